@@ -1,0 +1,47 @@
+"""polars-anon: k-anonymity for Polars.
+
+Full-domain generalization over value generalization hierarchies with tuple
+suppression, the Incognito family of searches, and the ``anon`` namespace on
+DataFrame and LazyFrame (registered on import)::
+
+    import polars_anon as pa
+    lf, hierarchies = pa.datasets.adult()
+    result = lf.anon.incognito(["age", "sex", "race"], hierarchies, k=5)
+    release = result.apply(lf)
+"""
+
+from polars_anon import datasets
+from polars_anon._api import check, generalize, incognito, search
+from polars_anon._core import (
+    AnonError,
+    ConfigError,
+    Hierarchy,
+    HierarchyError,
+    MissingValueError,
+    NotAnonymousError,
+    __version__,
+)
+from polars_anon._frames import read_hierarchies
+from polars_anon._namespace import AnonFrame, AnonLazyFrame
+from polars_anon._results import CRITERIA, CheckReport, SearchResult
+
+__all__ = [
+    "CRITERIA",
+    "AnonError",
+    "AnonFrame",
+    "AnonLazyFrame",
+    "CheckReport",
+    "ConfigError",
+    "Hierarchy",
+    "HierarchyError",
+    "MissingValueError",
+    "NotAnonymousError",
+    "SearchResult",
+    "__version__",
+    "check",
+    "datasets",
+    "generalize",
+    "incognito",
+    "read_hierarchies",
+    "search",
+]

@@ -1,0 +1,201 @@
+"""The typed functional API; the ``anon`` namespaces wrap these."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import AnonError, NotAnonymousError
+from polars_anon._frames import (
+    COUNT,
+    Hierarchies,
+    Levels,
+    Prepared,
+    check_k,
+    generalization_exprs,
+    group_table,
+    max_suppressed,
+    prepare,
+)
+from polars_anon._results import CheckReport, SearchResult
+
+ALGORITHMS = ("incognito", "samarati", "bottom_up", "mingen")
+
+
+def check(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    k: int,
+    hierarchies: Hierarchies | None = None,
+    levels: Levels | None = None,
+    max_suppression: int | float = 0,
+) -> CheckReport:
+    """Is ``data`` k-anonymous w.r.t. ``quasi_identifiers`` generalized to ``levels``?
+
+    Tuples in groups smaller than ``k`` count as suppressed; the table passes when
+    they are at most ``max_suppression`` (an int: tuples; a float in [0, 1): a
+    fraction of the rows).
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"zip": ["53715", "53715", "53703"]})
+    >>> r = check(df, ["zip"], k=2)
+    >>> r.k_anonymous, r.min_group_size, r.suppressed
+    (False, 1, 1)
+    >>> check(df, ["zip"], k=2, max_suppression=1).k_anonymous
+    True
+    """
+    prep = prepare(data, quasi_identifiers, hierarchies)
+    check_k(k, prep.rows)
+    max_sup = max_suppressed(max_suppression, prep.rows)
+    lv = prep.levels(levels)
+    d = prep.problem.evaluate(lv, k)
+    counts = group_table(prep, lv).get_column("count")
+    sizes = (
+        counts.value_counts(name="groups")
+        .rename({"count": "size"})
+        .sort("size")
+        .with_columns(pl.col("groups").cast(pl.UInt64))
+    )
+    return CheckReport(
+        k=k,
+        quasi_identifiers=list(prep.quasi_identifiers),
+        levels=dict(zip(prep.quasi_identifiers, lv, strict=True)),
+        rows=prep.rows,
+        groups=int(d["groups"]),
+        min_group_size=int(d["min_group_size"]),
+        suppressed=int(d["suppressed"]),
+        max_suppression=max_sup,
+        k_anonymous=int(d["suppressed"]) <= max_sup,
+        height=int(d["height"]),
+        precision=float(d["precision"]),
+        discernibility=float(d["discernibility"]),
+        cavg=float(d["cavg"]),
+        distortion=float(d["distortion"]),
+        group_sizes=sizes,
+    )
+
+
+def generalize_prepared(
+    prep: Prepared, levels: list[int], k: int | None, max_suppression: int | float
+) -> pl.LazyFrame:
+    """Generalize and suppress lazily, after re-checking the release on F0."""
+    out = prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False))
+    if k is None:
+        return out
+    check_k(k, prep.rows)
+    max_sup = max_suppressed(max_suppression, prep.rows)
+    qis = prep.quasi_identifiers
+    # The release's groups, computed by Polars from the raw F0 with the very
+    # expressions the output plan uses: independent of the core's codes.
+    groups = (
+        prep.f0.lazy()
+        .with_columns(generalization_exprs(prep, levels, strings=True))
+        .group_by(qis)
+        .agg(pl.col(COUNT).sum())
+        .collect()
+    )
+    small = groups.filter(pl.col(COUNT) < k)
+    suppressed = int(small.get_column(COUNT).sum())
+    core = int(prep.problem.evaluate(levels, k)["suppressed"])
+    if core != suppressed:
+        raise AnonError(
+            f"internal check failed: the core counts {core} suppressed tuples, "
+            f"the release plan {suppressed}; refusing to release"
+        )
+    if suppressed > max_sup:
+        raise NotAnonymousError(
+            f"levels {dict(zip(qis, levels, strict=True))} leave {suppressed} tuple(s) in "
+            f"groups smaller than k = {k}, more than max_suppression = {max_sup}"
+        )
+    kept = groups.filter(pl.col(COUNT) >= k)
+    if kept.height and int(kept.get_column(COUNT).min()) < k:  # type: ignore[arg-type]
+        raise AnonError("internal check failed: a released group is smaller than k")
+    if small.is_empty():
+        return out
+    keys = [f"__polars_anon_key_{i}" for i in range(len(qis))]
+    drop = small.select([pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)])
+    return (
+        out.with_columns([pl.col(q).cast(pl.String).alias(key) for q, key in zip(qis, keys,
+                                                                                 strict=True)])
+        .join(drop.lazy(), on=keys, how="anti", maintain_order="left")
+        .drop(keys)
+    )
+
+
+def generalize(
+    data: Any,
+    hierarchies: Hierarchies,
+    levels: Levels,
+    k: int | None = None,
+    max_suppression: int | float = 0,
+    quasi_identifiers: Sequence[str] | None = None,
+) -> pl.LazyFrame:
+    """Replace each quasi-identifier by its label at ``levels`` (a mapping from column
+    to level); with ``k``, drop the tuples of groups smaller than k, failing if that
+    is more than ``max_suppression``. The result is still lazy; other columns pass
+    through untouched, and a column at level 0 keeps its values and dtype.
+
+    >>> import polars as pl
+    >>> from polars_anon import datasets
+    >>> lf, hs = datasets.patients()
+    >>> out = generalize(lf, hs, {"Sex": 1, "Zipcode": 0}, k=2).collect()
+    >>> out.get_column("Sex").unique().to_list(), out.height
+    (['Person'], 6)
+    """
+    if quasi_identifiers is None:
+        if not hasattr(levels, "keys"):
+            raise TypeError("levels must be a mapping of column to level, or pass quasi_identifiers")
+        quasi_identifiers = list(levels.keys())  # type: ignore[union-attr]
+    prep = prepare(data, quasi_identifiers, hierarchies)
+    return generalize_prepared(prep, prep.levels(levels), k, max_suppression)
+
+
+def search(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Hierarchies | None,
+    k: int,
+    max_suppression: int | float = 0,
+    algorithm: str = "incognito",
+    variant: str | None = None,
+    engine: str = "auto",
+) -> SearchResult:
+    """Search the full-domain generalization lattice for k-anonymous nodes.
+
+    ``algorithm``: ``"incognito"`` (``variant`` ``"basic"``, ``"super_roots"`` or
+    ``"cube"``, the default), ``"samarati"`` (binary search on height; returns the
+    anonymous nodes it evaluated), ``"bottom_up"`` (``"rollup"`` or ``"no_rollup"``)
+    or ``"mingen"`` (every node). ``engine`` picks how rollups run: ``"auto"``,
+    ``"native"`` or ``"polars"`` (lazy plans); the answers are identical.
+
+    >>> from polars_anon import datasets
+    >>> lf, hs = datasets.patients()
+    >>> r = search(lf, ["Birthdate", "Sex", "Zipcode"], hs, k=2)
+    >>> r.minimal.height, r.best("min_height")
+    (3, {'Birthdate': 1, 'Sex': 1, 'Zipcode': 0})
+    """
+    if algorithm not in ALGORITHMS:
+        from polars_anon._core import ConfigError
+
+        raise ConfigError(f"unknown algorithm {algorithm!r}; expected one of {ALGORITHMS}")
+    if variant is None:
+        variant = {"incognito": "cube", "bottom_up": "rollup"}.get(algorithm)
+    prep = prepare(data, quasi_identifiers, hierarchies)
+    check_k(k, prep.rows)
+    max_sup = max_suppressed(max_suppression, prep.rows)
+    raw = prep.problem.search(algorithm, variant, k, max_sup, engine)
+    return SearchResult(prep, raw, algorithm, variant, k, max_sup)
+
+
+def incognito(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Hierarchies | None,
+    k: int,
+    max_suppression: int | float = 0,
+    variant: str = "cube",
+) -> SearchResult:
+    """Incognito (LeFevre et al. 2005): every k-anonymous full-domain generalization."""
+    return search(data, quasi_identifiers, hierarchies, k, max_suppression, "incognito", variant)

@@ -1,0 +1,234 @@
+"""Inputs: turning user data and hierarchies into the core's frequency set."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import numpy as np
+import polars as pl
+
+from polars_anon._core import (
+    ConfigError,
+    Hierarchy,
+    MissingValueError,
+    Problem,
+)
+
+HierarchyLike: TypeAlias = "Hierarchy | str | os.PathLike[str] | Sequence[Sequence[str]]"
+Hierarchies: TypeAlias = "Mapping[str, HierarchyLike] | str | os.PathLike[str]"
+Levels: TypeAlias = "Mapping[str, int] | Sequence[int]"
+
+COUNT = "__polars_anon_count"
+
+
+def as_lazy(data: Any) -> pl.LazyFrame:
+    """A LazyFrame over `data`: a Polars frame or anything with `__arrow_c_stream__`."""
+    if isinstance(data, pl.LazyFrame):
+        return data
+    if isinstance(data, pl.DataFrame):
+        return data.lazy()
+    if hasattr(data, "__arrow_c_stream__"):
+        return pl.DataFrame(data).lazy()
+    raise TypeError(
+        "data must be a polars DataFrame or LazyFrame, or an object exposing "
+        f"__arrow_c_stream__ (pandas, pyarrow, DuckDB); got {type(data).__name__}"
+    )
+
+
+def to_hierarchy(value: HierarchyLike, column: str, sep: str = ";") -> Hierarchy:
+    if isinstance(value, Hierarchy):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return Hierarchy.from_csv(os.fspath(value), sep=sep)
+    if isinstance(value, Sequence):
+        return Hierarchy.from_rows([[str(v) for v in row] for row in value], source=column)
+    raise TypeError(
+        f"hierarchy for column '{column}' must be a Hierarchy, a CSV path or rows; "
+        f"got {type(value).__name__}"
+    )
+
+
+def read_hierarchies(
+    source: Hierarchies, sep: str = ";"
+) -> dict[str, Hierarchy]:
+    """Hierarchies by column: from a directory of ``<column>.csv`` files (ARX's
+    ``*_hierarchy_<column>.csv`` and ``hierarchy_<column>.csv`` names work too), or
+    from a mapping of column to Hierarchy, CSV path or rows.
+
+    >>> from polars_anon import datasets
+    >>> hs = read_hierarchies(datasets.data_dir() / "patients")
+    >>> sorted(hs), hs["Zipcode"].height
+    (['Birthdate', 'Sex', 'Zipcode'], 2)
+    """
+    if isinstance(source, Mapping):
+        return {str(c): to_hierarchy(h, str(c), sep) for c, h in source.items()}
+    path = Path(source)
+    if not path.is_dir():
+        raise ConfigError(f"{path}: not a directory of hierarchy CSV files")
+    out: dict[str, Hierarchy] = {}
+    for file in sorted(path.glob("*.csv")):
+        stem = file.stem
+        if "hierarchy_" in stem:
+            stem = stem.split("hierarchy_", 1)[1]
+        if stem in out:
+            raise ConfigError(f"{path}: two hierarchy files for column '{stem}'")
+        out[stem] = Hierarchy.from_csv(str(file), sep=sep)
+    if not out:
+        raise ConfigError(f"{path}: no .csv hierarchy files in this directory")
+    return out
+
+
+def resolve_hierarchies(hierarchies: Hierarchies | None) -> dict[str, Hierarchy]:
+    if hierarchies is None:
+        return {}
+    return read_hierarchies(hierarchies)
+
+
+def check_k(k: int, rows: int) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"k must be a positive integer, got {k!r}")
+    if k > rows:
+        raise ConfigError(
+            f"k = {k} is larger than the table ({rows} rows): "
+            f"no generalization can be {k}-anonymous"
+        )
+
+
+def max_suppressed(max_suppression: int | float, rows: int) -> int:
+    """Tuples that may be suppressed: an int is a count, a float in [0, 1) a fraction."""
+    if isinstance(max_suppression, bool):
+        raise ConfigError("max_suppression must be an int (tuples) or a float in [0, 1)")
+    if isinstance(max_suppression, int):
+        if max_suppression < 0:
+            raise ConfigError(f"max_suppression must be >= 0, got {max_suppression}")
+        return max_suppression
+    if isinstance(max_suppression, float):
+        if not 0.0 <= max_suppression < 1.0:
+            raise ConfigError(
+                f"max_suppression as a fraction must be in [0, 1), got {max_suppression}"
+            )
+        return math.floor(max_suppression * rows)
+    raise ConfigError(
+        f"max_suppression must be an int (tuples) or a float in [0, 1), got {max_suppression!r}"
+    )
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A table's quasi-identifiers, their hierarchies, F0 and the core problem."""
+
+    lazy: pl.LazyFrame
+    quasi_identifiers: list[str]
+    hierarchies: list[Hierarchy]
+    f0: pl.DataFrame  # raw values as strings + COUNT: the one scan of the table
+    problem: Problem
+
+    @property
+    def rows(self) -> int:
+        return self.problem.rows
+
+    def levels(self, levels: Levels | None) -> list[int]:
+        qis = self.quasi_identifiers
+        if levels is None:
+            out = [0] * len(qis)
+        elif isinstance(levels, Mapping):
+            unknown = sorted(set(levels) - set(qis))
+            if unknown:
+                raise ConfigError(
+                    f"levels name column(s) that are not quasi-identifiers: {unknown}; "
+                    f"quasi-identifiers: {qis}"
+                )
+            out = [int(levels.get(q, 0)) for q in qis]
+        else:
+            out = [int(v) for v in levels]
+        if any(v < 0 for v in out):
+            raise ConfigError(f"levels must be >= 0, got {out}")
+        self.problem.check_levels(out)
+        return out
+
+
+def prepare(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Hierarchies | None,
+) -> Prepared:
+    """One lazy group-by over the raw quasi-identifiers, then encode its values."""
+    if isinstance(quasi_identifiers, str):
+        quasi_identifiers = [quasi_identifiers]
+    qis = list(quasi_identifiers)
+    if not qis:
+        raise ConfigError("at least one quasi-identifier is needed")
+    if len(set(qis)) != len(qis):
+        raise ConfigError(f"quasi-identifiers named twice: {qis}")
+    lazy = as_lazy(data)
+    schema = lazy.collect_schema()
+    unknown = [q for q in qis if q not in schema]
+    if unknown:
+        raise ConfigError(
+            f"unknown column(s) {unknown}; the data has {list(schema.names())}"
+        )
+    hs_by_col = resolve_hierarchies(hierarchies)
+    f0 = (
+        lazy.select([pl.col(q).cast(pl.String) for q in qis])
+        .group_by(qis)
+        .agg(pl.len().cast(pl.UInt64).alias(COUNT))
+        .collect(engine="streaming")
+    )
+    hs: list[Hierarchy] = []
+    codes: list[bytes] = []
+    for q in qis:
+        col = f0.get_column(q)
+        nulls = int(f0.filter(pl.col(q).is_null()).get_column(COUNT).sum())
+        if nulls:
+            raise MissingValueError(
+                f"column '{q}': {nulls} null value(s) in a quasi-identifier; fill or "
+                "drop them first (e.g. fill_null with a value the hierarchy knows)"
+            )
+        distinct = col.unique(maintain_order=True).to_list()
+        h = hs_by_col.get(q)
+        if h is None:
+            h = Hierarchy.from_rows([[v] for v in sorted(distinct)], source=f"identity of '{q}'")
+        leaf_codes = h.encode(q, distinct)
+        coded = col.replace_strict(distinct, leaf_codes, return_dtype=pl.UInt32)
+        codes.append(coded.to_numpy().astype("<u4").tobytes())
+        hs.append(h)
+    counts = f0.get_column(COUNT).to_numpy().astype("<u8").tobytes()
+    problem = Problem(qis, hs, codes, counts)
+    return Prepared(lazy, qis, hs, f0, problem)
+
+
+def generalization_exprs(
+    prep: Prepared, levels: Sequence[int], *, strings: bool
+) -> list[pl.Expr]:
+    """Expressions replacing each quasi-identifier by its label at `levels`.
+
+    With ``strings=False`` a column at level 0 keeps its own values and dtype.
+    """
+    out = []
+    for q, h, lvl in zip(prep.quasi_identifiers, prep.hierarchies, levels, strict=True):
+        if lvl == 0 and not strings:
+            continue
+        as_str = pl.col(q).cast(pl.String)
+        if lvl == 0:
+            out.append(as_str.alias(q))
+        else:
+            out.append(
+                as_str.replace_strict(h.leaves, h.leaf_labels(lvl), return_dtype=pl.String).alias(q)
+            )
+    return out
+
+
+def group_table(prep: Prepared, levels: Sequence[int]) -> pl.DataFrame:
+    """The node's groups as labels and sizes (from the core's rollup)."""
+    codes, counts = prep.problem.groups(list(levels))
+    cols: dict[str, Any] = {}
+    for q, h, lvl, c in zip(prep.quasi_identifiers, prep.hierarchies, levels, codes, strict=True):
+        labels = np.asarray(h.levels[lvl], dtype=object)
+        cols[q] = pl.Series(q, labels[np.asarray(c, dtype=np.int64)].tolist(), dtype=pl.String)
+    cols["count"] = pl.Series("count", counts, dtype=pl.UInt64)
+    return pl.DataFrame(cols)

@@ -1,0 +1,86 @@
+"""The ``anon`` namespaces: thin wrappers over the typed functions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from polars_anon import _api
+from polars_anon._frames import Hierarchies, Levels
+from polars_anon._results import CheckReport, SearchResult
+
+
+class _Anon:
+    def __init__(self, frame: pl.DataFrame | pl.LazyFrame) -> None:
+        self._frame = frame
+
+    def check(
+        self,
+        quasi_identifiers: Sequence[str],
+        k: int,
+        hierarchies: Hierarchies | None = None,
+        levels: Levels | None = None,
+        max_suppression: int | float = 0,
+    ) -> CheckReport:
+        """See `polars_anon.check`."""
+        return _api.check(self._frame, quasi_identifiers, k, hierarchies, levels, max_suppression)
+
+    def generalize(
+        self,
+        hierarchies: Hierarchies,
+        levels: Levels,
+        k: int | None = None,
+        max_suppression: int | float = 0,
+    ) -> pl.LazyFrame:
+        """See `polars_anon.generalize`."""
+        return _api.generalize(self._frame, hierarchies, levels, k, max_suppression)
+
+    def search(
+        self,
+        quasi_identifiers: Sequence[str],
+        hierarchies: Hierarchies | None,
+        k: int,
+        max_suppression: int | float = 0,
+        algorithm: str = "incognito",
+        variant: str | None = None,
+        engine: str = "auto",
+    ) -> SearchResult:
+        """See `polars_anon.search`."""
+        return _api.search(
+            self._frame, quasi_identifiers, hierarchies, k, max_suppression, algorithm, variant,
+            engine,
+        )
+
+    def incognito(
+        self,
+        quasi_identifiers: Sequence[str],
+        hierarchies: Hierarchies | None,
+        k: int,
+        max_suppression: int | float = 0,
+        variant: str = "cube",
+    ) -> SearchResult:
+        """See `polars_anon.incognito`."""
+        return _api.incognito(
+            self._frame, quasi_identifiers, hierarchies, k, max_suppression, variant
+        )
+
+
+@pl.api.register_dataframe_namespace("anon")
+class AnonFrame(_Anon):
+    """``df.anon``: k-anonymity checks, searches and generalization."""
+
+    def generalize_df(
+        self,
+        hierarchies: Hierarchies,
+        levels: Levels,
+        k: int | None = None,
+        max_suppression: int | float = 0,
+    ) -> pl.DataFrame:
+        """`generalize`, collected."""
+        return self.generalize(hierarchies, levels, k, max_suppression).collect()
+
+
+@pl.api.register_lazyframe_namespace("anon")
+class AnonLazyFrame(_Anon):
+    """``lf.anon``: k-anonymity checks, searches and generalization."""

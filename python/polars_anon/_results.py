@@ -1,0 +1,254 @@
+"""Result objects: small, frozen, readable in a terminal and in a notebook."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError, NotAnonymousError
+
+if TYPE_CHECKING:
+    from polars_anon._frames import Prepared
+
+CRITERIA = (
+    "min_height",
+    "min_relative_distance",
+    "max_distribution",
+    "min_suppression",
+    "max_precision",
+    "min_discernibility",
+)
+
+
+def _table_html(title: str, rows: list[tuple[str, Any]]) -> str:
+    body = "".join(
+        f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+        f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+        for k, v in rows
+    )
+    return f"<div><strong>{html.escape(title)}</strong><table>{body}</table></div>"
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What `check` found for one generalization of a table."""
+
+    k: int
+    quasi_identifiers: list[str]
+    levels: dict[str, int]
+    rows: int
+    groups: int
+    min_group_size: int
+    suppressed: int
+    max_suppression: int
+    k_anonymous: bool
+    height: int
+    precision: float
+    discernibility: float
+    cavg: float
+    distortion: float
+    group_sizes: pl.DataFrame = field(repr=False)
+
+    def _rows(self) -> list[tuple[str, Any]]:
+        return [
+            ("k-anonymous", self.k_anonymous),
+            ("k", self.k),
+            ("levels", self.levels),
+            ("rows", self.rows),
+            ("groups", self.groups),
+            ("smallest group", self.min_group_size),
+            ("suppressed (in groups < k)", f"{self.suppressed} (allowed {self.max_suppression})"),
+            ("height", self.height),
+            ("precision (Prec)", round(self.precision, 4)),
+            ("discernibility (DM)", self.discernibility),
+            ("normalized avg group size (CAVG)", round(self.cavg, 4)),
+            ("distortion ratio", round(self.distortion, 4)),
+        ]
+
+    def __str__(self) -> str:
+        width = max(len(k) for k, _ in self._rows())
+        lines = [f"{k:<{width}}  {v}" for k, v in self._rows()]
+        return "CheckReport\n" + "\n".join("  " + line for line in lines)
+
+    def _repr_html_(self) -> str:
+        return _table_html("CheckReport", self._rows())
+
+
+class SearchResult:
+    """Every anonymous full-domain generalization a search found, and what it cost.
+
+    ``anonymous`` is a DataFrame with one row per generalization (one level column
+    per quasi-identifier, then ``height``, ``suppressed``, ``groups``, ``precision``,
+    ``discernibility``, ``cavg``, ``distortion`` and ``minimal``); its metrics are
+    computed on first access.
+    """
+
+    __slots__ = (
+        "_anonymous",
+        "_minimal_nodes",
+        "_nodes",
+        "_prep",
+        "algorithm",
+        "complete",
+        "k",
+        "max_suppression",
+        "quasi_identifiers",
+        "rejected",
+        "stats",
+        "trace",
+        "variant",
+    )
+
+    def __init__(
+        self,
+        prep: Prepared,
+        raw: dict[str, Any],
+        algorithm: str,
+        variant: str | None,
+        k: int,
+        max_suppression: int,
+    ) -> None:
+        self._prep = prep
+        self._nodes: list[list[int]] = raw["anonymous"]
+        self._minimal_nodes: list[list[int]] = raw["minimal"]
+        self._anonymous: pl.DataFrame | None = None
+        self.algorithm = algorithm
+        self.variant = variant
+        self.k = k
+        self.max_suppression = max_suppression
+        self.complete: bool = raw["complete"]
+        self.stats: dict[str, Any] = raw["stats"]
+        self.trace: list[dict[str, Any]] = raw["trace"]
+        self.rejected: list[list[int]] = raw["rejected"]
+        self.quasi_identifiers = list(prep.quasi_identifiers)
+
+    @property
+    def anonymous(self) -> pl.DataFrame:
+        if self._anonymous is None:
+            qis = self.quasi_identifiers
+            minimal = {tuple(n) for n in self._minimal_nodes}
+            cols: dict[str, Any] = {
+                q: pl.Series(q, [n[i] for n in self._nodes], dtype=pl.Int32)
+                for i, q in enumerate(qis)
+            }
+            metrics = self._prep.problem.evaluate_many(self._nodes, self.k)
+            frame = pl.DataFrame(cols).with_columns(
+                pl.Series("height", metrics["height"], dtype=pl.Int32),
+                pl.Series("suppressed", metrics["suppressed"], dtype=pl.UInt64),
+                pl.Series("groups", metrics["groups"], dtype=pl.UInt64),
+                pl.Series("precision", metrics["precision"], dtype=pl.Float64),
+                pl.Series("discernibility", metrics["discernibility"], dtype=pl.Float64),
+                pl.Series("cavg", metrics["cavg"], dtype=pl.Float64),
+                pl.Series("distortion", metrics["distortion"], dtype=pl.Float64),
+                pl.Series("minimal", [tuple(n) in minimal for n in self._nodes]),
+            )
+            object.__setattr__(self, "_anonymous", frame)
+        assert self._anonymous is not None
+        return self._anonymous
+
+    @property
+    def minimal(self) -> pl.DataFrame:
+        """The k-minimal generalizations: no anonymous generalization below them."""
+        return self.anonymous.filter(pl.col("minimal"))
+
+    def best(
+        self,
+        criterion: str = "min_height",
+        *,
+        weights: Mapping[str, float] | None = None,
+        bounds: Mapping[str, int | tuple[int, int]] | None = None,
+    ) -> dict[str, int]:
+        """The preferred generalization as ``{quasi-identifier: level}``.
+
+        Criteria: ``min_height`` (fewest generalization steps, each weighted by
+        ``weights``), ``min_relative_distance`` (steps divided by hierarchy heights,
+        weighted), ``max_distribution`` (most distinct released tuples),
+        ``min_suppression``, ``max_precision`` (Sweeney's Prec),
+        ``min_discernibility`` (DM). ``bounds`` keeps each named attribute at or
+        below a level (an int) or within ``(low, high)``. Ties are broken by
+        height, then suppression, then the levels compared in quasi-identifier
+        order (lowest first), so the answer is deterministic.
+        """
+        qis = self.quasi_identifiers
+        if criterion not in CRITERIA:
+            raise ConfigError(f"unknown criterion {criterion!r}; expected one of {CRITERIA}")
+        weights = dict(weights or {})
+        bad = sorted(set(weights) - set(qis)) + sorted(set(bounds or {}) - set(qis))
+        if bad:
+            raise ConfigError(f"weights/bounds name unknown quasi-identifier(s) {bad}")
+        frame = self.anonymous
+        for q, b in (bounds or {}).items():
+            lo, hi = (0, b) if isinstance(b, int) else b
+            frame = frame.filter(pl.col(q).is_between(lo, hi))
+        if frame.is_empty():
+            raise NotAnonymousError(
+                f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
+            )
+        heights = self._prep.problem.heights
+        w = [float(weights.get(q, 1.0)) for q in qis]
+        weighted = pl.sum_horizontal([pl.col(q) * w[i] for i, q in enumerate(qis)])
+        relative = pl.sum_horizontal(
+            [pl.col(q) * (w[i] / heights[i]) for i, q in enumerate(qis) if heights[i] > 0]
+            or [pl.lit(0.0)]
+        )
+        key, descending = {
+            "min_height": (weighted, False),
+            "min_relative_distance": (relative.round(12), False),
+            "max_distribution": (pl.col("groups"), True),
+            "min_suppression": (pl.col("suppressed"), False),
+            "max_precision": (pl.col("precision").round(12), True),
+            "min_discernibility": (pl.col("discernibility"), False),
+        }[criterion]
+        ranked = frame.with_columns(key.alias("__key")).sort(
+            ["__key", "height", "suppressed", *qis],
+            descending=[descending, False, False] + [False] * len(qis),
+        )
+        row = ranked.row(0, named=True)
+        return {q: int(row[q]) for q in qis}
+
+    def apply(
+        self,
+        data: Any = None,
+        levels: Mapping[str, int] | None = None,
+        criterion: str = "min_height",
+    ) -> pl.LazyFrame:
+        """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``)."""
+        from polars_anon._api import generalize_prepared
+
+        chosen = dict(levels) if levels is not None else self.best(criterion)
+        prep = self._prep
+        if data is not None:
+            from polars_anon._frames import prepare
+
+            prep = prepare(data, self.quasi_identifiers, dict(zip(
+                self.quasi_identifiers, prep.hierarchies, strict=True)))
+        return generalize_prepared(prep, prep.levels(chosen), self.k, self.max_suppression)
+
+    def _rows(self) -> list[tuple[str, Any]]:
+        s = self.stats
+        name = self.algorithm + (f" ({self.variant})" if self.variant else "")
+        return [
+            ("algorithm", name),
+            ("k", self.k),
+            ("max suppression", self.max_suppression),
+            ("quasi-identifiers", ", ".join(self.quasi_identifiers)),
+            ("anonymous generalizations", len(self._nodes)
+             if self.complete else f"{len(self._nodes)} (of those evaluated)"),
+            ("minimal", [dict(zip(self.quasi_identifiers, n, strict=True))
+                         for n in self._minimal_nodes[:5]]
+             + (["..."] if len(self._minimal_nodes) > 5 else [])),
+            ("nodes checked / marked", f"{s['nodes_checked']} / {s['nodes_marked']}"),
+            ("table scans", s["table_scans"]),
+            ("time (ms)", round(s["phase_ms"].get("total", 0.0), 1)),
+        ]
+
+    def __repr__(self) -> str:
+        width = max(len(k) for k, _ in self._rows())
+        return "SearchResult\n" + "\n".join(f"  {k:<{width}}  {v}" for k, v in self._rows())
+
+    def _repr_html_(self) -> str:
+        return _table_html("SearchResult", self._rows())

@@ -1,0 +1,46 @@
+//! The one error type of the core. The Python layer maps each variant to one
+//! exception class (see `src/python/mod.rs`).
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum AnonError {
+    /// A hierarchy that cannot be used: ragged, not a tree, duplicated leaves...
+    #[error("{0}")]
+    Hierarchy(String),
+    /// Values in the data that the hierarchy of their column does not know.
+    #[error(
+        "column '{column}': {count} distinct value(s) missing from its hierarchy, first: {shown}"
+    )]
+    MissingValues {
+        column: String,
+        count: usize,
+        shown: String,
+    },
+    /// Null values in a quasi-identifier.
+    #[error("column '{column}': {count} null value(s) in a quasi-identifier; fill or drop them first, or give the hierarchy an entry for them")]
+    NullValues { column: String, count: u64 },
+    /// A request that does not fit the data: unknown column, bad k, bad levels.
+    #[error("{0}")]
+    Config(String),
+    /// The requested release would break the model (too much suppression...).
+    #[error("{0}")]
+    NotAnonymous(String),
+    #[error(transparent)]
+    Polars(#[from] polars::error::PolarsError),
+}
+
+pub type Result<T> = std::result::Result<T, AnonError>;
+
+/// Quote and join the first few values for an error message.
+pub fn show_values<S: AsRef<str>>(values: &[S], most: usize) -> String {
+    let mut out: Vec<String> = values
+        .iter()
+        .take(most)
+        .map(|v| format!("{:?}", v.as_ref()))
+        .collect();
+    if values.len() > most {
+        out.push(format!("... ({} more)", values.len() - most));
+    }
+    out.join(", ")
+}

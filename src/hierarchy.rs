@@ -1,0 +1,374 @@
+//! Value generalization hierarchies in ARX's CSV layout (one row per leaf value,
+//! one column per level, most general last) and a JSON form that round-trips.
+//!
+//! Inside, every level is a dense code space: `labels[l][c]` is the label of code
+//! `c` at level `l`, `leaf_to[l][leaf]` maps a leaf code to its code at level `l`
+//! and `parent[l][c]` maps a level-`l` code one level up. These arrays are what a
+//! rollup gathers through.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{show_values, AnonError, Result};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hierarchy {
+    rows: Vec<Vec<String>>,
+    labels: Vec<Vec<String>>,
+    leaf_to: Vec<Vec<u32>>,
+    parent: Vec<Vec<u32>>,
+    leaf_index: HashMap<String, u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct HierarchyJson {
+    format: String,
+    rows: Vec<Vec<String>>,
+}
+
+const JSON_FORMAT: &str = "polars-anon/hierarchy-v1";
+
+impl Hierarchy {
+    /// Build from rows (leaf first, most general last). `source` names the
+    /// origin (a file path, or "rows") in error messages.
+    pub fn from_rows(rows: Vec<Vec<String>>, source: &str) -> Result<Self> {
+        let err = |msg: String| AnonError::Hierarchy(format!("{source}: {msg}"));
+        if rows.is_empty() {
+            return Err(err("empty hierarchy: it has no rows".into()));
+        }
+        let width = rows[0].len();
+        if width == 0 {
+            return Err(err("row 1 has no values".into()));
+        }
+        for (r, row) in rows.iter().enumerate() {
+            if row.len() != width {
+                return Err(err(format!(
+                    "row {} has {} value(s), expected {} like row 1 (ragged rows: every leaf needs a value at every level): {}",
+                    r + 1,
+                    row.len(),
+                    width,
+                    show_values(row, 8)
+                )));
+            }
+            if let Some(c) = row.iter().position(|v| v.is_empty()) {
+                return Err(err(format!(
+                    "row {} has an empty value at level {}",
+                    r + 1,
+                    c
+                )));
+            }
+        }
+        let mut labels: Vec<Vec<String>> = vec![Vec::new(); width];
+        let mut index: Vec<HashMap<String, u32>> = vec![HashMap::new(); width];
+        let mut leaf_to: Vec<Vec<u32>> = vec![Vec::with_capacity(rows.len()); width];
+        // first row at which each level-l code was seen, to name both rows on conflict
+        let mut first_row: Vec<Vec<usize>> = vec![Vec::new(); width];
+        for (r, row) in rows.iter().enumerate() {
+            for (l, value) in row.iter().enumerate() {
+                let code = match index[l].get(value) {
+                    Some(&c) => {
+                        if l == 0 {
+                            return Err(err(format!(
+                                "leaf value {:?} appears twice, in rows {} and {}",
+                                value,
+                                first_row[0][c as usize] + 1,
+                                r + 1
+                            )));
+                        }
+                        c
+                    }
+                    None => {
+                        let c = labels[l].len() as u32;
+                        labels[l].push(value.clone());
+                        index[l].insert(value.clone(), c);
+                        first_row[l].push(r);
+                        c
+                    }
+                };
+                leaf_to[l].push(code);
+            }
+        }
+        // tree check: each value on level l has exactly one parent on level l+1
+        let mut parent: Vec<Vec<u32>> = Vec::with_capacity(width.saturating_sub(1));
+        for l in 0..width - 1 {
+            let mut up = vec![u32::MAX; labels[l].len()];
+            let mut seen_at = vec![0usize; labels[l].len()];
+            for r in 0..rows.len() {
+                let (c, p) = (leaf_to[l][r] as usize, leaf_to[l + 1][r]);
+                if up[c] == u32::MAX {
+                    up[c] = p;
+                    seen_at[c] = r;
+                } else if up[c] != p {
+                    return Err(err(format!(
+                        "not a tree: value {:?} at level {} has two parents at level {}: {:?} (row {}) and {:?} (row {})",
+                        labels[l][c],
+                        l,
+                        l + 1,
+                        labels[l + 1][up[c] as usize],
+                        seen_at[c] + 1,
+                        labels[l + 1][p as usize],
+                        r + 1
+                    )));
+                }
+            }
+            parent.push(up);
+        }
+        let top = &labels[width - 1];
+        if width > 1 && top.len() > 1 {
+            return Err(err(format!(
+                "the top level {} has {} values ({}); a hierarchy needs exactly one value at its top (ARX uses '*')",
+                width - 1,
+                top.len(),
+                show_values(top, 8)
+            )));
+        }
+        let leaf_index = index.swap_remove(0);
+        Ok(Hierarchy {
+            rows,
+            labels,
+            leaf_to,
+            parent,
+            leaf_index,
+        })
+    }
+
+    /// A hierarchy of height 0: the values themselves and no generalization.
+    pub fn identity<S: AsRef<str>>(values: &[S]) -> Result<Self> {
+        let rows = values
+            .iter()
+            .map(|v| vec![v.as_ref().to_string()])
+            .collect();
+        Self::from_rows(rows, "identity hierarchy")
+    }
+
+    /// Parse ARX's CSV layout: no header, one row per leaf, `sep` between levels.
+    pub fn from_csv_str(text: &str, sep: u8, source: &str) -> Result<Self> {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .delimiter(sep)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let mut rows = Vec::new();
+        for (i, record) in reader.records().enumerate() {
+            let record = record
+                .map_err(|e| AnonError::Hierarchy(format!("{source}: line {}: {e}", i + 1)))?;
+            if record.iter().all(|f| f.trim().is_empty()) {
+                continue;
+            }
+            rows.push(record.iter().map(|f| f.to_string()).collect());
+        }
+        Self::from_rows(rows, source)
+    }
+
+    pub fn from_csv_path(path: &std::path::Path, sep: u8) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| AnonError::Hierarchy(format!("{}: cannot read: {e}", path.display())))?;
+        Self::from_csv_str(&text, sep, &path.display().to_string())
+    }
+
+    pub fn to_csv_string(&self, sep: u8) -> String {
+        let mut w = csv::WriterBuilder::new().delimiter(sep).from_writer(vec![]);
+        for row in &self.rows {
+            // writing to a Vec cannot fail
+            w.write_record(row).expect("in-memory csv write");
+        }
+        String::from_utf8(w.into_inner().expect("in-memory csv flush")).expect("utf-8")
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&HierarchyJson {
+            format: JSON_FORMAT.into(),
+            rows: self.rows.clone(),
+        })
+        .expect("serialising strings cannot fail")
+    }
+
+    pub fn from_json(text: &str, source: &str) -> Result<Self> {
+        let parsed: HierarchyJson = serde_json::from_str(text)
+            .map_err(|e| AnonError::Hierarchy(format!("{source}: not a hierarchy JSON: {e}")))?;
+        if parsed.format != JSON_FORMAT {
+            return Err(AnonError::Hierarchy(format!(
+                "{source}: unknown hierarchy format {:?}, expected {:?}",
+                parsed.format, JSON_FORMAT
+            )));
+        }
+        Self::from_rows(parsed.rows, source)
+    }
+
+    /// Number of generalization steps above the leaves.
+    pub fn height(&self) -> u8 {
+        (self.labels.len() - 1) as u8
+    }
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+    /// Distinct labels per level, in order of first appearance.
+    pub fn levels(&self) -> &[Vec<String>] {
+        &self.labels
+    }
+    pub fn leaves(&self) -> &[String] {
+        &self.labels[0]
+    }
+    /// Number of distinct values at `level`.
+    pub fn domain_size(&self, level: u8) -> usize {
+        self.labels[level as usize].len()
+    }
+    /// Leaf code -> code at `level`.
+    pub fn leaf_map(&self, level: u8) -> &[u32] {
+        &self.leaf_to[level as usize]
+    }
+    /// Label of every leaf at `level` (aligned with `leaves()`).
+    pub fn leaf_labels(&self, level: u8) -> Vec<&str> {
+        let l = level as usize;
+        self.leaf_to[l]
+            .iter()
+            .map(|&c| self.labels[l][c as usize].as_str())
+            .collect()
+    }
+    /// Map from codes at level `from` to codes at level `to` (`from <= to`).
+    pub fn map_between(&self, from: u8, to: u8) -> Vec<u32> {
+        assert!(
+            from <= to && to <= self.height(),
+            "bad level pair {from}->{to}"
+        );
+        let mut map: Vec<u32> = (0..self.domain_size(from) as u32).collect();
+        for l in from..to {
+            let up = &self.parent[l as usize];
+            for c in map.iter_mut() {
+                *c = up[*c as usize];
+            }
+        }
+        map
+    }
+
+    /// Leaf codes of `values`; nulls and values the hierarchy lacks are errors
+    /// naming `column` and the values.
+    pub fn encode(&self, column: &str, values: &[Option<&str>]) -> Result<Vec<u32>> {
+        let mut out = Vec::with_capacity(values.len());
+        let mut missing: Vec<&str> = Vec::new();
+        let mut nulls = 0u64;
+        for v in values {
+            match v {
+                None => nulls += 1,
+                Some(s) => match self.leaf_index.get(*s) {
+                    Some(&c) => out.push(c),
+                    None => {
+                        if !missing.contains(s) {
+                            missing.push(s)
+                        }
+                    }
+                },
+            }
+        }
+        if nulls > 0 {
+            return Err(AnonError::NullValues {
+                column: column.into(),
+                count: nulls,
+            });
+        }
+        if !missing.is_empty() {
+            return Err(AnonError::MissingValues {
+                column: column.into(),
+                count: missing.len(),
+                shown: show_values(&missing, 10),
+            });
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(spec: &[&[&str]]) -> Vec<Vec<String>> {
+        spec.iter()
+            .map(|r| r.iter().map(|s| s.to_string()).collect())
+            .collect()
+    }
+
+    fn zipcode() -> Hierarchy {
+        Hierarchy::from_csv_str(
+            "53715;5371*;537**\n53710;5371*;537**\n53706;5370*;537**\n53703;5370*;537**\n",
+            b';',
+            "zip.csv",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn parses_levels_and_maps() {
+        let h = zipcode();
+        assert_eq!(h.height(), 2);
+        assert_eq!(h.levels()[1], vec!["5371*", "5370*"]);
+        assert_eq!(h.leaf_map(1), &[0, 0, 1, 1]);
+        assert_eq!(h.map_between(1, 2), vec![0, 0]);
+        assert_eq!(h.map_between(0, 1), vec![0, 0, 1, 1]);
+        assert_eq!(h.leaf_labels(2), vec!["537**"; 4]);
+    }
+
+    #[test]
+    fn json_and_csv_round_trip() {
+        let h = zipcode();
+        assert_eq!(Hierarchy::from_json(&h.to_json(), "j").unwrap(), h);
+        assert_eq!(
+            Hierarchy::from_csv_str(&h.to_csv_string(b','), b',', "c").unwrap(),
+            h
+        );
+    }
+
+    #[test]
+    fn rejects_bad_hierarchies_naming_the_problem() {
+        let e = Hierarchy::from_rows(vec![], "f.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("f.csv") && e.contains("empty"), "{e}");
+        let e = Hierarchy::from_rows(rows(&[&["a", "*"], &["b"]]), "f.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("row 2") && e.contains("ragged"), "{e}");
+        let e = Hierarchy::from_rows(rows(&[&["a", "*"], &["a", "*"]]), "f.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"a\"") && e.contains("rows 1 and 2"), "{e}");
+        let e = Hierarchy::from_rows(
+            rows(&[
+                &["a", "x", "*"],
+                &["b", "y", "*"],
+                &["c", "x", "*"],
+                &["d", "x", "+"],
+            ]),
+            "f.csv",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("not a tree") && e.contains("\"x\"") && e.contains("row 4"),
+            "{e}"
+        );
+        let e = Hierarchy::from_rows(rows(&[&["a", "*"], &["b", "+"]]), "f.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("top level") && e.contains("\"+\""), "{e}");
+    }
+
+    #[test]
+    fn encode_names_missing_values_and_nulls() {
+        let h = zipcode();
+        assert_eq!(
+            h.encode("zip", &[Some("53703"), Some("53715")]).unwrap(),
+            vec![3, 0]
+        );
+        let e = h
+            .encode("zip", &[Some("99999"), Some("53703"), Some("11111")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("'zip'") && e.contains("\"99999\"") && e.contains("\"11111\""),
+            "{e}"
+        );
+        let e = h.encode("zip", &[None]).unwrap_err().to_string();
+        assert!(e.contains("'zip'") && e.contains("null"), "{e}");
+    }
+}

@@ -1,0 +1,25 @@
+//! polars-anon: k-anonymity by full-domain generalization on Polars.
+//!
+//! The core knows nothing of Python: hierarchies ([`hierarchy`]), the solution
+//! space ([`lattice`]), frequency sets and rollups ([`freq`]), utility metrics
+//! ([`metrics`]) and the searches ([`search`]). Bindings live in `src/python/`.
+
+pub mod error;
+pub mod freq;
+pub mod hierarchy;
+pub mod lattice;
+pub mod metrics;
+pub mod search;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{AnonError, Result};
+pub use freq::{Engine, FreqSet, GroupStats, Problem};
+pub use hierarchy::Hierarchy;
+pub use lattice::{Lattice, Node};
+pub use metrics::{metrics, Metrics};
+pub use search::{Algorithm, Config, IterationTrace, Outcome, Searcher, Stats, Variant};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,411 @@
+//! PyO3 bindings: the only place that knows Python. Built by maturin with the
+//! `python` feature as `polars_anon._core`.
+
+use std::path::PathBuf;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
+use pyo3::types::{PyDict, PyList};
+
+use crate::error::AnonError;
+use crate::freq::{Engine, GroupStats, Problem};
+use crate::hierarchy::Hierarchy;
+use crate::metrics::metrics;
+use crate::search::{Algorithm, Config, Searcher};
+
+create_exception!(
+    _core,
+    PyAnonError,
+    PyException,
+    "Base class of every polars-anon error."
+);
+create_exception!(
+    _core,
+    HierarchyError,
+    PyAnonError,
+    "A hierarchy that cannot be used."
+);
+create_exception!(
+    _core,
+    ConfigError,
+    PyAnonError,
+    "A request that does not fit the data."
+);
+create_exception!(
+    _core,
+    MissingValueError,
+    PyAnonError,
+    "Values (or nulls) in a quasi-identifier that its hierarchy does not cover."
+);
+create_exception!(
+    _core,
+    NotAnonymousError,
+    PyAnonError,
+    "The requested release would break the privacy model."
+);
+
+fn to_py(e: AnonError) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        AnonError::Hierarchy(_) => HierarchyError::new_err(msg),
+        AnonError::MissingValues { .. } | AnonError::NullValues { .. } => {
+            MissingValueError::new_err(msg)
+        }
+        AnonError::Config(_) => ConfigError::new_err(msg),
+        AnonError::NotAnonymous(_) => NotAnonymousError::new_err(msg),
+        AnonError::Polars(_) => PyAnonError::new_err(msg),
+    }
+}
+
+#[pyclass(
+    name = "Hierarchy",
+    module = "polars_anon._core",
+    frozen,
+    eq,
+    from_py_object
+)]
+#[derive(Clone, PartialEq)]
+pub struct PyHierarchy {
+    inner: Hierarchy,
+}
+
+#[pymethods]
+impl PyHierarchy {
+    #[staticmethod]
+    #[pyo3(signature = (rows, source = "rows".to_string()))]
+    fn from_rows(rows: Vec<Vec<String>>, source: String) -> PyResult<Self> {
+        Ok(PyHierarchy {
+            inner: Hierarchy::from_rows(rows, &source).map_err(to_py)?,
+        })
+    }
+    #[staticmethod]
+    #[pyo3(signature = (path, sep = ";"))]
+    fn from_csv(path: PathBuf, sep: &str) -> PyResult<Self> {
+        Ok(PyHierarchy {
+            inner: Hierarchy::from_csv_path(&path, sep_byte(sep)?).map_err(to_py)?,
+        })
+    }
+    #[staticmethod]
+    #[pyo3(signature = (text, sep = ";", source = "text".to_string()))]
+    fn from_csv_text(text: &str, sep: &str, source: String) -> PyResult<Self> {
+        Ok(PyHierarchy {
+            inner: Hierarchy::from_csv_str(text, sep_byte(sep)?, &source).map_err(to_py)?,
+        })
+    }
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        Ok(PyHierarchy {
+            inner: Hierarchy::from_json(text, "json").map_err(to_py)?,
+        })
+    }
+    fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+    #[pyo3(signature = (sep = ";"))]
+    fn to_csv(&self, sep: &str) -> PyResult<String> {
+        Ok(self.inner.to_csv_string(sep_byte(sep)?))
+    }
+    #[getter]
+    fn height(&self) -> u8 {
+        self.inner.height()
+    }
+    #[getter]
+    fn levels(&self) -> Vec<Vec<String>> {
+        self.inner.levels().to_vec()
+    }
+    #[getter]
+    fn leaves(&self) -> Vec<String> {
+        self.inner.leaves().to_vec()
+    }
+    #[getter]
+    fn rows(&self) -> Vec<Vec<String>> {
+        self.inner.rows().to_vec()
+    }
+    fn leaf_labels(&self, level: u8) -> PyResult<Vec<String>> {
+        check_level(&self.inner, level)?;
+        Ok(self
+            .inner
+            .leaf_labels(level)
+            .into_iter()
+            .map(String::from)
+            .collect())
+    }
+    fn encode(&self, column: &str, values: Vec<Option<String>>) -> PyResult<Vec<u32>> {
+        let v: Vec<Option<&str>> = values.iter().map(|s| s.as_deref()).collect();
+        self.inner.encode(column, &v).map_err(to_py)
+    }
+    fn __repr__(&self) -> String {
+        let sizes: Vec<String> = self
+            .inner
+            .levels()
+            .iter()
+            .map(|l| l.len().to_string())
+            .collect();
+        format!(
+            "Hierarchy(height={}, values per level=[{}])",
+            self.inner.height(),
+            sizes.join(", ")
+        )
+    }
+}
+
+fn check_level(h: &Hierarchy, level: u8) -> PyResult<()> {
+    if level > h.height() {
+        return Err(ConfigError::new_err(format!(
+            "level {level} is above the hierarchy's height {}",
+            h.height()
+        )));
+    }
+    Ok(())
+}
+
+fn sep_byte(sep: &str) -> PyResult<u8> {
+    match sep.as_bytes() {
+        [b] => Ok(*b),
+        _ => Err(ConfigError::new_err(format!(
+            "sep must be one ASCII character, got {sep:?}"
+        ))),
+    }
+}
+
+#[pyclass(name = "Problem", module = "polars_anon._core", frozen)]
+pub struct PyProblem {
+    inner: Problem,
+}
+
+fn le_u32(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn le_u64(b: &[u8]) -> Vec<u64> {
+    b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect()
+}
+
+fn stats_dict<'py>(
+    py: Python<'py>,
+    p: &Problem,
+    node: &[u8],
+    st: &GroupStats,
+    k: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let m = metrics(node, &p.heights(), st, p.rows, k);
+    let d = PyDict::new(py);
+    d.set_item("groups", st.groups)?;
+    d.set_item("min_group_size", st.min_group)?;
+    d.set_item("suppressed", st.suppressed)?;
+    d.set_item("released_groups", st.kept_groups)?;
+    d.set_item("height", m.height)?;
+    d.set_item("precision", m.precision)?;
+    d.set_item("discernibility", m.discernibility)?;
+    d.set_item("cavg", m.cavg)?;
+    d.set_item("distortion", m.distortion)?;
+    Ok(d)
+}
+
+impl PyProblem {
+    fn levels_u8(&self, levels: Vec<u32>) -> PyResult<Vec<u8>> {
+        self.levels_unchecked(&levels)?;
+        Ok(levels.into_iter().map(|l| l as u8).collect())
+    }
+    fn levels_unchecked(&self, levels: &[u32]) -> PyResult<()> {
+        if levels.len() != self.inner.n_attrs() {
+            return Err(ConfigError::new_err(format!(
+                "{} levels for {} quasi-identifiers",
+                levels.len(),
+                self.inner.n_attrs()
+            )));
+        }
+        for (i, (&l, h)) in levels.iter().zip(self.inner.heights()).enumerate() {
+            if l > h as u32 {
+                return Err(ConfigError::new_err(format!(
+                    "level {l} for '{}' is above its hierarchy's height {h}",
+                    self.inner.names[i]
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl PyProblem {
+    /// `codes`: one little-endian u32 buffer per attribute (leaf codes);
+    /// `counts`: one little-endian u64 buffer.
+    #[new]
+    fn new(
+        names: Vec<String>,
+        hierarchies: Vec<PyHierarchy>,
+        codes: Vec<PyBackedBytes>,
+        counts: PyBackedBytes,
+    ) -> PyResult<Self> {
+        let codes: Vec<Vec<u32>> = codes.iter().map(|b| le_u32(b)).collect();
+        let hs = hierarchies.into_iter().map(|h| h.inner).collect();
+        Ok(PyProblem {
+            inner: Problem::from_codes(names, hs, codes, le_u64(&counts)).map_err(to_py)?,
+        })
+    }
+    #[getter]
+    fn rows(&self) -> u64 {
+        self.inner.rows
+    }
+    #[getter]
+    fn distinct(&self) -> usize {
+        self.inner.base.rows()
+    }
+    #[getter]
+    fn heights(&self) -> Vec<u8> {
+        self.inner.heights()
+    }
+    fn check_levels(&self, levels: Vec<u32>) -> PyResult<()> {
+        self.levels_u8(levels).map(|_| ())
+    }
+    /// Group statistics and metrics of one node.
+    #[pyo3(signature = (levels, k, engine = "auto"))]
+    fn evaluate<'py>(
+        &self,
+        py: Python<'py>,
+        levels: Vec<u32>,
+        k: u64,
+        engine: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let levels = self.levels_u8(levels)?;
+        let engine: Engine = engine.parse().map_err(to_py)?;
+        let st = py
+            .detach(|| self.inner.node_stats(&levels, k, engine))
+            .map_err(to_py)?;
+        stats_dict(py, &self.inner, &levels, &st, k)
+    }
+    /// The groups of one node: (codes per attribute at the node's levels, counts).
+    fn groups(&self, py: Python<'_>, levels: Vec<u32>) -> PyResult<(Vec<Vec<u32>>, Vec<u64>)> {
+        let levels = self.levels_u8(levels)?;
+        py.detach(|| -> crate::Result<_> {
+            let fs = self.inner.node_set(&levels, Engine::Auto)?;
+            let codes = fs
+                .attrs
+                .iter()
+                .map(|&a| fs.codes(a))
+                .collect::<crate::Result<Vec<_>>>()?;
+            Ok((codes, fs.counts()?))
+        })
+        .map_err(to_py)
+    }
+    /// Metrics of many nodes, as columns.
+    fn evaluate_many<'py>(
+        &self,
+        py: Python<'py>,
+        nodes: Vec<Vec<u32>>,
+        k: u64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let nodes = nodes
+            .into_iter()
+            .map(|n| self.levels_u8(n))
+            .collect::<PyResult<Vec<_>>>()?;
+        let stats = py
+            .detach(|| self.inner.stats_many(&nodes, k, Engine::Auto))
+            .map_err(to_py)?;
+        let heights = self.inner.heights();
+        let ms: Vec<_> = nodes
+            .iter()
+            .zip(&stats)
+            .map(|(n, s)| metrics(n, &heights, s, self.inner.rows, k))
+            .collect();
+        let d = PyDict::new(py);
+        d.set_item("height", ms.iter().map(|m| m.height).collect::<Vec<_>>())?;
+        d.set_item(
+            "suppressed",
+            ms.iter().map(|m| m.suppressed).collect::<Vec<_>>(),
+        )?;
+        d.set_item("groups", ms.iter().map(|m| m.groups).collect::<Vec<_>>())?;
+        d.set_item(
+            "precision",
+            ms.iter().map(|m| m.precision).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "discernibility",
+            ms.iter().map(|m| m.discernibility).collect::<Vec<_>>(),
+        )?;
+        d.set_item("cavg", ms.iter().map(|m| m.cavg).collect::<Vec<_>>())?;
+        d.set_item(
+            "distortion",
+            ms.iter().map(|m| m.distortion).collect::<Vec<_>>(),
+        )?;
+        Ok(d)
+    }
+    /// Run one search; returns plain Python data the package wraps.
+    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto"))]
+    fn search<'py>(
+        &self,
+        py: Python<'py>,
+        algorithm: &str,
+        variant: Option<&str>,
+        k: u64,
+        max_suppression: u64,
+        engine: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let alg = Algorithm::parse(algorithm, variant).map_err(to_py)?;
+        let engine: Engine = engine.parse().map_err(to_py)?;
+        let config = Config {
+            k,
+            max_suppression,
+            engine,
+        };
+        let searcher = Searcher::new(&self.inner, config).map_err(to_py)?;
+        let out = py.detach(|| searcher.run(alg)).map_err(to_py)?;
+        let d = PyDict::new(py);
+        d.set_item("anonymous", &out.anonymous)?;
+        d.set_item("minimal", &out.minimal)?;
+        d.set_item("rejected", &out.rejected)?;
+        d.set_item("complete", out.complete)?;
+        let s = PyDict::new(py);
+        s.set_item("nodes_checked", out.stats.nodes_checked)?;
+        s.set_item("nodes_marked", out.stats.nodes_marked)?;
+        s.set_item("table_scans", out.stats.table_scans)?;
+        s.set_item("rows_scanned", out.stats.rows_scanned)?;
+        s.set_item("rows_rolled_up", out.stats.rows_rolled_up)?;
+        s.set_item("cuboids", out.stats.cuboids)?;
+        s.set_item(
+            "candidates_per_iteration",
+            &out.stats.candidates_per_iteration,
+        )?;
+        let phases = PyDict::new(py);
+        for (name, ms) in &out.stats.phase_ms {
+            phases.set_item(name, ms)?;
+        }
+        s.set_item("phase_ms", phases)?;
+        d.set_item("stats", s)?;
+        let trace = PyList::empty(py);
+        for it in &out.trace {
+            let t = PyDict::new(py);
+            t.set_item("attrs", &it.attrs)?;
+            t.set_item("levels", &it.levels)?;
+            t.set_item("root", &it.root)?;
+            t.set_item("checked", &it.checked)?;
+            t.set_item("marked", &it.marked)?;
+            t.set_item("anonymous", &it.anonymous)?;
+            t.set_item("edges", &it.edges)?;
+            trace.append(t)?;
+        }
+        d.set_item("trace", trace)?;
+        Ok(d)
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<PyHierarchy>()?;
+    m.add_class::<PyProblem>()?;
+    m.add("AnonError", py.get_type::<PyAnonError>())?;
+    m.add("HierarchyError", py.get_type::<HierarchyError>())?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("MissingValueError", py.get_type::<MissingValueError>())?;
+    m.add("NotAnonymousError", py.get_type::<NotAnonymousError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,726 @@
+//! Searches of the generalization lattice. They only walk graphs of nodes and ask
+//! the problem (the checker) for frequency sets; every set is a rollup of F0 (a
+//! "table scan": F0 stands for the table, see DESIGN.md), of a parent's set, of a
+//! super-root's set or of a cube cuboid.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Instant;
+
+use crate::error::{AnonError, Result};
+use crate::freq::{Engine, FreqSet, GroupStats, Problem};
+use crate::lattice::{node_height, Lattice, Node};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Basic,
+    SuperRoots,
+    Cube,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    Incognito(Variant),
+    Samarati,
+    BottomUp { rollup: bool },
+    MinGen,
+}
+
+impl Algorithm {
+    pub fn parse(algorithm: &str, variant: Option<&str>) -> Result<Self> {
+        let bad_variant = |v: &str, allowed: &str| {
+            AnonError::Config(format!(
+                "algorithm {algorithm:?} has no variant {v:?}; expected one of {allowed}"
+            ))
+        };
+        Ok(match algorithm {
+            "incognito" => Algorithm::Incognito(match variant.unwrap_or("cube") {
+                "basic" => Variant::Basic,
+                "super_roots" => Variant::SuperRoots,
+                "cube" => Variant::Cube,
+                v => return Err(bad_variant(v, "\"basic\", \"super_roots\", \"cube\"")),
+            }),
+            "bottom_up" => Algorithm::BottomUp {
+                rollup: match variant.unwrap_or("rollup") {
+                    "rollup" => true,
+                    "no_rollup" => false,
+                    v => return Err(bad_variant(v, "\"rollup\", \"no_rollup\"")),
+                },
+            },
+            "samarati" | "mingen" => {
+                if let Some(v) = variant {
+                    return Err(bad_variant(v, "none"));
+                }
+                if algorithm == "samarati" {
+                    Algorithm::Samarati
+                } else {
+                    Algorithm::MinGen
+                }
+            }
+            a => {
+                return Err(AnonError::Config(format!(
+                    "unknown algorithm {a:?}; expected one of \"incognito\", \"samarati\", \"bottom_up\", \"mingen\""
+                )))
+            }
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub k: u64,
+    pub max_suppression: u64,
+    pub engine: Engine,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Nodes whose frequency set was computed and tested.
+    pub nodes_checked: u64,
+    /// Nodes found anonymous without a check (generalization property).
+    pub nodes_marked: u64,
+    /// Frequency sets computed from F0, the stand-in for the table.
+    pub table_scans: u64,
+    /// F0 rows read by those scans.
+    pub rows_scanned: u64,
+    /// Rows of parent, super-root and cuboid sets read by rollups.
+    pub rows_rolled_up: u64,
+    /// Zero-generalization cuboids built (Cube Incognito).
+    pub cuboids: u64,
+    /// Nodes per Incognito iteration (candidates after pruning).
+    pub candidates_per_iteration: Vec<u64>,
+    /// (phase, milliseconds)
+    pub phase_ms: Vec<(String, f64)>,
+}
+
+/// One Incognito iteration (or the bottom-up search's single graph): its nodes
+/// and what the search learnt of each.
+#[derive(Clone, Debug, Default)]
+pub struct IterationTrace {
+    pub attrs: Vec<Vec<usize>>,
+    pub levels: Vec<Vec<u8>>,
+    pub root: Vec<bool>,
+    pub checked: Vec<bool>,
+    pub marked: Vec<bool>,
+    pub anonymous: Vec<bool>,
+    pub edges: Vec<(usize, usize)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Anonymous full-lattice nodes found (all of them when `complete`).
+    pub anonymous: Vec<Node>,
+    /// Nodes tested and found not anonymous (Samarati reports what it evaluated).
+    pub rejected: Vec<Node>,
+    pub minimal: Vec<Node>,
+    pub complete: bool,
+    /// Group statistics of the anonymous nodes that were checked directly.
+    pub checked_stats: HashMap<Node, GroupStats>,
+    pub stats: Stats,
+    /// The graphs searched, in order (Incognito: one per iteration).
+    pub trace: Vec<IterationTrace>,
+}
+
+/// A graph of candidate generalizations over a subset of the attributes.
+#[derive(Clone, Debug, Default)]
+struct Graph {
+    attrs: Vec<Vec<usize>>,
+    levels: Vec<Vec<u8>>,
+    parents: Vec<(usize, usize)>,
+    succ: Vec<Vec<usize>>,
+}
+
+impl Graph {
+    fn len(&self) -> usize {
+        self.attrs.len()
+    }
+    fn push(&mut self, attrs: Vec<usize>, levels: Vec<u8>, parents: (usize, usize)) -> usize {
+        self.attrs.push(attrs);
+        self.levels.push(levels);
+        self.parents.push(parents);
+        self.succ.push(Vec::new());
+        self.len() - 1
+    }
+    fn height(&self, v: usize) -> u32 {
+        node_height(&self.levels[v])
+    }
+}
+
+enum RootSource<'a> {
+    /// each root from the table
+    Table,
+    /// one set per family at the roots' meet, then each root rolled up from it
+    SuperRoots,
+    /// each root from its attribute set's zero-generalization cuboid
+    Cube(&'a HashMap<Vec<usize>, FreqSet>),
+}
+
+const BATCH: usize = 64;
+
+pub struct Searcher<'p> {
+    problem: &'p Problem,
+    config: Config,
+    stats: Stats,
+    trace: Vec<IterationTrace>,
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+impl<'p> Searcher<'p> {
+    pub fn new(problem: &'p Problem, config: Config) -> Result<Self> {
+        if config.k == 0 {
+            return Err(AnonError::Config("k must be at least 1".into()));
+        }
+        if config.k > problem.rows {
+            return Err(AnonError::Config(format!(
+                "k = {} is larger than the table ({} rows): no generalization can be {}-anonymous",
+                config.k, problem.rows, config.k
+            )));
+        }
+        Ok(Searcher {
+            problem,
+            config,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        })
+    }
+
+    fn anonymous(&self, s: &GroupStats) -> bool {
+        s.suppressed <= self.config.max_suppression
+    }
+
+    /// Roll many jobs up, batching, and account rows read.
+    fn compute(&mut self, jobs: Vec<(&FreqSet, Vec<usize>, Vec<u8>)>) -> Result<Vec<FreqSet>> {
+        let mut out = Vec::with_capacity(jobs.len());
+        for chunk in jobs.chunks(BATCH) {
+            for (from, _, _) in chunk {
+                if std::ptr::eq(*from, &self.problem.base) {
+                    self.stats.table_scans += 1;
+                    self.stats.rows_scanned += from.rows() as u64;
+                } else {
+                    self.stats.rows_rolled_up += from.rows() as u64;
+                }
+            }
+            out.extend(self.problem.rollup_many(chunk, self.config.engine)?);
+        }
+        Ok(out)
+    }
+
+    pub fn run(mut self, algorithm: Algorithm) -> Result<Outcome> {
+        let t = Instant::now();
+        let mut out = match algorithm {
+            Algorithm::Incognito(v) => self.incognito(v)?,
+            Algorithm::BottomUp { rollup } => {
+                let g = full_lattice_graph(&self.problem.heights());
+                let mut checked = HashMap::new();
+                let in_s = self.bfs(&g, RootSource::Table, !rollup, &mut checked)?;
+                self.finish_complete(&g, &in_s, checked)
+            }
+            Algorithm::MinGen => self.exhaustive()?,
+            Algorithm::Samarati => self.samarati()?,
+        };
+        self.stats.phase_ms.push(("total".into(), ms(t)));
+        out.stats = self.stats;
+        out.trace = self.trace;
+        Ok(out)
+    }
+
+    /// The modified bottom-up breadth-first search of Figure 8 over one graph.
+    /// Returns which nodes stay in S (anonymous). With `from_table`, every node
+    /// is computed from the table (bottom-up without rollup).
+    fn bfs(
+        &mut self,
+        g: &Graph,
+        roots: RootSource,
+        from_table: bool,
+        checked: &mut HashMap<Node, GroupStats>,
+    ) -> Result<Vec<bool>> {
+        let n = g.len();
+        let mut indeg = vec![0u32; n];
+        for s in &g.succ {
+            for &t in s {
+                indeg[t] += 1;
+            }
+        }
+        let mut in_s = vec![true; n];
+        let mut marked = vec![false; n];
+        let mut queued = vec![false; n];
+        let mut from: Vec<Option<usize>> = vec![None; n];
+        let mut uses = vec![0u32; n];
+        let mut sets: Vec<Option<FreqSet>> = vec![None; n];
+        let mut queue: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        let is_root: Vec<bool> = indeg.iter().map(|&d| d == 0).collect();
+        // families of roots, for super-roots: attrs -> (meet, roots left)
+        let mut families: HashMap<Vec<usize>, (Vec<u8>, usize)> = HashMap::new();
+        let mut super_sets: HashMap<Vec<usize>, FreqSet> = HashMap::new();
+        for v in 0..n {
+            if is_root[v] {
+                queued[v] = true;
+                queue.entry(g.height(v)).or_default().push(v);
+                let e = families
+                    .entry(g.attrs[v].clone())
+                    .or_insert_with(|| (g.levels[v].clone(), 0));
+                for (m, &l) in e.0.iter_mut().zip(&g.levels[v]) {
+                    *m = (*m).min(l);
+                }
+                e.1 += 1;
+            }
+        }
+        let mut marked_count = 0u64;
+        let mut was_checked = vec![false; n];
+        while let Some((_, batch)) = queue.pop_first() {
+            let mut todo = Vec::with_capacity(batch.len());
+            for v in batch {
+                if marked[v] {
+                    if let Some(p) = from[v] {
+                        uses[p] -= 1;
+                        if uses[p] == 0 {
+                            sets[p] = None;
+                        }
+                    }
+                } else {
+                    todo.push(v);
+                }
+            }
+            if todo.is_empty() {
+                continue;
+            }
+            // super-root sets needed by roots of this batch
+            if let RootSource::SuperRoots = roots {
+                let mut need = Vec::new();
+                for &v in &todo {
+                    if is_root[v] && !from_table && !super_sets.contains_key(&g.attrs[v]) {
+                        let (meet, _) = &families[&g.attrs[v]];
+                        if !need
+                            .iter()
+                            .any(|(a, _): &(Vec<usize>, Vec<u8>)| a == &g.attrs[v])
+                        {
+                            need.push((g.attrs[v].clone(), meet.clone()));
+                        }
+                    }
+                }
+                if !need.is_empty() {
+                    let base: &'p FreqSet = &self.problem.base;
+                    let jobs = need
+                        .iter()
+                        .map(|(a, l)| (base, a.clone(), l.clone()))
+                        .collect();
+                    let computed = self.compute(jobs)?;
+                    for ((a, _), fs) in need.into_iter().zip(computed) {
+                        super_sets.insert(a, fs);
+                    }
+                }
+            }
+            let results = {
+                let problem: &'p Problem = self.problem;
+                let mut jobs = Vec::with_capacity(todo.len());
+                for &v in &todo {
+                    let src: &FreqSet = if from_table {
+                        &problem.base
+                    } else if is_root[v] {
+                        match &roots {
+                            RootSource::Table => &problem.base,
+                            RootSource::SuperRoots => &super_sets[&g.attrs[v]],
+                            RootSource::Cube(cube) => &cube[&g.attrs[v]],
+                        }
+                    } else {
+                        sets[from[v].expect("a queued non-root has a parent")]
+                            .as_ref()
+                            .expect("parent set kept while children wait")
+                    };
+                    jobs.push((src, g.attrs[v].clone(), g.levels[v].clone()));
+                }
+                self.compute(jobs)?
+            };
+            for (&v, fs) in todo.iter().zip(results) {
+                if let Some(p) = from[v] {
+                    uses[p] -= 1;
+                    if uses[p] == 0 {
+                        sets[p] = None;
+                    }
+                }
+                if is_root[v] {
+                    if let Some(e) = families.get_mut(&g.attrs[v]) {
+                        e.1 -= 1;
+                        if e.1 == 0 {
+                            super_sets.remove(&g.attrs[v]);
+                        }
+                    }
+                }
+                self.stats.nodes_checked += 1;
+                was_checked[v] = true;
+                let st = GroupStats::of_counts(&fs.counts()?, self.config.k);
+                if self.anonymous(&st) {
+                    if g.attrs[v].len() == self.problem.n_attrs() {
+                        checked.insert(g.levels[v].clone(), st);
+                    }
+                    for &s in &g.succ[v] {
+                        if !marked[s] {
+                            marked[s] = true;
+                            marked_count += 1;
+                        }
+                    }
+                } else {
+                    in_s[v] = false;
+                    for &s in &g.succ[v] {
+                        if !queued[s] {
+                            queued[s] = true;
+                            from[s] = Some(v);
+                            uses[v] += 1;
+                            queue.entry(g.height(s)).or_default().push(s);
+                        }
+                    }
+                    if uses[v] > 0 {
+                        sets[v] = Some(fs);
+                    }
+                }
+            }
+        }
+        self.stats.nodes_marked += marked_count;
+        self.trace.push(IterationTrace {
+            attrs: g.attrs.clone(),
+            levels: g.levels.clone(),
+            root: is_root,
+            checked: was_checked,
+            marked,
+            anonymous: in_s.clone(),
+            edges: (0..n)
+                .flat_map(|v| g.succ[v].iter().map(move |&t| (v, t)))
+                .collect(),
+        });
+        Ok(in_s)
+    }
+
+    fn finish_complete(
+        &self,
+        g: &Graph,
+        in_s: &[bool],
+        checked: HashMap<Node, GroupStats>,
+    ) -> Outcome {
+        let lat = Lattice::new(self.problem.heights());
+        let mut anonymous: Vec<Node> = (0..g.len())
+            .filter(|&v| in_s[v])
+            .map(|v| g.levels[v].clone())
+            .collect();
+        anonymous.sort_by_key(|n| lat.id(n));
+        let minimal = minimal_of_complete(&lat, &anonymous);
+        Outcome {
+            anonymous,
+            rejected: Vec::new(),
+            minimal,
+            complete: true,
+            checked_stats: checked,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        }
+    }
+
+    fn incognito(&mut self, variant: Variant) -> Result<Outcome> {
+        let problem = self.problem;
+        let n = problem.n_attrs();
+        let heights = problem.heights();
+        let mut cube = HashMap::new();
+        if variant == Variant::Cube {
+            let t = Instant::now();
+            cube = self.build_cube()?;
+            self.stats.phase_ms.push(("cube".into(), ms(t)));
+        }
+        let t = Instant::now();
+        let mut g = Graph::default();
+        for (a, &h) in heights.iter().enumerate() {
+            let mut prev: Option<usize> = None;
+            for l in 0..=h {
+                let v = g.push(vec![a], vec![l], (usize::MAX, usize::MAX));
+                if let Some(p) = prev {
+                    g.succ[p].push(v);
+                }
+                prev = Some(v);
+            }
+        }
+        let mut checked = HashMap::new();
+        let mut graph_ms = 0.0;
+        for i in 1..=n {
+            self.stats.candidates_per_iteration.push(g.len() as u64);
+            let roots = match variant {
+                Variant::Basic => RootSource::Table,
+                Variant::SuperRoots => RootSource::SuperRoots,
+                Variant::Cube => RootSource::Cube(&cube),
+            };
+            let in_s = self.bfs(&g, roots, false, &mut checked)?;
+            if i == n {
+                self.stats
+                    .phase_ms
+                    .push(("graph generation".into(), graph_ms));
+                self.stats
+                    .phase_ms
+                    .push(("search".into(), ms(t) - graph_ms));
+                return Ok(self.finish_complete(&g, &in_s, checked));
+            }
+            let tg = Instant::now();
+            g = generate_graph(&g, &in_s);
+            graph_ms += ms(tg);
+        }
+        unreachable!("the loop returns at i == n")
+    }
+
+    /// Zero-generalization frequency sets of every non-empty attribute subset,
+    /// each rolled up from the smallest cuboid one attribute larger.
+    fn build_cube(&mut self) -> Result<HashMap<Vec<usize>, FreqSet>> {
+        let n = self.problem.n_attrs();
+        let mut cube: HashMap<Vec<usize>, FreqSet> = HashMap::new();
+        let all: Vec<usize> = (0..n).collect();
+        cube.insert(all.clone(), self.problem.base.clone());
+        self.stats.table_scans += 1;
+        self.stats.rows_scanned += self.problem.base.rows() as u64;
+        self.stats.cuboids += 1;
+        for size in (1..n).rev() {
+            let subsets = subsets_of_size(n, size);
+            let mut jobs_spec = Vec::with_capacity(subsets.len());
+            for s in subsets {
+                let parent = (0..n)
+                    .filter(|a| !s.contains(a))
+                    .map(|a| {
+                        let mut p = s.clone();
+                        p.push(a);
+                        p.sort_unstable();
+                        p
+                    })
+                    .min_by_key(|p| cube[p].rows())
+                    .expect("a proper subset has a superset");
+                jobs_spec.push((parent, s));
+            }
+            let computed = {
+                let jobs = jobs_spec
+                    .iter()
+                    .map(|(p, s)| (&cube[p], s.clone(), vec![0; s.len()]))
+                    .collect();
+                self.compute(jobs)?
+            };
+            for ((_, s), fs) in jobs_spec.into_iter().zip(computed) {
+                self.stats.cuboids += 1;
+                cube.insert(s, fs);
+            }
+        }
+        Ok(cube)
+    }
+
+    /// Every node from the table (MinGen's exhaustive enumeration).
+    fn exhaustive(&mut self) -> Result<Outcome> {
+        let lat = Lattice::new(self.problem.heights());
+        let all: Vec<usize> = (0..self.problem.n_attrs()).collect();
+        let nodes: Vec<Node> = lat.all().collect();
+        let mut checked = HashMap::new();
+        let mut anonymous = Vec::new();
+        let mut rejected = Vec::new();
+        for chunk in nodes.chunks(BATCH) {
+            let jobs = chunk
+                .iter()
+                .map(|nd| (&self.problem.base, all.clone(), nd.clone()))
+                .collect();
+            let sets = self.compute(jobs)?;
+            for (nd, fs) in chunk.iter().zip(sets) {
+                self.stats.nodes_checked += 1;
+                let st = GroupStats::of_counts(&fs.counts()?, self.config.k);
+                if self.anonymous(&st) {
+                    checked.insert(nd.clone(), st);
+                    anonymous.push(nd.clone());
+                } else {
+                    rejected.push(nd.clone());
+                }
+            }
+        }
+        let minimal = minimal_of_complete(&lat, &anonymous);
+        Ok(Outcome {
+            anonymous,
+            rejected,
+            minimal,
+            complete: true,
+            checked_stats: checked,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        })
+    }
+
+    /// Samarati's binary search on height: the lowest height holding an
+    /// anonymous node; every node of each probed height is evaluated.
+    fn samarati(&mut self) -> Result<Outcome> {
+        let lat = Lattice::new(self.problem.heights());
+        let all: Vec<usize> = (0..self.problem.n_attrs()).collect();
+        let mut checked = HashMap::new();
+        let mut anonymous = Vec::new();
+        let mut rejected = Vec::new();
+        let mut found_at: HashMap<u32, Vec<Node>> = HashMap::new();
+        let (mut lo, mut hi) = (0u32, lat.max_height());
+        let mut probe = |h: u32, this: &mut Self| -> Result<bool> {
+            let nodes = lat.at_height(h);
+            let mut any = false;
+            for chunk in nodes.chunks(BATCH) {
+                let jobs = chunk
+                    .iter()
+                    .map(|nd| (&this.problem.base, all.clone(), nd.clone()))
+                    .collect();
+                let sets = this.compute(jobs)?;
+                for (nd, fs) in chunk.iter().zip(sets) {
+                    this.stats.nodes_checked += 1;
+                    let st = GroupStats::of_counts(&fs.counts()?, this.config.k);
+                    if this.anonymous(&st) {
+                        any = true;
+                        checked.insert(nd.clone(), st);
+                        anonymous.push(nd.clone());
+                        found_at.entry(h).or_default().push(nd.clone());
+                    } else {
+                        rejected.push(nd.clone());
+                    }
+                }
+            }
+            Ok(any)
+        };
+        let mut probed = HashSet::new();
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            probed.insert(mid);
+            if probe(mid, self)? {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        if !probed.contains(&lo) {
+            probe(lo, self)?;
+        }
+        let mut minimal = found_at.remove(&lo).unwrap_or_default();
+        minimal.sort_by_key(|n| lat.id(n));
+        anonymous.sort_by_key(|n| lat.id(n));
+        rejected.sort_by_key(|n| lat.id(n));
+        Ok(Outcome {
+            anonymous,
+            rejected,
+            minimal,
+            complete: false,
+            checked_stats: checked,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        })
+    }
+}
+
+/// The full lattice as one graph (bottom-up search).
+fn full_lattice_graph(heights: &[u8]) -> Graph {
+    let lat = Lattice::new(heights.to_vec());
+    let attrs: Vec<usize> = (0..heights.len()).collect();
+    let mut g = Graph::default();
+    for nd in lat.all() {
+        g.push(attrs.clone(), nd, (usize::MAX, usize::MAX));
+    }
+    for v in 0..g.len() {
+        let succ = lat
+            .successors(&g.levels[v])
+            .iter()
+            .map(|s| lat.id(s) as usize)
+            .collect();
+        g.succ[v] = succ;
+    }
+    g
+}
+
+fn minimal_of_complete(lat: &Lattice, anonymous: &[Node]) -> Vec<Node> {
+    let set: HashSet<&Node> = anonymous.iter().collect();
+    anonymous
+        .iter()
+        .filter(|n| lat.predecessors(n).iter().all(|p| !set.contains(p)))
+        .cloned()
+        .collect()
+}
+
+fn subsets_of_size(n: usize, size: usize) -> Vec<Vec<usize>> {
+    (0u32..(1 << n))
+        .filter(|m| m.count_ones() as usize == size)
+        .map(|m| (0..n).filter(|a| m & (1 << a) != 0).collect())
+        .collect()
+}
+
+/// Section 3.1.2: join, prune and edge generation from S_i (the nodes of `g`
+/// still flagged in `in_s`) to the graph of size i + 1.
+fn generate_graph(g: &Graph, in_s: &[bool]) -> Graph {
+    let s: Vec<usize> = (0..g.len()).filter(|&v| in_s[v]).collect();
+    let key = |attrs: &[usize], levels: &[u8]| -> Vec<(usize, u8)> {
+        attrs.iter().copied().zip(levels.iter().copied()).collect()
+    };
+    let s_keys: HashSet<Vec<(usize, u8)>> =
+        s.iter().map(|&v| key(&g.attrs[v], &g.levels[v])).collect();
+    // join: same first i-1 (dim, index) pairs, p.dim_i < q.dim_i
+    let mut by_prefix: HashMap<Vec<(usize, u8)>, Vec<usize>> = HashMap::new();
+    for &v in &s {
+        let k = key(&g.attrs[v], &g.levels[v]);
+        by_prefix
+            .entry(k[..k.len() - 1].to_vec())
+            .or_default()
+            .push(v);
+    }
+    let mut next = Graph::default();
+    let mut groups: Vec<&Vec<usize>> = by_prefix.values().collect();
+    groups.sort(); // deterministic ids
+    for members in groups {
+        for &p in members {
+            for &q in members {
+                let (pa, qa) = (*g.attrs[p].last().unwrap(), *g.attrs[q].last().unwrap());
+                if pa >= qa {
+                    continue;
+                }
+                let mut attrs = g.attrs[p].clone();
+                attrs.push(qa);
+                let mut levels = g.levels[p].clone();
+                levels.push(*g.levels[q].last().unwrap());
+                // prune: every i-subset must be in S_i
+                let ok = (0..attrs.len()).all(|drop| {
+                    let sub: Vec<(usize, u8)> = attrs
+                        .iter()
+                        .zip(&levels)
+                        .enumerate()
+                        .filter(|(j, _)| *j != drop)
+                        .map(|(_, (&a, &l))| (a, l))
+                        .collect();
+                    s_keys.contains(&sub)
+                });
+                if ok {
+                    next.push(attrs, levels, (p, q));
+                }
+            }
+        }
+    }
+    // edges: from the parents' edges in E_i, then drop implied (two-step) ones
+    let by_parents: HashMap<(usize, usize), usize> =
+        (0..next.len()).map(|v| (next.parents[v], v)).collect();
+    let mut cand: Vec<Vec<usize>> = vec![Vec::new(); next.len()];
+    for v in 0..next.len() {
+        let (p1, p2) = next.parents[v];
+        let ups1: Vec<usize> = std::iter::once(p1)
+            .chain(g.succ[p1].iter().copied())
+            .collect();
+        let ups2: Vec<usize> = std::iter::once(p2)
+            .chain(g.succ[p2].iter().copied())
+            .collect();
+        for &q1 in &ups1 {
+            for &q2 in &ups2 {
+                if q1 == p1 && q2 == p2 {
+                    continue;
+                }
+                if let Some(&w) = by_parents.get(&(q1, q2)) {
+                    cand[v].push(w);
+                }
+            }
+        }
+    }
+    let cand_sets: Vec<HashSet<usize>> = cand.iter().map(|c| c.iter().copied().collect()).collect();
+    for v in 0..next.len() {
+        let implied: HashSet<usize> = cand[v]
+            .iter()
+            .flat_map(|&b| cand[b].iter().copied())
+            .collect();
+        let mut succ: Vec<usize> = cand_sets[v].difference(&implied).copied().collect();
+        succ.sort_unstable();
+        next.succ[v] = succ;
+    }
+    next
+}

@@ -1,0 +1,407 @@
+//! Core tests on the papers' worked examples and on Adult, against a brute-force
+//! check that generalizes the raw values through the hierarchies' labels and
+//! counts them in a plain hash map (no codes, no rollups).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use polars::prelude::*;
+
+use crate::freq::{Engine, GroupStats, Problem};
+use crate::hierarchy::Hierarchy;
+use crate::lattice::{Lattice, Node};
+use crate::search::{Algorithm, Config, Searcher, Variant};
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/polars_anon/data")
+}
+
+/// A `;`-separated table with a header, as string columns.
+fn read_table(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_path(path)
+        .unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+struct Fixture {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    hierarchies: HashMap<String, Hierarchy>,
+}
+
+impl Fixture {
+    fn load(name: &str, table: &str, columns: &[&str]) -> Self {
+        let dir = data_dir().join(name);
+        let (header, rows) = read_table(&dir.join(table));
+        let hierarchies = columns
+            .iter()
+            .map(|c| {
+                let h = Hierarchy::from_csv_path(&dir.join(format!("{c}.csv")), b';').unwrap();
+                (c.to_string(), h)
+            })
+            .collect();
+        Fixture {
+            header,
+            rows,
+            hierarchies,
+        }
+    }
+    fn adult() -> Self {
+        Self::load(
+            "adult",
+            "adult.csv",
+            &[
+                "sex",
+                "age",
+                "race",
+                "marital-status",
+                "education",
+                "native-country",
+                "workclass",
+                "occupation",
+                "salary-class",
+            ],
+        )
+    }
+    fn frame(&self) -> DataFrame {
+        let cols: Vec<Column> = self
+            .header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let v: Vec<&str> = self.rows.iter().map(|r| r[i].as_str()).collect();
+                Column::new(h.as_str().into(), v)
+            })
+            .collect();
+        DataFrame::new(self.rows.len(), cols).unwrap()
+    }
+    fn problem(&self, qis: &[&str]) -> Problem {
+        let hs = qis
+            .iter()
+            .map(|q| Some(self.hierarchies[*q].clone()))
+            .collect();
+        Problem::from_frame(self.frame().lazy(), qis, hs).unwrap()
+    }
+    /// Brute force: the frequency set of `node`, by labels, from the raw rows.
+    fn brute_counts(&self, qis: &[&str], node: &[u8]) -> BTreeMap<Vec<String>, u64> {
+        let idx: Vec<usize> = qis
+            .iter()
+            .map(|q| self.header.iter().position(|h| h == q).unwrap())
+            .collect();
+        let label_maps: Vec<HashMap<&str, &str>> = qis
+            .iter()
+            .zip(node)
+            .map(|(q, &l)| {
+                let h = &self.hierarchies[*q];
+                h.leaves()
+                    .iter()
+                    .map(String::as_str)
+                    .zip(h.leaf_labels(l))
+                    .collect()
+            })
+            .collect();
+        let mut out = BTreeMap::new();
+        for row in &self.rows {
+            let key: Vec<String> = idx
+                .iter()
+                .zip(&label_maps)
+                .map(|(&i, m)| m[row[i].as_str()].to_string())
+                .collect();
+            *out.entry(key).or_insert(0) += 1;
+        }
+        out
+    }
+    fn brute_anonymous(&self, qis: &[&str], k: u64, max_sup: u64) -> Vec<Node> {
+        let heights: Vec<u8> = qis.iter().map(|q| self.hierarchies[*q].height()).collect();
+        Lattice::new(heights)
+            .all()
+            .filter(|n| {
+                let counts: Vec<u64> = self.brute_counts(qis, n).into_values().collect();
+                GroupStats::of_counts(&counts, k).suppressed <= max_sup
+            })
+            .collect()
+    }
+}
+
+/// A frequency set as labels -> count, for comparison with brute force.
+fn labelled(problem: &Problem, fs: &crate::freq::FreqSet) -> BTreeMap<Vec<String>, u64> {
+    let cols: Vec<Vec<u32>> = fs.attrs.iter().map(|&a| fs.codes(a).unwrap()).collect();
+    let counts = fs.counts().unwrap();
+    let mut out = BTreeMap::new();
+    for r in 0..counts.len() {
+        let key = fs
+            .attrs
+            .iter()
+            .zip(&fs.levels)
+            .zip(&cols)
+            .map(|((&a, &l), c)| problem.hierarchies[a].levels()[l as usize][c[r] as usize].clone())
+            .collect();
+        *out.entry(key).or_insert(0) += counts[r];
+    }
+    out
+}
+
+fn search(problem: &Problem, alg: Algorithm, k: u64, sup: u64) -> crate::search::Outcome {
+    Searcher::new(
+        problem,
+        Config {
+            k,
+            max_suppression: sup,
+            engine: Engine::Auto,
+        },
+    )
+    .unwrap()
+    .run(alg)
+    .unwrap()
+}
+
+const ALL: [Algorithm; 6] = [
+    Algorithm::Incognito(Variant::Basic),
+    Algorithm::Incognito(Variant::SuperRoots),
+    Algorithm::Incognito(Variant::Cube),
+    Algorithm::BottomUp { rollup: true },
+    Algorithm::BottomUp { rollup: false },
+    Algorithm::MinGen,
+];
+
+#[test]
+fn patients_statements_of_the_paper() {
+    let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
+    let p = f.problem(&["Sex", "Zipcode"]);
+    let anon = |node: &[u8]| p.node_stats(node, 2, Engine::Auto).unwrap().suppressed == 0;
+    // 2-anonymous w.r.t. <S1, Z0> and <S0, Z2>, not w.r.t. <S0, Z0>, <S0, Z1>
+    assert!(anon(&[1, 0]) && anon(&[0, 2]));
+    assert!(!anon(&[0, 0]) && !anon(&[0, 1]));
+    for q in ["Birthdate", "Sex", "Zipcode"] {
+        let p1 = f.problem(&[q]);
+        assert_eq!(
+            p1.node_stats(&[0], 2, Engine::Polars).unwrap().suppressed,
+            0,
+            "{q}"
+        );
+    }
+}
+
+#[test]
+fn incognito_reproduces_figures_5_and_7() {
+    let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
+    let p = f.problem(&["Birthdate", "Sex", "Zipcode"]);
+    let out = search(&p, Algorithm::Incognito(Variant::Basic), 2, 0);
+    assert_eq!(out.trace.len(), 3);
+    // Figure 5(a): the <Sex, Zipcode> graph
+    let it2 = &out.trace[1];
+    let status = |attrs: &[usize], levels: &[u8]| {
+        let v = (0..it2.attrs.len())
+            .find(|&v| it2.attrs[v] == attrs && it2.levels[v] == levels)
+            .unwrap();
+        (it2.checked[v], it2.marked[v], it2.anonymous[v])
+    };
+    assert_eq!(status(&[1, 2], &[0, 0]), (true, false, false));
+    assert_eq!(status(&[1, 2], &[1, 0]), (true, false, true));
+    assert_eq!(status(&[1, 2], &[0, 1]), (true, false, false));
+    assert_eq!(status(&[1, 2], &[1, 1]), (false, true, true));
+    assert_eq!(status(&[1, 2], &[0, 2]), (true, false, true));
+    assert_eq!(status(&[1, 2], &[1, 2]), (false, true, true));
+    // Figure 7(a): five candidates, roots <B1,S1,Z0>, <B1,S0,Z2>, <B0,S1,Z2>
+    let it3 = &out.trace[2];
+    let mut nodes: Vec<Vec<u8>> = it3.levels.clone();
+    nodes.sort();
+    assert_eq!(
+        nodes,
+        vec![
+            vec![0, 1, 2],
+            vec![1, 0, 2],
+            vec![1, 1, 0],
+            vec![1, 1, 1],
+            vec![1, 1, 2]
+        ]
+    );
+    let mut roots: Vec<Vec<u8>> = (0..it3.levels.len())
+        .filter(|&v| it3.root[v])
+        .map(|v| it3.levels[v].clone())
+        .collect();
+    roots.sort();
+    assert_eq!(roots, vec![vec![0, 1, 2], vec![1, 0, 2], vec![1, 1, 0]]);
+    // edges: <1,1,0> -> <1,1,1> -> <1,1,2>, <1,0,2> -> <1,1,2>, <0,1,2> -> <1,1,2>
+    let mut edges: Vec<(Vec<u8>, Vec<u8>)> = it3
+        .edges
+        .iter()
+        .map(|&(a, b)| (it3.levels[a].clone(), it3.levels[b].clone()))
+        .collect();
+    edges.sort();
+    assert_eq!(
+        edges,
+        vec![
+            (vec![0, 1, 2], vec![1, 1, 2]),
+            (vec![1, 0, 2], vec![1, 1, 2]),
+            (vec![1, 1, 0], vec![1, 1, 1]),
+            (vec![1, 1, 1], vec![1, 1, 2]),
+        ]
+    );
+    let brute = f.brute_anonymous(&["Birthdate", "Sex", "Zipcode"], 2, 0);
+    for alg in ALL {
+        assert_eq!(search(&p, alg, 2, 0).anonymous, brute, "{alg:?}");
+    }
+}
+
+#[test]
+fn survey_race_zip_with_suppression() {
+    let f = Fixture::load("race_zip", "race_zip.csv", &["Race", "ZIP"]);
+    let p = f.problem(&["Race", "ZIP"]);
+    for alg in ALL {
+        let out = search(&p, alg, 2, 2);
+        assert_eq!(out.minimal, vec![vec![1, 0], vec![0, 1]], "{alg:?}");
+    }
+    let sam = search(&p, Algorithm::Samarati, 2, 2);
+    assert_eq!(sam.minimal, vec![vec![1, 0], vec![0, 1]]);
+    // each suppresses exactly two tuples; <R0, Z0> would need six
+    for (node, sup) in [(vec![1u8, 0], 2), (vec![0, 1], 2), (vec![0, 0], 6)] {
+        assert_eq!(
+            p.node_stats(&node, 2, Engine::Auto).unwrap().suppressed,
+            sup
+        );
+    }
+}
+
+#[test]
+fn rollup_equals_rescan_on_adult_for_both_engines() {
+    let f = Fixture::adult();
+    let qis = ["age", "education", "marital-status", "occupation"];
+    let p = f.problem(&qis);
+    assert_eq!(p.rows, 30162);
+    let all = vec![0, 1, 2, 3];
+    for engine in [Engine::Polars, Engine::Native] {
+        // chains F0 -> a -> b, and a projection onto a subset
+        for (a, b) in [
+            (vec![1u8, 0, 0, 0], vec![2u8, 1, 0, 1]),
+            (vec![0, 2, 1, 0], vec![4, 3, 2, 2]),
+            (vec![3, 0, 0, 1], vec![3, 1, 0, 2]),
+        ] {
+            let fa = p.rollup(&p.base, &all, &a, engine).unwrap();
+            assert_eq!(
+                labelled(&p, &fa),
+                f.brute_counts(&qis, &a),
+                "{engine:?} {a:?}"
+            );
+            let fb = p.rollup(&fa, &all, &b, engine).unwrap();
+            assert_eq!(
+                labelled(&p, &fb),
+                f.brute_counts(&qis, &b),
+                "{engine:?} {b:?}"
+            );
+            let proj = p.rollup(&fa, &[0, 2], &[b[0], b[2]], engine).unwrap();
+            assert_eq!(
+                labelled(&p, &proj),
+                f.brute_counts(&["age", "marital-status"], &[b[0], b[2]]),
+            );
+        }
+    }
+    // the two engines give the same rows
+    let x = p
+        .rollup(&p.base, &all, &[1, 1, 1, 1], Engine::Polars)
+        .unwrap();
+    let y = p
+        .rollup(&p.base, &all, &[1, 1, 1, 1], Engine::Native)
+        .unwrap();
+    assert_eq!(x.sorted_rows().unwrap(), y.sorted_rows().unwrap());
+}
+
+#[test]
+fn every_search_agrees_with_brute_force_on_adult() {
+    let f = Fixture::adult();
+    let cols = ["sex", "age", "race", "marital-status", "education"];
+    for n in [3usize, 5] {
+        let qis = &cols[..n];
+        let p = f.problem(qis);
+        for k in [2u64, 5, 10] {
+            for sup in [0u64, 150] {
+                let brute = f.brute_anonymous(qis, k, sup);
+                let lat = Lattice::new(p.heights());
+                for alg in ALL {
+                    let out = search(&p, alg, k, sup);
+                    assert_eq!(out.anonymous, brute, "{alg:?} n={n} k={k} sup={sup}");
+                    // minimal: anonymous with no anonymous direct specialization
+                    for m in &out.minimal {
+                        assert!(lat.predecessors(m).iter().all(|q| !brute.contains(q)));
+                    }
+                }
+                let sam = search(&p, Algorithm::Samarati, k, sup);
+                let min_h = brute.iter().map(|n| crate::lattice::node_height(n)).min();
+                assert_eq!(
+                    sam.minimal
+                        .iter()
+                        .map(|n| crate::lattice::node_height(n))
+                        .min(),
+                    min_h
+                );
+                assert!(sam.minimal.iter().all(|m| brute.contains(m)));
+            }
+        }
+    }
+}
+
+#[test]
+fn incognito_prunes_and_counts_scans() {
+    let f = Fixture::adult();
+    let qis = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+    ];
+    let p = f.problem(&qis);
+    let basic = search(&p, Algorithm::Incognito(Variant::Basic), 2, 0);
+    let sr = search(&p, Algorithm::Incognito(Variant::SuperRoots), 2, 0);
+    let cube = search(&p, Algorithm::Incognito(Variant::Cube), 2, 0);
+    let bu = search(&p, Algorithm::BottomUp { rollup: true }, 2, 0);
+    assert_eq!(basic.anonymous, cube.anonymous);
+    assert_eq!(sr.anonymous, cube.anonymous);
+    assert_eq!(bu.anonymous, cube.anonymous);
+    // the same nodes are checked, only where their sets come from differs
+    assert_eq!(basic.stats.nodes_checked, cube.stats.nodes_checked);
+    assert!(sr.stats.table_scans < basic.stats.table_scans);
+    assert_eq!(cube.stats.table_scans, 1);
+    assert_eq!(cube.stats.cuboids, (1 << qis.len()) - 1);
+    // bottom-up with rollup scans the table once, for the bottom node
+    assert_eq!(bu.stats.table_scans, 1);
+    assert!(basic.stats.nodes_checked < bu.stats.nodes_checked);
+}
+
+#[test]
+fn errors_name_the_column_and_values() {
+    let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
+    let df = df!("Zipcode" => ["53715", "99999", "00000"]).unwrap();
+    let e = Problem::from_frame(
+        df.lazy(),
+        &["Zipcode"],
+        vec![Some(f.hierarchies["Zipcode"].clone())],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("'Zipcode'") && e.contains("\"99999\"") && e.contains("\"00000\""),
+        "{e}"
+    );
+    let p = f.problem(&["Sex"]);
+    let e = Searcher::new(
+        &p,
+        Config {
+            k: 7,
+            max_suppression: 0,
+            engine: Engine::Auto,
+        },
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("k = 7") && e.contains("6 rows"), "{e}");
+}
