@@ -144,7 +144,7 @@ class SearchResult:
                 pl.Series("discernibility", metrics["discernibility"], dtype=pl.Float64),
                 pl.Series("cavg", metrics["cavg"], dtype=pl.Float64),
                 pl.Series("distortion", metrics["distortion"], dtype=pl.Float64),
-                pl.Series("minimal", [tuple(n) in minimal for n in self._nodes]),
+                pl.Series("minimal", [tuple(n) in minimal for n in self._nodes], dtype=pl.Boolean),
             )
             object.__setattr__(self, "_anonymous", frame)
         assert self._anonymous is not None

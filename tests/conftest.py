@@ -1,0 +1,52 @@
+"""Shared helpers: a brute-force check of every lattice node with plain Polars."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+
+
+def brute_counts(
+    frame: pl.DataFrame,
+    qis: Sequence[str],
+    hierarchies: Mapping[str, pa.Hierarchy],
+    node: Sequence[int],
+) -> pl.Series:
+    """Group sizes of the table generalized to `node`: a plain group-by over labels."""
+    exprs = []
+    for q, lvl in zip(qis, node, strict=True):
+        h = hierarchies[q]
+        mapping = dict(zip(h.leaves, h.leaf_labels(lvl), strict=True))
+        exprs.append(pl.col(q).cast(pl.String).replace_strict(mapping).alias(q))
+    return frame.select(exprs).group_by(list(qis)).len().get_column("len")
+
+
+def brute_anonymous(
+    frame: pl.DataFrame,
+    qis: Sequence[str],
+    hierarchies: Mapping[str, pa.Hierarchy],
+    k: int,
+    max_sup: int,
+) -> set[tuple[int, ...]]:
+    heights = [hierarchies[q].height for q in qis]
+    out = set()
+    for node in itertools.product(*[range(h + 1) for h in heights]):
+        counts = brute_counts(frame, qis, hierarchies, node)
+        if int(counts.filter(counts < k).sum()) <= max_sup:
+            out.add(tuple(node))
+    return out
+
+
+def nodes(frame: pl.DataFrame, qis: Sequence[str]) -> set[tuple[int, ...]]:
+    return {tuple(int(v) for v in row) for row in frame.select(list(qis)).iter_rows()}
+
+
+@pytest.fixture(scope="session")
+def adult() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
+    lf, hs = pa.datasets.adult()
+    return lf.collect(), hs

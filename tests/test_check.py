@@ -1,0 +1,178 @@
+"""check and generalize: the papers' statements, Adult against plain Polars and
+pycanon, every kind of input, and clear errors."""
+
+from __future__ import annotations
+
+import pandas as pd
+import polars as pl
+import pyarrow
+import pytest
+from pycanon import anonymity
+
+import polars_anon as pa
+from tests.conftest import brute_counts
+
+PATIENT_QI = ["Birthdate", "Sex", "Zipcode"]
+
+
+@pytest.mark.parametrize(
+    ("levels", "anonymous"),
+    [
+        ({"Birthdate": 0}, True),
+        ({"Sex": 0}, True),
+        ({"Zipcode": 0}, True),
+        ({"Sex": 1, "Zipcode": 0}, True),
+        ({"Sex": 0, "Zipcode": 2}, True),
+        ({"Sex": 0, "Zipcode": 0}, False),
+        ({"Sex": 0, "Zipcode": 1}, False),
+    ],
+)
+def test_patients_statements_of_the_incognito_paper(
+    levels: dict[str, int], anonymous: bool
+) -> None:
+    lf, hs = pa.datasets.patients()
+    report = pa.check(lf, list(levels), k=2, hierarchies=hs, levels=levels)
+    assert report.k_anonymous is anonymous
+    assert report.rows == 6
+
+
+def test_survey_suppresses_the_italic_tuples() -> None:
+    lf, hs = pa.datasets.race_zip()
+    indexed = lf.with_row_index("row", offset=1)
+    # GT[1,0]: asian 94142 (row 1) and black 94138 (row 6) go
+    # GT[0,1]: the two white tuples (rows 8, 9) go
+    for levels, gone in [({"Race": 1, "ZIP": 0}, {1, 6}), ({"Race": 0, "ZIP": 1}, {8, 9})]:
+        report = pa.check(lf, ["Race", "ZIP"], 2, hs, levels, max_suppression=2)
+        assert report.k_anonymous and report.suppressed == 2
+        out = pa.generalize(indexed, hs, levels, k=2, max_suppression=2).collect()
+        assert set(range(1, 10)) - set(out.get_column("row").to_list()) == gone
+        assert out.get_column("row").to_list() == sorted(out.get_column("row").to_list())
+    assert not pa.check(lf, ["Race", "ZIP"], 2, hs, max_suppression=2).k_anonymous
+    with pytest.raises(pa.NotAnonymousError, match="6 tuple"):
+        pa.generalize(lf, hs, {"Race": 0, "ZIP": 0}, k=2, max_suppression=2).collect()
+
+
+@pytest.mark.parametrize(
+    "node",
+    [(0, 0, 0, 0, 0), (1, 2, 1, 1, 0), (0, 4, 0, 2, 3), (1, 3, 1, 0, 1), (1, 1, 0, 2, 2)],
+)
+def test_check_on_adult_agrees_with_a_plain_group_by(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], node: tuple[int, ...]
+) -> None:
+    df, hs = adult
+    qis = ["sex", "age", "race", "marital-status", "education"]
+    levels = dict(zip(qis, node, strict=True))
+    for k in (2, 5, 10):
+        report = df.anon.check(qis, k, hs, levels)
+        counts = brute_counts(df, qis, hs, node)
+        assert report.groups == counts.len()
+        assert report.min_group_size == counts.min()
+        assert report.suppressed == counts.filter(counts < k).sum()
+        assert report.k_anonymous == (counts.min() >= k)  # type: ignore[operator]
+        kept = counts.filter(counts >= k)
+        assert report.discernibility == (kept**2).sum() + report.suppressed * len(df)
+    assert report.group_sizes.get_column("groups").sum() == report.groups
+
+
+def test_metrics_on_a_hand_computed_release() -> None:
+    lf, hs = pa.datasets.race_zip()
+    r = pa.check(lf, ["Race", "ZIP"], 2, hs, {"Race": 1, "ZIP": 0}, max_suppression=2)
+    # released groups: person/94139 x5, person/94141 x2; 2 suppressed of 9
+    assert (r.groups, r.min_group_size, r.suppressed, r.height) == (4, 1, 2, 1)
+    assert r.discernibility == 25 + 4 + 2 * 9
+    assert r.cavg == pytest.approx(7 / 2 / 2)
+    # Prec = 1 - (7 * (1/1 + 0/2) + 2 * 2) / (9 * 2)
+    assert r.precision == pytest.approx(1 - 11 / 18)
+    # distortion = (7 * 1 + 2 * 3) / (9 * 3)
+    assert r.distortion == pytest.approx(13 / 27)
+    assert "k-anonymous" in str(r) and "<table>" in r._repr_html_()
+
+
+def test_generalize_adult_k5_verified_by_check_and_pycanon(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    qis = ["sex", "age", "race", "marital-status", "education"]
+    levels = {"sex": 0, "age": 2, "race": 1, "marital-status": 1, "education": 2}
+    out = df.lazy().anon.generalize(hs, levels, k=5, max_suppression=0.02)
+    assert isinstance(out, pl.LazyFrame)
+    released = out.collect()
+    assert released.columns == df.columns
+    assert released.get_column("sex").dtype == pl.String
+    assert released.get_column("age").dtype == pl.String  # generalized: labels
+    assert set(released.get_column("race").unique()) == {"*"}
+    # untouched columns pass through, in order
+    kept = df.join(released.select(pl.len()), how="cross")
+    assert kept.height == df.height
+    assert released.get_column("occupation").to_list() == (
+        df.filter(pl.Series(_kept_mask(df, hs, qis, levels, 5))).get_column("occupation").to_list()
+    )
+    again = pa.check(released, qis, 5)
+    assert again.k_anonymous and again.min_group_size >= 5
+    assert anonymity.k_anonymity(released.to_pandas(), qis) >= 5
+    assert df.height - released.height == pa.check(df, qis, 5, hs, levels).suppressed
+
+
+def _kept_mask(
+    df: pl.DataFrame, hs: dict[str, pa.Hierarchy], qis: list[str], levels: dict[str, int], k: int
+) -> list[bool]:
+    exprs = []
+    for q in qis:
+        h = hs[q]
+        mapping = dict(zip(h.leaves, h.leaf_labels(levels[q]), strict=True))
+        exprs.append(pl.col(q).cast(pl.String).replace_strict(mapping).alias(q))
+    g = df.select(exprs)
+    return g.select((pl.len().over(qis) >= k).alias("m")).get_column("m").to_list()
+
+
+def test_level_zero_columns_keep_their_dtype() -> None:
+    lf, hs = pa.datasets.adult()
+    out = pa.generalize(lf, hs, {"age": 0, "sex": 1}).collect()
+    assert out.get_column("age").dtype == pl.Int64
+    assert out.get_column("sex").unique().to_list() == ["*"]
+
+
+def test_every_kind_of_input_gives_the_same_report() -> None:
+    lf, hs = pa.datasets.patients()
+    df = lf.collect()
+    expect = pa.check(df, PATIENT_QI, 2, hs, {"Sex": 1})
+    inputs = [df, lf, df.to_arrow(), df.to_pandas(), pyarrow.table(df.to_arrow())]
+    for data in inputs:
+        r = pa.check(data, PATIENT_QI, 2, hs, {"Sex": 1})
+        assert (r.groups, r.suppressed, r.min_group_size) == (
+            expect.groups,
+            expect.suppressed,
+            expect.min_group_size,
+        ), type(data)
+    assert isinstance(df.to_pandas(), pd.DataFrame)
+    assert lf.anon.check(PATIENT_QI, 2, hs, {"Sex": 1}).groups == expect.groups
+    assert df.anon.generalize_df(hs, {"Sex": 1}).height == 6
+
+
+def test_errors_name_columns_and_values() -> None:
+    lf, hs = pa.datasets.patients()
+    with pytest.raises(pa.ConfigError, match=r"unknown column.*'Age'"):
+        pa.check(lf, ["Age"], 2, hs)
+    bad = lf.with_columns(pl.col("Zipcode").replace(53703, 99999))
+    with pytest.raises(pa.MissingValueError, match=r"'Zipcode'.*\"99999\""):
+        pa.check(bad, ["Zipcode"], 2, hs)
+    nulls = lf.with_columns(pl.when(pl.col("Sex") == "Male").then(None).otherwise("Sex").alias("Sex"))
+    with pytest.raises(pa.MissingValueError, match=r"'Sex': 3 null"):
+        pa.check(nulls, ["Sex"], 2, hs)
+    with pytest.raises(pa.ConfigError, match="larger than the table"):
+        pa.check(lf, ["Sex"], 7, hs)
+    with pytest.raises(pa.ConfigError, match=r"\[0, 1\)"):
+        pa.check(lf, ["Sex"], 2, hs, max_suppression=1.5)
+    with pytest.raises(pa.ConfigError, match="above its hierarchy's height"):
+        pa.check(lf, ["Sex"], 2, hs, {"Sex": 3})
+    with pytest.raises(pa.ConfigError, match="not quasi-identifiers"):
+        pa.check(lf, ["Sex"], 2, hs, {"Zipcode": 1})
+    with pytest.raises(TypeError, match="__arrow_c_stream__"):
+        pa.check([1, 2, 3], ["Sex"], 2, hs)
+
+
+def test_fractional_suppression_is_a_share_of_rows() -> None:
+    lf, hs = pa.datasets.race_zip()
+    assert pa.check(lf, ["Race", "ZIP"], 2, hs, {"Race": 1}, max_suppression=0.25).k_anonymous
+    r = pa.check(lf, ["Race", "ZIP"], 2, hs, {"Race": 1}, max_suppression=0.2)
+    assert r.max_suppression == 1 and not r.k_anonymous

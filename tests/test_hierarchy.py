@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import pytest
+
+import polars_anon as pa
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_reads_arx_csv_and_round_trips_json() -> None:
+    h = pa.Hierarchy.from_csv(ROOT / "hierarchies" / "adult" / "age.csv", sep=";")
+    assert h.height == 4
+    assert len(h.leaves) == 100  # ARX lists ages 1..100, more than Adult uses
+    assert h.levels[4] == ["*"]
+    assert h.leaf_labels(1)[h.leaves.index("39")] == "35-39"
+    again = pa.Hierarchy.from_json(h.to_json())
+    assert again == h and again.levels == h.levels
+    assert pa.Hierarchy.from_csv_text(h.to_csv(sep=","), sep=",") == h
+
+
+def test_from_rows_and_read_hierarchies(tmp_path: Path) -> None:
+    h = pa.Hierarchy.from_rows([["a", "x", "*"], ["b", "x", "*"], ["c", "y", "*"]])
+    assert h.levels == [["a", "b", "c"], ["x", "y"], ["*"]]
+    (tmp_path / "arx_hierarchy_color.csv").write_text("red;*\nblue;*\n")
+    (tmp_path / "size.csv").write_text("S;*\nL;*\n")
+    hs = pa.read_hierarchies(tmp_path)
+    assert sorted(hs) == ["color", "size"]
+    assert hs["color"].leaves == ["red", "blue"]
+    mixed = pa.read_hierarchies({"a": h, "b": [["1", "*"], ["2", "*"]], "c": tmp_path / "size.csv"})
+    assert mixed["b"].height == 1 and mixed["c"].leaves == ["S", "L"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragments"),
+    [
+        ("", ["empty"]),
+        ("a;x;*\nb;x\n", ["row 2", "ragged"]),
+        ("a;*\na;*\n", ['"a"', "rows 1 and 2"]),
+        ("a;x;*\nb;y;*\nc;x;+\n", ["not a tree", '"x"', "row 3"]),
+        ("a;*\nb;+\n", ["top level", '"+"']),
+    ],
+)
+def test_bad_hierarchies_name_file_row_and_value(
+    tmp_path: Path, text: str, fragments: list[str]
+) -> None:
+    path = tmp_path / "zip.csv"
+    path.write_text(text)
+    with pytest.raises(pa.HierarchyError) as err:
+        pa.Hierarchy.from_csv(path)
+    message = str(err.value)
+    assert "zip.csv" in message
+    for f in fragments:
+        assert f in message, message
+    assert isinstance(err.value, pa.AnonError)
+
+
+def test_shipped_hierarchies_match_the_bundled_ones() -> None:
+    bundled = ROOT / "python" / "polars_anon" / "data"
+    for name in ("adult", "patients", "race_zip"):
+        shipped = sorted(p.name for p in (ROOT / "hierarchies" / name).glob("*.csv"))
+        assert shipped
+        for f in shipped:
+            assert filecmp.cmp(ROOT / "hierarchies" / name / f, bundled / name / f, shallow=False)
+        assert pa.read_hierarchies(ROOT / "hierarchies" / name).keys() == set(
+            Path(f).stem for f in shipped
+        )

@@ -1,0 +1,199 @@
+"""Every search against brute force, against each other, and on the papers' examples."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from tests.conftest import brute_anonymous, nodes
+
+SEARCHES = [
+    ("incognito", "basic"),
+    ("incognito", "super_roots"),
+    ("incognito", "cube"),
+    ("bottom_up", "rollup"),
+    ("bottom_up", "no_rollup"),
+    ("mingen", None),
+]
+ADULT = ["sex", "age", "race", "marital-status", "education", "native-country"]
+
+
+# n = 6 is brute-forced (600 nodes) for k = 5 only, to keep the suite quick
+@pytest.mark.parametrize(("n", "k"), [(3, 2), (3, 5), (3, 10), (4, 2), (4, 5), (4, 10), (6, 5)])
+@pytest.mark.parametrize("max_sup", [0, 0.01])
+def test_all_searches_return_the_brute_force_set_on_adult(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], n: int, k: int, max_sup: float
+) -> None:
+    df, hs = adult
+    qis = ADULT[:n]
+    sup = int(max_sup * df.height)
+    expect = brute_anonymous(df, qis, hs, k, sup)
+    results = {}
+    for algorithm, variant in SEARCHES:
+        r = pa.search(df, qis, hs, k, max_sup, algorithm=algorithm, variant=variant)
+        assert r.complete
+        assert nodes(r.anonymous, qis) == expect, (algorithm, variant)
+        results[(algorithm, variant)] = r
+    first = results[SEARCHES[0]]
+    minimal = nodes(first.minimal, qis)
+    for r in results.values():
+        assert nodes(r.minimal, qis) == minimal
+        for criterion in pa.CRITERIA:
+            assert r.best(criterion) == first.best(criterion), criterion
+        assert r.anonymous.sort(qis).equals(first.anonymous.sort(qis))
+    # a minimal node has no anonymous direct specialization
+    for m in minimal:
+        for i in range(n):
+            if m[i] > 0:
+                below = m[:i] + (m[i] - 1,) + m[i + 1 :]
+                assert below not in expect
+    sam = pa.search(df, qis, hs, k, max_sup, algorithm="samarati")
+    assert not sam.complete
+    assert nodes(sam.anonymous, qis) <= expect
+    lowest = min(sum(x) for x in expect)
+    assert nodes(sam.minimal, qis) == {x for x in expect if sum(x) == lowest}
+
+
+def test_engines_agree(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> None:
+    df, hs = adult
+    a = pa.search(df, ADULT[:5], hs, 5, 100, engine="polars")
+    b = pa.search(df, ADULT[:5], hs, 5, 100, engine="native")
+    assert a.anonymous.equals(b.anonymous)
+    with pytest.raises(pa.ConfigError, match="engine"):
+        pa.search(df, ADULT[:3], hs, 5, engine="gpu")
+
+
+def test_metrics_of_the_result_agree_with_check(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    qis = ADULT[:4]
+    r = pa.incognito(df, qis, hs, k=10, max_suppression=50)
+    for row in r.anonymous.head(25).iter_rows(named=True):
+        levels = {q: row[q] for q in qis}
+        c = pa.check(df, qis, 10, hs, levels, max_suppression=50)
+        assert c.k_anonymous
+        assert (c.suppressed, c.height) == (row["suppressed"], row["height"])
+        assert c.precision == pytest.approx(row["precision"])
+        assert c.discernibility == row["discernibility"]
+        assert c.distortion == pytest.approx(row["distortion"])
+
+
+def test_best_criteria_weights_and_bounds(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    qis = ADULT[:5]
+    r = df.anon.incognito(qis, hs, k=5, max_suppression=0.01)
+    frame = r.anonymous
+    best = r.best("min_height")
+    assert sum(best.values()) == frame.get_column("height").min()
+    assert r.best("max_precision") == _argbest(frame, qis, "precision", True)
+    assert r.best("min_discernibility") == _argbest(frame, qis, "discernibility", False)
+    assert r.best("min_suppression") == _argbest(frame, qis, "suppressed", False)
+    assert r.best("max_distribution") == _argbest(frame, qis, "groups", True)
+    keep_sex = r.best("min_height", bounds={"sex": 0})
+    assert keep_sex["sex"] == 0
+    heavy = r.best("min_height", weights={"age": 100.0})
+    assert heavy["age"] == frame.get_column("age").min()
+    with pytest.raises(pa.ConfigError, match="criterion"):
+        r.best("fastest")
+    with pytest.raises(pa.ConfigError, match="unknown quasi-identifier"):
+        r.best(weights={"zip": 1.0})
+    applied = r.apply(df).collect()
+    assert pa.check(applied, qis, 5).min_group_size >= 5
+    assert "incognito (cube)" in repr(r) and "<table>" in r._repr_html_()
+
+
+def _argbest(frame: pl.DataFrame, qis: list[str], col: str, descending: bool) -> dict[str, int]:
+    top = frame.sort([col, "height", "suppressed", *qis],
+                     descending=[descending, False, False] + [False] * len(qis)).row(0, named=True)
+    return {q: top[q] for q in qis}
+
+
+def test_patients_figures_and_survey_example() -> None:
+    lf, hs = pa.datasets.patients()
+    r = pa.incognito(lf, ["Birthdate", "Sex", "Zipcode"], hs, k=2, variant="basic")
+    three = r.trace[2]
+    roots = sorted(tuple(v) for v, root in zip(three["levels"], three["root"], strict=True) if root)
+    assert roots == [(0, 1, 2), (1, 0, 2), (1, 1, 0)]
+    assert sorted(map(tuple, three["levels"])) == [
+        (0, 1, 2), (1, 0, 2), (1, 1, 0), (1, 1, 1), (1, 1, 2)
+    ]
+    lf2, hs2 = pa.datasets.race_zip()
+    for algorithm, variant in [*SEARCHES, ("samarati", None)]:
+        s = pa.search(lf2, ["Race", "ZIP"], hs2, 2, 2, algorithm=algorithm, variant=variant)
+        assert nodes(s.minimal, ["Race", "ZIP"]) == {(1, 0), (0, 1)}
+
+
+def test_statistics_follow_the_paper(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> None:
+    df, hs = adult
+    qis = ADULT[:5]
+    basic = pa.incognito(df, qis, hs, 2, variant="basic").stats
+    roots = pa.incognito(df, qis, hs, 2, variant="super_roots").stats
+    cube = pa.incognito(df, qis, hs, 2, variant="cube").stats
+    bu = pa.search(df, qis, hs, 2, algorithm="bottom_up", variant="no_rollup").stats
+    assert basic["nodes_checked"] == roots["nodes_checked"] == cube["nodes_checked"]
+    assert cube["table_scans"] == 1 and cube["cuboids"] == 2**5 - 1
+    assert roots["table_scans"] < basic["table_scans"]
+    assert bu["table_scans"] == bu["nodes_checked"] > basic["nodes_checked"]
+    assert set(cube["phase_ms"]) >= {"cube", "search", "total"}
+
+
+def test_search_errors() -> None:
+    lf, hs = pa.datasets.patients()
+    with pytest.raises(pa.ConfigError, match="unknown algorithm"):
+        pa.search(lf, ["Sex"], hs, 2, algorithm="datafly")
+    with pytest.raises(pa.ConfigError, match="no variant"):
+        pa.search(lf, ["Sex"], hs, 2, algorithm="incognito", variant="rollup")
+    with pytest.raises(pa.ConfigError, match="larger than the table"):
+        pa.search(lf, ["Sex"], hs, 100)
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]]:
+    n_attrs = draw(st.integers(1, 3))
+    hs: dict[str, pa.Hierarchy] = {}
+    columns: dict[str, list[str]] = {}
+    rows = draw(st.integers(1, 40))
+    for a in range(n_attrs):
+        leaves = [f"v{i}" for i in range(draw(st.integers(1, 6)))]
+        height = draw(st.integers(0, 3))
+        hrows = [[leaf] for leaf in leaves]
+        # each level groups the previous level's labels into fewer buckets
+        labels = list(leaves)
+        for lvl in range(1, height + 1):
+            if lvl == height:
+                parent = {lab: "*" for lab in labels}
+            else:
+                buckets = draw(st.integers(1, max(1, len(set(labels)))))
+                parent = {lab: f"g{lvl}_{draw(st.integers(0, buckets - 1))}" for lab in set(labels)}
+            labels = [parent[lab] for lab in labels]
+            for row, lab in zip(hrows, labels, strict=True):
+                row.append(lab)
+        name = f"c{a}"
+        hs[name] = pa.Hierarchy.from_rows(hrows)
+        columns[name] = [draw(st.sampled_from(leaves)) for _ in range(rows)]
+    return pl.DataFrame(columns), hs, list(columns)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tables(), k=st.integers(1, 5), sup=st.integers(0, 4))
+def test_property_every_search_equals_brute_force(
+    data: tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]], k: int, sup: int
+) -> None:
+    df, hs, qis = data
+    if k > df.height:
+        with pytest.raises(pa.ConfigError):
+            pa.search(df, qis, hs, k)
+        return
+    expect = brute_anonymous(df, qis, hs, k, sup)
+    for algorithm, variant in SEARCHES:
+        r = pa.search(df, qis, hs, k, sup, algorithm=algorithm, variant=variant)
+        assert nodes(r.anonymous, qis) == expect, (algorithm, variant)
+    sam = pa.search(df, qis, hs, k, sup, algorithm="samarati")
+    lowest = min((sum(x) for x in expect), default=None)
+    assert nodes(sam.minimal, qis) == {x for x in expect if sum(x) == lowest}
