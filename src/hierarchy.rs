@@ -94,8 +94,8 @@ impl Hierarchy {
         for l in 0..width - 1 {
             let mut up = vec![u32::MAX; labels[l].len()];
             let mut seen_at = vec![0usize; labels[l].len()];
-            for r in 0..rows.len() {
-                let (c, p) = (leaf_to[l][r] as usize, leaf_to[l + 1][r]);
+            for (r, (&c, &p)) in leaf_to[l].iter().zip(&leaf_to[l + 1]).enumerate() {
+                let c = c as usize;
                 if up[c] == u32::MAX {
                     up[c] = p;
                     seen_at[c] = r;

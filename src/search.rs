@@ -693,7 +693,7 @@ fn generate_graph(g: &Graph, in_s: &[bool]) -> Graph {
     let by_parents: HashMap<(usize, usize), usize> =
         (0..next.len()).map(|v| (next.parents[v], v)).collect();
     let mut cand: Vec<Vec<usize>> = vec![Vec::new(); next.len()];
-    for v in 0..next.len() {
+    for (v, targets) in cand.iter_mut().enumerate() {
         let (p1, p2) = next.parents[v];
         let ups1: Vec<usize> = std::iter::once(p1)
             .chain(g.succ[p1].iter().copied())
@@ -707,7 +707,7 @@ fn generate_graph(g: &Graph, in_s: &[bool]) -> Graph {
                     continue;
                 }
                 if let Some(&w) = by_parents.get(&(q1, q2)) {
-                    cand[v].push(w);
+                    targets.push(w);
                 }
             }
         }

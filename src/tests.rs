@@ -43,7 +43,11 @@ impl Fixture {
         let hierarchies = columns
             .iter()
             .map(|c| {
-                let h = Hierarchy::from_csv_path(&dir.join(format!("{c}.csv")), b';').unwrap();
+                let h = Hierarchy::from_csv_path(
+                    &dir.join("hierarchies").join(format!("{c}.csv")),
+                    b';',
+                )
+                .unwrap();
                 (c.to_string(), h)
             })
             .collect();

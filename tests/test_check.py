@@ -156,7 +156,9 @@ def test_errors_name_columns_and_values() -> None:
     bad = lf.with_columns(pl.col("Zipcode").replace(53703, 99999))
     with pytest.raises(pa.MissingValueError, match=r"'Zipcode'.*\"99999\""):
         pa.check(bad, ["Zipcode"], 2, hs)
-    nulls = lf.with_columns(pl.when(pl.col("Sex") == "Male").then(None).otherwise("Sex").alias("Sex"))
+    nulls = lf.with_columns(
+        pl.when(pl.col("Sex") == "Male").then(None).otherwise("Sex").alias("Sex")
+    )
     with pytest.raises(pa.MissingValueError, match=r"'Sex': 3 null"):
         pa.check(nulls, ["Sex"], 2, hs)
     with pytest.raises(pa.ConfigError, match="larger than the table"):

@@ -63,7 +63,9 @@ def test_shipped_hierarchies_match_the_bundled_ones() -> None:
         shipped = sorted(p.name for p in (ROOT / "hierarchies" / name).glob("*.csv"))
         assert shipped
         for f in shipped:
-            assert filecmp.cmp(ROOT / "hierarchies" / name / f, bundled / name / f, shallow=False)
+            assert filecmp.cmp(
+                ROOT / "hierarchies" / name / f, bundled / name / "hierarchies" / f, shallow=False
+            )
         assert pa.read_hierarchies(ROOT / "hierarchies" / name).keys() == set(
             Path(f).stem for f in shipped
         )

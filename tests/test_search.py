@@ -48,7 +48,7 @@ def test_all_searches_return_the_brute_force_set_on_adult(
     for m in minimal:
         for i in range(n):
             if m[i] > 0:
-                below = m[:i] + (m[i] - 1,) + m[i + 1 :]
+                below = (*m[:i], m[i] - 1, *m[i + 1 :])
                 assert below not in expect
     sam = pa.search(df, qis, hs, k, max_sup, algorithm="samarati")
     assert not sam.complete
@@ -109,8 +109,10 @@ def test_best_criteria_weights_and_bounds(
 
 
 def _argbest(frame: pl.DataFrame, qis: list[str], col: str, descending: bool) -> dict[str, int]:
-    top = frame.sort([col, "height", "suppressed", *qis],
-                     descending=[descending, False, False] + [False] * len(qis)).row(0, named=True)
+    top = frame.sort(
+        [col, "height", "suppressed", *qis],
+        descending=[descending, False, False] + [False] * len(qis),
+    ).row(0, named=True)
     return {q: top[q] for q in qis}
 
 
@@ -121,7 +123,11 @@ def test_patients_figures_and_survey_example() -> None:
     roots = sorted(tuple(v) for v, root in zip(three["levels"], three["root"], strict=True) if root)
     assert roots == [(0, 1, 2), (1, 0, 2), (1, 1, 0)]
     assert sorted(map(tuple, three["levels"])) == [
-        (0, 1, 2), (1, 0, 2), (1, 1, 0), (1, 1, 1), (1, 1, 2)
+        (0, 1, 2),
+        (1, 0, 2),
+        (1, 1, 0),
+        (1, 1, 1),
+        (1, 1, 2),
     ]
     lf2, hs2 = pa.datasets.race_zip()
     for algorithm, variant in [*SEARCHES, ("samarati", None)]:

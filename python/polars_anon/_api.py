@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -117,8 +117,9 @@ def generalize_prepared(
     keys = [f"__polars_anon_key_{i}" for i in range(len(qis))]
     drop = small.select([pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)])
     return (
-        out.with_columns([pl.col(q).cast(pl.String).alias(key) for q, key in zip(qis, keys,
-                                                                                 strict=True)])
+        out.with_columns(
+            [pl.col(q).cast(pl.String).alias(key) for q, key in zip(qis, keys, strict=True)]
+        )
         .join(drop.lazy(), on=keys, how="anti", maintain_order="left")
         .drop(keys)
     )
@@ -145,9 +146,11 @@ def generalize(
     (['Person'], 6)
     """
     if quasi_identifiers is None:
-        if not hasattr(levels, "keys"):
-            raise TypeError("levels must be a mapping of column to level, or pass quasi_identifiers")
-        quasi_identifiers = list(levels.keys())  # type: ignore[union-attr]
+        if not isinstance(levels, Mapping):
+            raise TypeError(
+                "levels must be a mapping of column to level, or pass quasi_identifiers"
+            )
+        quasi_identifiers = list(levels.keys())
     prep = prepare(data, quasi_identifiers, hierarchies)
     return generalize_prepared(prep, prep.levels(levels), k, max_suppression)
 

@@ -53,15 +53,13 @@ def to_hierarchy(value: HierarchyLike, column: str, sep: str = ";") -> Hierarchy
     )
 
 
-def read_hierarchies(
-    source: Hierarchies, sep: str = ";"
-) -> dict[str, Hierarchy]:
+def read_hierarchies(source: Hierarchies, sep: str = ";") -> dict[str, Hierarchy]:
     """Hierarchies by column: from a directory of ``<column>.csv`` files (ARX's
     ``*_hierarchy_<column>.csv`` and ``hierarchy_<column>.csv`` names work too), or
     from a mapping of column to Hierarchy, CSV path or rows.
 
     >>> from polars_anon import datasets
-    >>> hs = read_hierarchies(datasets.data_dir() / "patients")
+    >>> hs = read_hierarchies(datasets.data_dir() / "patients" / "hierarchies")
     >>> sorted(hs), hs["Zipcode"].height
     (['Birthdate', 'Sex', 'Zipcode'], 2)
     """
@@ -169,9 +167,7 @@ def prepare(
     schema = lazy.collect_schema()
     unknown = [q for q in qis if q not in schema]
     if unknown:
-        raise ConfigError(
-            f"unknown column(s) {unknown}; the data has {list(schema.names())}"
-        )
+        raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
     hs_by_col = resolve_hierarchies(hierarchies)
     f0 = (
         lazy.select([pl.col(q).cast(pl.String) for q in qis])
@@ -202,9 +198,7 @@ def prepare(
     return Prepared(lazy, qis, hs, f0, problem)
 
 
-def generalization_exprs(
-    prep: Prepared, levels: Sequence[int], *, strings: bool
-) -> list[pl.Expr]:
+def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool) -> list[pl.Expr]:
     """Expressions replacing each quasi-identifier by its label at `levels`.
 
     With ``strings=False`` a column at level 0 keeps its own values and dtype.

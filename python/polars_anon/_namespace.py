@@ -48,7 +48,13 @@ class _Anon:
     ) -> SearchResult:
         """See `polars_anon.search`."""
         return _api.search(
-            self._frame, quasi_identifiers, hierarchies, k, max_suppression, algorithm, variant,
+            self._frame,
+            quasi_identifiers,
+            hierarchies,
+            k,
+            max_suppression,
+            algorithm,
+            variant,
             engine,
         )
 

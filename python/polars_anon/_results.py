@@ -224,8 +224,11 @@ class SearchResult:
         if data is not None:
             from polars_anon._frames import prepare
 
-            prep = prepare(data, self.quasi_identifiers, dict(zip(
-                self.quasi_identifiers, prep.hierarchies, strict=True)))
+            prep = prepare(
+                data,
+                self.quasi_identifiers,
+                dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
+            )
         return generalize_prepared(prep, prep.levels(chosen), self.k, self.max_suppression)
 
     def _rows(self) -> list[tuple[str, Any]]:
@@ -236,11 +239,15 @@ class SearchResult:
             ("k", self.k),
             ("max suppression", self.max_suppression),
             ("quasi-identifiers", ", ".join(self.quasi_identifiers)),
-            ("anonymous generalizations", len(self._nodes)
-             if self.complete else f"{len(self._nodes)} (of those evaluated)"),
-            ("minimal", [dict(zip(self.quasi_identifiers, n, strict=True))
-                         for n in self._minimal_nodes[:5]]
-             + (["..."] if len(self._minimal_nodes) > 5 else [])),
+            (
+                "anonymous generalizations",
+                len(self._nodes) if self.complete else f"{len(self._nodes)} (of those evaluated)",
+            ),
+            (
+                "minimal",
+                [dict(zip(self.quasi_identifiers, n, strict=True)) for n in self._minimal_nodes[:5]]
+                + (["..."] if len(self._minimal_nodes) > 5 else []),
+            ),
             ("nodes checked / marked", f"{s['nodes_checked']} / {s['nodes_marked']}"),
             ("table scans", s["table_scans"]),
             ("time (ms)", round(s["phase_ms"].get("total", 0.0), 1)),

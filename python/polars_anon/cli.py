@@ -57,12 +57,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         p = sub.add_parser(name)
         if name == "anonymize":
             p.add_argument("data", type=Path, help="CSV (';'-separated) or Parquet file")
-            p.add_argument("--hierarchies", type=Path, required=True,
-                           help="directory of <column>.csv hierarchies (ARX layout)")
+            p.add_argument(
+                "--hierarchies",
+                type=Path,
+                required=True,
+                help="directory of <column>.csv hierarchies (ARX layout)",
+            )
             p.add_argument("--qi", required=True, help="comma-separated quasi-identifiers")
         p.add_argument("--k", type=int, default=5)
-        p.add_argument("--max-suppression", type=_suppression, default=0,
-                       help="tuples (int) or fraction of rows (float in [0, 1))")
+        p.add_argument(
+            "--max-suppression",
+            type=_suppression,
+            default=0,
+            help="tuples (int) or fraction of rows (float in [0, 1))",
+        )
         p.add_argument("--criterion", choices=CRITERIA, default="min_discernibility")
         p.add_argument("--out", type=Path, default=Path(f"{name}_anonymized.parquet"))
     args = parser.parse_args(argv)
@@ -73,8 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             _run(lf, qis, hs, args.k, args.max_suppression, args.criterion, args.out)
         else:
             path: Path = args.data
-            lf = (pl.scan_parquet(path) if path.suffix == ".parquet"
-                  else pl.scan_csv(path, separator=";"))
+            lf = (
+                pl.scan_parquet(path)
+                if path.suffix == ".parquet"
+                else pl.scan_csv(path, separator=";")
+            )
             hs = read_hierarchies(args.hierarchies)
             qis = [q.strip() for q in args.qi.split(",") if q.strip()]
             _run(lf, qis, hs, args.k, args.max_suppression, args.criterion, args.out)

@@ -36,7 +36,7 @@ def data_dir() -> Path:
 def _load(name: str, table: str, columns: tuple[str, ...]) -> Dataset:
     d = data_dir() / name
     lf = pl.scan_csv(d / table, separator=";")
-    hs = {c: Hierarchy.from_csv(str(d / f"{c}.csv"), sep=";") for c in columns}
+    hs = {c: Hierarchy.from_csv(str(d / "hierarchies" / f"{c}.csv"), sep=";") for c in columns}
     return Dataset(lf, hs)
 
 

@@ -74,8 +74,9 @@ pub struct PyHierarchy {
 #[pymethods]
 impl PyHierarchy {
     #[staticmethod]
-    #[pyo3(signature = (rows, source = "rows".to_string()))]
-    fn from_rows(rows: Vec<Vec<String>>, source: String) -> PyResult<Self> {
+    #[pyo3(signature = (rows, source = None))]
+    fn from_rows(rows: Vec<Vec<String>>, source: Option<String>) -> PyResult<Self> {
+        let source = source.unwrap_or_else(|| "rows".into());
         Ok(PyHierarchy {
             inner: Hierarchy::from_rows(rows, &source).map_err(to_py)?,
         })
@@ -88,8 +89,9 @@ impl PyHierarchy {
         })
     }
     #[staticmethod]
-    #[pyo3(signature = (text, sep = ";", source = "text".to_string()))]
-    fn from_csv_text(text: &str, sep: &str, source: String) -> PyResult<Self> {
+    #[pyo3(signature = (text, sep = ";", source = None))]
+    fn from_csv_text(text: &str, sep: &str, source: Option<String>) -> PyResult<Self> {
+        let source = source.unwrap_or_else(|| "text".into());
         Ok(PyHierarchy {
             inner: Hierarchy::from_csv_str(text, sep_byte(sep)?, &source).map_err(to_py)?,
         })

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The whole test suite, from nothing: a virtualenv with every dependency, the
+# Rust tests, the extension module, lints, pytest (with doctests) and the notebooks.
+# Polars is compiled once: the Rust tests and the extension share the release
+# profile and one target directory outside the checkout (reused when present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/polars-anon-target}"
+export CARGO_TERM_COLOR=never
+venv="${POLARS_ANON_VENV:-.venv}"
+step() { printf '\n==> %s (%s)\n' "$1" "$(date +%T)"; }
+
+step "python environment"
+python3 -m venv "$venv"
+# shellcheck disable=SC1091
+. "$venv/bin/activate"
+python -m pip install -q --upgrade pip
+python -m pip install -q "maturin>=1.8,<2"
+
+step "rust: format, tests"
+cargo fmt --check
+cargo test --release
+
+step "build and install the extension with its test dependencies"
+maturin develop --release --extras test
+
+step "rust: clippy"
+cargo clippy --release --all-targets --features python -- -D warnings
+
+step "python: lints and types"
+ruff check python tests bench
+ruff format --check python tests bench
+mypy python/polars_anon
+python -m mypy.stubtest polars_anon._core
+
+step "pytest: tests, doctests, notebooks"
+python -m pytest -p no:cacheprovider --nbmake tests python/polars_anon notebooks
