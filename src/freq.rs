@@ -12,7 +12,8 @@
 //! what `Engine::Auto` picks whenever the packed key fits in 64 bits.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+
+use std::sync::Arc;
 
 use polars::prelude::*;
 
@@ -47,28 +48,109 @@ impl std::str::FromStr for Engine {
     }
 }
 
+/// Where each attribute's code sits in a packed 64-bit group key: a fixed bit
+/// field wide enough for its leaf codes (codes at every level are smaller).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    shift: Vec<u32>,
+    mask: Vec<u64>,
+}
+
+impl Layout {
+    /// `None` when the fields need more than 63 bits.
+    pub fn new(hierarchies: &[Hierarchy]) -> Option<Self> {
+        let mut shift = Vec::with_capacity(hierarchies.len());
+        let mut mask = Vec::with_capacity(hierarchies.len());
+        let mut at = 0u32;
+        for h in hierarchies {
+            let size = h.domain_size(0).max(1) as u64;
+            let bits = 64 - (size - 1).leading_zeros();
+            shift.push(at);
+            mask.push(if bits == 0 { 0 } else { (1u64 << bits) - 1 });
+            at += bits;
+        }
+        (at <= 63).then_some(Layout { shift, mask })
+    }
+    #[inline]
+    fn get(&self, key: u64, attr: usize) -> u32 {
+        ((key >> self.shift[attr]) & self.mask[attr]) as u32
+    }
+}
+
+/// Rows of a frequency set: a Polars frame (`q{attr}` code columns and `count`),
+/// or packed keys and counts for the native kernel.
+#[derive(Clone, Debug)]
+pub enum SetData {
+    Frame(DataFrame),
+    Packed {
+        layout: Arc<Layout>,
+        keys: Vec<u64>,
+        counts: Vec<u64>,
+    },
+}
+
 /// The frequency set of the table w.r.t. `attrs` generalized to `levels`.
 #[derive(Clone, Debug)]
 pub struct FreqSet {
     pub attrs: Vec<usize>,
     pub levels: Vec<u8>,
-    pub df: DataFrame,
+    pub data: SetData,
 }
 
 impl FreqSet {
     pub fn rows(&self) -> usize {
-        self.df.height()
+        match &self.data {
+            SetData::Frame(df) => df.height(),
+            SetData::Packed { keys, .. } => keys.len(),
+        }
     }
-    pub fn counts(&self) -> Result<Vec<u64>> {
-        Ok(self.df.column(COUNT)?.u64()?.into_no_null_iter().collect())
+    pub fn counts(&self) -> Result<std::borrow::Cow<'_, [u64]>> {
+        Ok(match &self.data {
+            SetData::Frame(df) => {
+                std::borrow::Cow::Owned(df.column(COUNT)?.u64()?.into_no_null_iter().collect())
+            }
+            SetData::Packed { counts, .. } => std::borrow::Cow::Borrowed(counts),
+        })
     }
     pub fn codes(&self, attr: usize) -> Result<Vec<u32>> {
-        Ok(self
-            .df
-            .column(&code_col(attr))?
-            .u32()?
-            .into_no_null_iter()
-            .collect())
+        Ok(match &self.data {
+            SetData::Frame(df) => df
+                .column(&code_col(attr))?
+                .u32()?
+                .into_no_null_iter()
+                .collect(),
+            SetData::Packed { layout, keys, .. } => {
+                keys.iter().map(|&k| layout.get(k, attr)).collect()
+            }
+        })
+    }
+    /// As a Polars frame (unpacking packed keys).
+    pub fn frame(&self) -> Result<DataFrame> {
+        match &self.data {
+            SetData::Frame(df) => Ok(df.clone()),
+            SetData::Packed { counts, .. } => {
+                let mut columns = Vec::with_capacity(self.attrs.len() + 1);
+                for &a in &self.attrs {
+                    columns.push(
+                        UInt32Chunked::from_vec(code_col(a).into(), self.codes(a)?).into_column(),
+                    );
+                }
+                columns.push(UInt64Chunked::from_vec(COUNT.into(), counts.clone()).into_column());
+                Ok(DataFrame::new(counts.len(), columns)?)
+            }
+        }
+    }
+    fn packed(&self, layout: &Arc<Layout>) -> Result<(Vec<u64>, std::borrow::Cow<'_, [u64]>)> {
+        if let SetData::Packed { keys, counts, .. } = &self.data {
+            return Ok((keys.clone(), std::borrow::Cow::Borrowed(counts)));
+        }
+        let mut keys = vec![0u64; self.rows()];
+        for &a in &self.attrs {
+            for (k, c) in keys.iter_mut().zip(self.codes(a)?) {
+                *k |= (c as u64) << layout.shift[a];
+            }
+        }
+        Ok((keys, self.counts()?))
     }
     /// Rows as (codes in attribute order, count), sorted: for comparisons in tests.
     pub fn sorted_rows(&self) -> Result<Vec<(Vec<u32>, u64)>> {
@@ -123,6 +205,8 @@ pub struct Problem {
     pub hierarchies: Vec<Hierarchy>,
     pub base: FreqSet,
     pub rows: u64,
+    /// Packed-key layout for the native kernel, when the codes fit 63 bits.
+    pub layout: Option<Arc<Layout>>,
 }
 
 impl Problem {
@@ -181,15 +265,27 @@ impl Problem {
         let keys: Vec<Expr> = (0..names.len()).map(|a| col(code_col(a))).collect();
         let df = df.lazy().group_by(keys).agg([col(COUNT).sum()]).collect()?;
         let n = names.len();
+        let layout = Layout::new(&hierarchies).map(Arc::new);
+        let mut base = FreqSet {
+            attrs: (0..n).collect(),
+            levels: vec![0; n],
+            data: SetData::Frame(df),
+        };
+        if let Some(layout) = &layout {
+            let (keys, counts) = base.packed(layout)?;
+            let counts = counts.into_owned();
+            base.data = SetData::Packed {
+                layout: layout.clone(),
+                keys,
+                counts,
+            };
+        }
         Ok(Problem {
             names,
             hierarchies,
-            base: FreqSet {
-                attrs: (0..n).collect(),
-                levels: vec![0; n],
-                df,
-            },
+            base,
             rows,
+            layout,
         })
     }
 
@@ -272,27 +368,47 @@ impl Problem {
         for (from, attrs, levels) in jobs {
             self.check_target(from, attrs, levels);
         }
-        let native =
-            |job: &(&FreqSet, Vec<usize>, Vec<u8>)| self.rollup_native(job.0, &job.1, &job.2);
-        match engine {
-            Engine::Native => jobs
-                .iter()
-                .map(|j| native(j)?.ok_or_else(|| AnonError::Config(
-                    "the packed key of this rollup does not fit 64 bits; use engine=\"polars\"".into(),
-                )))
-                .collect(),
-            Engine::Auto => {
-                let mut out = Vec::with_capacity(jobs.len());
-                for j in jobs {
-                    match native(j)? {
-                        Some(fs) => out.push(fs),
-                        None => out.extend(self.rollup_polars(std::slice::from_ref(j))?),
-                    }
-                }
-                Ok(out)
+        if engine == Engine::Polars || self.layout.is_none() {
+            if engine == Engine::Native {
+                return Err(AnonError::Config(
+                    "the codes of these hierarchies do not pack into 63 bits; use engine=\"polars\""
+                        .into(),
+                ));
             }
-            Engine::Polars => self.rollup_polars(jobs),
+            return self.rollup_polars(jobs);
         }
+        // Independent rollups: split them over the cores.
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(jobs.len().max(1));
+        let run = |part: &[(&FreqSet, Vec<usize>, Vec<u8>)]| -> Result<Vec<FreqSet>> {
+            part.iter()
+                .map(|j| {
+                    self.rollup_native(j.0, &j.1, &j.2)?
+                        .ok_or_else(|| AnonError::Config("no packed layout".into()))
+                })
+                .collect()
+        };
+        if threads <= 1 || jobs.len() < 4 {
+            return run(jobs);
+        }
+        let per = jobs.len().div_ceil(threads);
+        let parts: Vec<Result<Vec<FreqSet>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = jobs
+                .chunks(per)
+                .map(|part| scope.spawn(move || run(part)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a rollup thread panicked"))
+                .collect()
+        });
+        let mut out = Vec::with_capacity(jobs.len());
+        for p in parts {
+            out.extend(p?);
+        }
+        Ok(out)
     }
 
     pub fn rollup(
@@ -319,11 +435,12 @@ impl Problem {
     fn rollup_polars(&self, jobs: &[(&FreqSet, Vec<usize>, Vec<u8>)]) -> Result<Vec<FreqSet>> {
         let mut plans = Vec::with_capacity(jobs.len());
         for (from, attrs, levels) in jobs {
+            let frame = from.frame()?;
             let mut columns = Vec::with_capacity(attrs.len() + 1);
             for (&a, &l) in attrs.iter().zip(levels) {
                 let (map, src) = self.level_map(from, a, l);
                 let name = code_col(a);
-                let c = from.df.column(&name)?;
+                let c = frame.column(&name)?;
                 if src == l {
                     columns.push(c.clone());
                 } else {
@@ -331,8 +448,8 @@ impl Problem {
                     columns.push(mapped.into_column());
                 }
             }
-            columns.push(from.df.column(COUNT)?.clone());
-            let df = DataFrame::new(from.df.height(), columns)?;
+            columns.push(frame.column(COUNT)?.clone());
+            let df = DataFrame::new(frame.height(), columns)?;
             let keys: Vec<Expr> = attrs.iter().map(|&a| col(code_col(a))).collect();
             plans.push(
                 df.lazy()
@@ -352,89 +469,55 @@ impl Problem {
             .map(|(df, (_, attrs, levels))| FreqSet {
                 attrs: attrs.clone(),
                 levels: levels.clone(),
-                df,
+                data: SetData::Frame(df),
             })
             .collect())
     }
 
-    /// The tight kernel: pack the target codes of each row into one u64 key and
-    /// sum counts in a dense array (small key spaces) or a hash map. `None` when
-    /// the key space does not fit in 64 bits.
+    /// The tight kernel: rewrite the packed key of each row (map the fields of
+    /// the attributes that go up, clear those dropped) and sum counts in an
+    /// open-addressing hash table. `None` when the codes do not pack into 63 bits.
     fn rollup_native(
         &self,
         from: &FreqSet,
         attrs: &[usize],
         levels: &[u8],
     ) -> Result<Option<FreqSet>> {
-        let mut radix = Vec::with_capacity(attrs.len());
-        let mut space: u64 = 1;
-        for (&a, &l) in attrs.iter().zip(levels) {
-            radix.push(space);
-            let size = self.hierarchies[a].domain_size(l) as u64;
-            space = match space.checked_mul(size.max(1)) {
-                Some(s) => s,
-                None => return Ok(None),
-            };
-        }
-        let n = from.df.height();
-        let mut keys = vec![0u64; n];
-        for (i, (&a, &l)) in attrs.iter().zip(levels).enumerate() {
-            let (map, src) = self.level_map(from, a, l);
-            let ca = from.df.column(&code_col(a))?.u32()?;
-            let r = radix[i];
-            let mut row = 0;
-            for arr in ca.downcast_iter() {
-                for &v in arr.values().iter() {
-                    let c = if src == l { v } else { map[v as usize] };
-                    keys[row] += c as u64 * r;
-                    row += 1;
-                }
-            }
-        }
-        let counts_ca = from.df.column(COUNT)?.u64()?;
-        let mut counts = Vec::with_capacity(n);
-        for arr in counts_ca.downcast_iter() {
-            counts.extend_from_slice(arr.values());
-        }
-        let (out_keys, out_counts) = if space <= (1 << 22).max(4 * n as u64) && space <= (1 << 26) {
-            let mut dense = vec![0u64; space as usize];
-            for (k, c) in keys.iter().zip(&counts) {
-                dense[*k as usize] += c;
-            }
-            let mut ok = Vec::new();
-            let mut oc = Vec::new();
-            for (k, &c) in dense.iter().enumerate() {
-                if c > 0 {
-                    ok.push(k as u64);
-                    oc.push(c);
-                }
-            }
-            (ok, oc)
-        } else {
-            let mut map: HashMap<u64, u64, BuildHasherDefault<KeyHasher>> =
-                HashMap::with_capacity_and_hasher(n / 2 + 1, Default::default());
-            for (k, c) in keys.iter().zip(&counts) {
-                *map.entry(*k).or_insert(0) += c;
-            }
-            let mut pairs: Vec<(u64, u64)> = map.into_iter().collect();
-            pairs.sort_unstable();
-            pairs.into_iter().unzip()
+        let Some(layout) = &self.layout else {
+            return Ok(None);
         };
-        let mut columns = Vec::with_capacity(attrs.len() + 1);
-        for (i, (&a, &l)) in attrs.iter().zip(levels).enumerate() {
-            let size = self.hierarchies[a].domain_size(l) as u64;
-            let col: Vec<u32> = out_keys
-                .iter()
-                .map(|k| ((k / radix[i]) % size.max(1)) as u32)
-                .collect();
-            columns.push(UInt32Chunked::from_vec(code_col(a).into(), col).into_column());
+        let mut clear = 0u64;
+        for &a in &from.attrs {
+            if !attrs.contains(&a) {
+                clear |= layout.mask[a] << layout.shift[a];
+            }
         }
-        let height = out_counts.len();
-        columns.push(UInt64Chunked::from_vec(COUNT.into(), out_counts).into_column());
+        let mut maps: Vec<(u32, u64, Vec<u64>)> = Vec::new();
+        for (&a, &l) in attrs.iter().zip(levels) {
+            let (map, src) = self.level_map(from, a, l);
+            if src != l {
+                let shifted = map.iter().map(|&c| (c as u64) << layout.shift[a]).collect();
+                maps.push((layout.shift[a], layout.mask[a], shifted));
+            }
+        }
+        let (mut keys, counts) = from.packed(layout)?;
+        let keep = !clear & !maps.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
+        for k in keys.iter_mut() {
+            let mut out = *k & keep;
+            for (sh, mk, map) in &maps {
+                out |= map[((*k >> sh) & mk) as usize];
+            }
+            *k = out;
+        }
+        let (keys, counts) = aggregate(&keys, &counts);
         Ok(Some(FreqSet {
             attrs: attrs.to_vec(),
             levels: levels.to_vec(),
-            df: DataFrame::new(height, columns)?,
+            data: SetData::Packed {
+                layout: layout.clone(),
+                keys,
+                counts,
+            },
         }))
     }
 
@@ -452,22 +535,55 @@ impl Problem {
     }
 }
 
-/// Multiplicative hashing for u64 keys (keys are already well spread codes).
-#[derive(Default)]
-pub struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
+/// Sum `counts` by `keys` (keys below `u64::MAX`), in order of first appearance,
+/// in an open-addressing table that starts small and doubles at half load (the
+/// output is often far smaller than the input, so sizing by the input would
+/// spend more time clearing memory than summing).
+fn aggregate(keys: &[u64], counts: &[u64]) -> (Vec<u64>, Vec<u64>) {
+    const EMPTY: u64 = u64::MAX;
+    #[inline]
+    fn slot(k: u64, mask: usize) -> usize {
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
     }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    let mut cap = 256usize;
+    let mut mask = cap - 1;
+    let mut table = vec![EMPTY; cap];
+    let mut index = vec![0u32; cap];
+    let mut out_keys: Vec<u64> = Vec::new();
+    let mut out_counts: Vec<u64> = Vec::new();
+    for (&k, &c) in keys.iter().zip(counts) {
+        let mut i = slot(k, mask);
+        loop {
+            let s = table[i];
+            if s == k {
+                out_counts[index[i] as usize] += c;
+                break;
+            }
+            if s == EMPTY {
+                table[i] = k;
+                index[i] = out_keys.len() as u32;
+                out_keys.push(k);
+                out_counts.push(c);
+                if out_keys.len() * 2 > cap {
+                    cap *= 2;
+                    mask = cap - 1;
+                    table = vec![EMPTY; cap];
+                    index = vec![0u32; cap];
+                    for (j, &key) in out_keys.iter().enumerate() {
+                        let mut p = slot(key, mask);
+                        while table[p] != EMPTY {
+                            p = (p + 1) & mask;
+                        }
+                        table[p] = key;
+                        index[p] = j as u32;
+                    }
+                }
+                break;
+            }
+            i = (i + 1) & mask;
         }
     }
-    fn write_u64(&mut self, k: u64) {
-        self.0 = (k ^ (k >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
+    (out_keys, out_counts)
 }
 
 impl Problem {

@@ -70,6 +70,8 @@ pub struct Config {
     pub k: u64,
     pub max_suppression: u64,
     pub engine: Engine,
+    /// Record every graph searched in `Outcome::trace` (costly on large lattices).
+    pub trace: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -238,22 +240,25 @@ impl<'p> Searcher<'p> {
     ) -> Result<Vec<bool>> {
         let n = g.len();
         let mut indeg = vec![0u32; n];
-        for s in &g.succ {
+        let mut pred: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (v, s) in g.succ.iter().enumerate() {
             for &t in s {
                 indeg[t] += 1;
+                pred[t].push(v);
             }
         }
+        // a failed node's set is held until all its successors were popped, so
+        // each node rolls up from its smallest failed direct specialization
+        let mut pending: Vec<usize> = g.succ.iter().map(|s| s.len()).collect();
         let mut in_s = vec![true; n];
         let mut marked = vec![false; n];
         let mut queued = vec![false; n];
-        let mut from: Vec<Option<usize>> = vec![None; n];
-        let mut uses = vec![0u32; n];
         let mut sets: Vec<Option<FreqSet>> = vec![None; n];
         let mut queue: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         let is_root: Vec<bool> = indeg.iter().map(|&d| d == 0).collect();
         // families of roots, for super-roots: attrs -> (meet, roots left)
-        let mut families: HashMap<Vec<usize>, (Vec<u8>, usize)> = HashMap::new();
-        let mut super_sets: HashMap<Vec<usize>, FreqSet> = HashMap::new();
+        let mut families: HashMap<Vec<usize>, (Vec<u8>, usize), FxBuild> = HashMap::default();
+        let mut super_sets: HashMap<Vec<usize>, FreqSet, FxBuild> = HashMap::default();
         for v in 0..n {
             if is_root[v] {
                 queued[v] = true;
@@ -270,22 +275,7 @@ impl<'p> Searcher<'p> {
         let mut marked_count = 0u64;
         let mut was_checked = vec![false; n];
         while let Some((_, batch)) = queue.pop_first() {
-            let mut todo = Vec::with_capacity(batch.len());
-            for v in batch {
-                if marked[v] {
-                    if let Some(p) = from[v] {
-                        uses[p] -= 1;
-                        if uses[p] == 0 {
-                            sets[p] = None;
-                        }
-                    }
-                } else {
-                    todo.push(v);
-                }
-            }
-            if todo.is_empty() {
-                continue;
-            }
+            let todo: Vec<usize> = batch.iter().copied().filter(|&v| !marked[v]).collect();
             // super-root sets needed by roots of this batch
             if let RootSource::SuperRoots = roots {
                 let mut need = Vec::new();
@@ -325,21 +315,25 @@ impl<'p> Searcher<'p> {
                             RootSource::Cube(cube) => &cube[&g.attrs[v]],
                         }
                     } else {
-                        sets[from[v].expect("a queued non-root has a parent")]
-                            .as_ref()
-                            .expect("parent set kept while children wait")
+                        pred[v]
+                            .iter()
+                            .filter_map(|&p| sets[p].as_ref())
+                            .min_by_key(|fs| fs.rows())
+                            .expect("a queued non-root has a failed specialization")
                     };
                     jobs.push((src, g.attrs[v].clone(), g.levels[v].clone()));
                 }
                 self.compute(jobs)?
             };
-            for (&v, fs) in todo.iter().zip(results) {
-                if let Some(p) = from[v] {
-                    uses[p] -= 1;
-                    if uses[p] == 0 {
+            for &v in &batch {
+                for &p in &pred[v] {
+                    pending[p] -= 1;
+                    if pending[p] == 0 {
                         sets[p] = None;
                     }
                 }
+            }
+            for (&v, fs) in todo.iter().zip(results) {
                 if is_root[v] {
                     if let Some(e) = families.get_mut(&g.attrs[v]) {
                         e.1 -= 1;
@@ -366,18 +360,19 @@ impl<'p> Searcher<'p> {
                     for &s in &g.succ[v] {
                         if !queued[s] {
                             queued[s] = true;
-                            from[s] = Some(v);
-                            uses[v] += 1;
                             queue.entry(g.height(s)).or_default().push(s);
                         }
                     }
-                    if uses[v] > 0 {
+                    if pending[v] > 0 {
                         sets[v] = Some(fs);
                     }
                 }
             }
         }
         self.stats.nodes_marked += marked_count;
+        if !self.config.trace {
+            return Ok(in_s);
+        }
         self.trace.push(IterationTrace {
             attrs: g.attrs.clone(),
             levels: g.levels.clone(),
@@ -458,7 +453,7 @@ impl<'p> Searcher<'p> {
                 return Ok(self.finish_complete(&g, &in_s, checked));
             }
             let tg = Instant::now();
-            g = generate_graph(&g, &in_s);
+            g = generate_graph(&g, &in_s, n);
             graph_ms += ms(tg);
         }
         unreachable!("the loop returns at i == n")
@@ -640,27 +635,61 @@ fn subsets_of_size(n: usize, size: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// Fast hashing for the small integer keys of graph generation.
+#[derive(Default)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<Fx>;
+const ABSENT: u8 = u8::MAX;
+
+/// A node of a subset graph as a full-length level vector (`ABSENT` for the
+/// attributes it does not have).
+fn full_key(n: usize, attrs: &[usize], levels: &[u8]) -> Vec<u8> {
+    let mut k = vec![ABSENT; n];
+    for (&a, &l) in attrs.iter().zip(levels) {
+        k[a] = l;
+    }
+    k
+}
+
 /// Section 3.1.2: join, prune and edge generation from S_i (the nodes of `g`
 /// still flagged in `in_s`) to the graph of size i + 1.
-fn generate_graph(g: &Graph, in_s: &[bool]) -> Graph {
+fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
     let s: Vec<usize> = (0..g.len()).filter(|&v| in_s[v]).collect();
-    let key = |attrs: &[usize], levels: &[u8]| -> Vec<(usize, u8)> {
-        attrs.iter().copied().zip(levels.iter().copied()).collect()
-    };
-    let s_keys: HashSet<Vec<(usize, u8)>> =
-        s.iter().map(|&v| key(&g.attrs[v], &g.levels[v])).collect();
+    let s_keys: HashSet<Vec<u8>, FxBuild> = s
+        .iter()
+        .map(|&v| full_key(n, &g.attrs[v], &g.levels[v]))
+        .collect();
     // join: same first i-1 (dim, index) pairs, p.dim_i < q.dim_i
-    let mut by_prefix: HashMap<Vec<(usize, u8)>, Vec<usize>> = HashMap::new();
+    let mut by_prefix: HashMap<Vec<u8>, Vec<usize>, FxBuild> = HashMap::default();
     for &v in &s {
-        let k = key(&g.attrs[v], &g.levels[v]);
-        by_prefix
-            .entry(k[..k.len() - 1].to_vec())
-            .or_default()
-            .push(v);
+        let mut k = full_key(n, &g.attrs[v], &g.levels[v]);
+        k[*g.attrs[v].last().expect("non-empty")] = ABSENT;
+        by_prefix.entry(k).or_default().push(v);
     }
     let mut next = Graph::default();
     let mut groups: Vec<&Vec<usize>> = by_prefix.values().collect();
     groups.sort(); // deterministic ids
+    let mut buf = vec![ABSENT; n];
     for members in groups {
         for &p in members {
             for &q in members {
@@ -672,16 +701,17 @@ fn generate_graph(g: &Graph, in_s: &[bool]) -> Graph {
                 attrs.push(qa);
                 let mut levels = g.levels[p].clone();
                 levels.push(*g.levels[q].last().unwrap());
-                // prune: every i-subset must be in S_i
-                let ok = (0..attrs.len()).all(|drop| {
-                    let sub: Vec<(usize, u8)> = attrs
-                        .iter()
-                        .zip(&levels)
-                        .enumerate()
-                        .filter(|(j, _)| *j != drop)
-                        .map(|(_, (&a, &l))| (a, l))
-                        .collect();
-                    s_keys.contains(&sub)
+                // prune: every i-subset must be in S_i (the two parents are)
+                buf.fill(ABSENT);
+                for (&a, &l) in attrs.iter().zip(&levels) {
+                    buf[a] = l;
+                }
+                let ok = attrs[..attrs.len() - 2].iter().all(|&a| {
+                    let keep = buf[a];
+                    buf[a] = ABSENT;
+                    let found = s_keys.contains(&buf[..]);
+                    buf[a] = keep;
+                    found
                 });
                 if ok {
                     next.push(attrs, levels, (p, q));
@@ -690,19 +720,13 @@ fn generate_graph(g: &Graph, in_s: &[bool]) -> Graph {
         }
     }
     // edges: from the parents' edges in E_i, then drop implied (two-step) ones
-    let by_parents: HashMap<(usize, usize), usize> =
+    let by_parents: HashMap<(usize, usize), usize, FxBuild> =
         (0..next.len()).map(|v| (next.parents[v], v)).collect();
     let mut cand: Vec<Vec<usize>> = vec![Vec::new(); next.len()];
     for (v, targets) in cand.iter_mut().enumerate() {
         let (p1, p2) = next.parents[v];
-        let ups1: Vec<usize> = std::iter::once(p1)
-            .chain(g.succ[p1].iter().copied())
-            .collect();
-        let ups2: Vec<usize> = std::iter::once(p2)
-            .chain(g.succ[p2].iter().copied())
-            .collect();
-        for &q1 in &ups1 {
-            for &q2 in &ups2 {
+        for q1 in std::iter::once(p1).chain(g.succ[p1].iter().copied()) {
+            for q2 in std::iter::once(p2).chain(g.succ[p2].iter().copied()) {
                 if q1 == p1 && q2 == p2 {
                     continue;
                 }
@@ -711,14 +735,15 @@ fn generate_graph(g: &Graph, in_s: &[bool]) -> Graph {
                 }
             }
         }
+        targets.sort_unstable();
+        targets.dedup();
     }
-    let cand_sets: Vec<HashSet<usize>> = cand.iter().map(|c| c.iter().copied().collect()).collect();
     for v in 0..next.len() {
-        let implied: HashSet<usize> = cand[v]
+        let mut succ: Vec<usize> = cand[v]
             .iter()
-            .flat_map(|&b| cand[b].iter().copied())
+            .copied()
+            .filter(|&c| !cand[v].iter().any(|&b| cand[b].binary_search(&c).is_ok()))
             .collect();
-        let mut succ: Vec<usize> = cand_sets[v].difference(&implied).copied().collect();
         succ.sort_unstable();
         next.succ[v] = succ;
     }

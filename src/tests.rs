@@ -159,6 +159,7 @@ fn search(problem: &Problem, alg: Algorithm, k: u64, sup: u64) -> crate::search:
             k,
             max_suppression: sup,
             engine: Engine::Auto,
+            trace: true,
         },
     )
     .unwrap()
@@ -402,6 +403,7 @@ fn errors_name_the_column_and_values() {
             k: 7,
             max_suppression: 0,
             engine: Engine::Auto,
+            trace: true,
         },
     )
     .err()

@@ -118,7 +118,8 @@ def _argbest(frame: pl.DataFrame, qis: list[str], col: str, descending: bool) ->
 
 def test_patients_figures_and_survey_example() -> None:
     lf, hs = pa.datasets.patients()
-    r = pa.incognito(lf, ["Birthdate", "Sex", "Zipcode"], hs, k=2, variant="basic")
+    r = pa.incognito(lf, ["Birthdate", "Sex", "Zipcode"], hs, k=2, variant="basic", trace=True)
+    assert pa.incognito(lf, ["Sex"], hs, k=2).trace == []
     three = r.trace[2]
     roots = sorted(tuple(v) for v, root in zip(three["levels"], three["root"], strict=True) if root)
     assert roots == [(0, 1, 2), (1, 0, 2), (1, 1, 0)]

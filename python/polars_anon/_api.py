@@ -164,6 +164,7 @@ def search(
     algorithm: str = "incognito",
     variant: str | None = None,
     engine: str = "auto",
+    trace: bool = False,
 ) -> SearchResult:
     """Search the full-domain generalization lattice for k-anonymous nodes.
 
@@ -171,7 +172,9 @@ def search(
     ``"cube"``, the default), ``"samarati"`` (binary search on height; returns the
     anonymous nodes it evaluated), ``"bottom_up"`` (``"rollup"`` or ``"no_rollup"``)
     or ``"mingen"`` (every node). ``engine`` picks how rollups run: ``"auto"``,
-    ``"native"`` or ``"polars"`` (lazy plans); the answers are identical.
+    ``"native"`` or ``"polars"`` (lazy plans); the answers are identical. With
+    ``trace=True`` the result's ``trace`` lists every graph searched (for Incognito,
+    one per iteration: nodes, roots, edges and what was checked or marked).
 
     >>> from polars_anon import datasets
     >>> lf, hs = datasets.patients()
@@ -188,7 +191,7 @@ def search(
     prep = prepare(data, quasi_identifiers, hierarchies)
     check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
-    raw = prep.problem.search(algorithm, variant, k, max_sup, engine)
+    raw = prep.problem.search(algorithm, variant, k, max_sup, engine, trace)
     return SearchResult(prep, raw, algorithm, variant, k, max_sup)
 
 
@@ -199,6 +202,16 @@ def incognito(
     k: int,
     max_suppression: int | float = 0,
     variant: str = "cube",
+    trace: bool = False,
 ) -> SearchResult:
     """Incognito (LeFevre et al. 2005): every k-anonymous full-domain generalization."""
-    return search(data, quasi_identifiers, hierarchies, k, max_suppression, "incognito", variant)
+    return search(
+        data,
+        quasi_identifiers,
+        hierarchies,
+        k,
+        max_suppression,
+        "incognito",
+        variant,
+        trace=trace,
+    )

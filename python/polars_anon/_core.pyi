@@ -74,4 +74,5 @@ class Problem:
         k: int,
         max_suppression: int,
         engine: str = "auto",
+        trace: bool = False,
     ) -> dict[str, object]: ...

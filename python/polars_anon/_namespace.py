@@ -45,6 +45,7 @@ class _Anon:
         algorithm: str = "incognito",
         variant: str | None = None,
         engine: str = "auto",
+        trace: bool = False,
     ) -> SearchResult:
         """See `polars_anon.search`."""
         return _api.search(
@@ -56,6 +57,7 @@ class _Anon:
             algorithm,
             variant,
             engine,
+            trace,
         )
 
     def incognito(

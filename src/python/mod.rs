@@ -293,7 +293,7 @@ impl PyProblem {
                 .iter()
                 .map(|&a| fs.codes(a))
                 .collect::<crate::Result<Vec<_>>>()?;
-            Ok((codes, fs.counts()?))
+            Ok((codes, fs.counts()?.into_owned()))
         })
         .map_err(to_py)
     }
@@ -340,7 +340,7 @@ impl PyProblem {
         Ok(d)
     }
     /// Run one search; returns plain Python data the package wraps.
-    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto"))]
+    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false))]
     fn search<'py>(
         &self,
         py: Python<'py>,
@@ -349,6 +349,7 @@ impl PyProblem {
         k: u64,
         max_suppression: u64,
         engine: &str,
+        trace: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let alg = Algorithm::parse(algorithm, variant).map_err(to_py)?;
         let engine: Engine = engine.parse().map_err(to_py)?;
@@ -356,6 +357,7 @@ impl PyProblem {
             k,
             max_suppression,
             engine,
+            trace,
         };
         let searcher = Searcher::new(&self.inner, config).map_err(to_py)?;
         let out = py.detach(|| searcher.run(alg)).map_err(to_py)?;
