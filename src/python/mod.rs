@@ -341,6 +341,7 @@ impl PyProblem {
     }
     /// Run one search; returns plain Python data the package wraps.
     #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false))]
+    #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn search<'py>(
         &self,
         py: Python<'py>,
