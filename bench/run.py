@@ -1,6 +1,8 @@
-"""Time every search on the Adult grid and write ``bench/results.json``.
+"""Time the searches on the Adult grid (and, on request, end to end and on
+synthetic data) and write ``bench/results.json`` and ``bench/results.png``.
 
-Usage: ``python bench/run.py [--repeat 5] [--sizes 3 4 5 6 7 8 9] [--out bench/results.json]``
+Usage: ``python bench/run.py [--repeat 5] [--sizes 3 4 5 6 7 8 9] [--e2e]
+[--synthetic 10000000 ...] [--out bench/results.json]``
 
 Each cell is timed in a warm process (the data is loaded once) and reports the
 minimum and median wall time of the search call, with the search's own counts
@@ -15,6 +17,8 @@ import json
 import platform
 import resource
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -43,6 +47,14 @@ def main() -> None:
         "--algorithms", nargs="+", default=None, help="algorithm[:variant] names; default: all"
     )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results.json")
+    parser.add_argument("--e2e", action="store_true", help="fresh-process end-to-end runs")
+    parser.add_argument(
+        "--synthetic",
+        type=int,
+        nargs="*",
+        default=[],
+        help="row counts of synthetic Adult to scan and search (8 QIs, k=10)",
+    )
     args = parser.parse_args()
     searches = SEARCHES
     if args.algorithms:
@@ -63,7 +75,14 @@ def main() -> None:
                     for _ in range(args.repeat):
                         t = time.perf_counter()
                         result = pa.search(
-                            df, qis, hs, k, sup, algorithm=algorithm, variant=variant
+                            df,
+                            qis,
+                            hs,
+                            k,
+                            sup,
+                            algorithm=algorithm,
+                            variant=variant,
+                            progress=False,
                         )
                         times.append((time.perf_counter() - t) * 1e3)
                     assert result is not None
@@ -88,7 +107,14 @@ def main() -> None:
                     }
                     cells.append(cell)
                     print(json.dumps(cell))
+    extra: dict[str, Any] = {}
+    if args.e2e:
+        extra["end_to_end"] = end_to_end(args.repeat)
+        print(json.dumps(extra["end_to_end"]))
+    if args.synthetic:
+        extra["synthetic"] = [synthetic(n) for n in args.synthetic]
     out = {
+        **extra,
         "machine": {
             "python": platform.python_version(),
             "platform": platform.platform(),
@@ -100,6 +126,123 @@ def main() -> None:
     }
     args.out.write_text(json.dumps(out, indent=1))
     print(f"wrote {args.out}")
+    if cells:
+        plot(cells, args.out.with_suffix(".png"))
+
+
+E2E = """
+import time; t = time.perf_counter()
+import polars as pl, polars_anon as pa
+lf, hs = pa.datasets.adult()
+qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+r = pa.search(lf, qis, hs, 5, progress=False)
+r.apply().sink_parquet({out!r})
+print(time.perf_counter() - t)
+"""
+
+
+def end_to_end(repeat: int) -> dict[str, Any]:
+    """A fresh Python process: import, read the CSV, search, apply, write Parquet."""
+    out = Path(__file__).parent / "out" / "adult_k5.parquet"
+    out.parent.mkdir(exist_ok=True)
+    walls, inner = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        res = subprocess.run(
+            [sys.executable, "-c", E2E.format(out=str(out))],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        walls.append(time.perf_counter() - t)
+        inner.append(float(res.stdout.strip().splitlines()[-1]))
+    return {
+        "what": "adult k=5, 9 QIs: import, read CSV, search, apply, write Parquet",
+        "process_wall_s_min": round(min(walls), 3),
+        "process_wall_s_median": round(statistics.median(walls), 3),
+        "in_process_s_min": round(min(inner), 3),
+    }
+
+
+SYNTH = """
+import json, resource, time, glob
+import polars as pl, polars_anon as pa
+_, hs = pa.datasets.adult()
+qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)[:8]
+src = {src!r}
+t = time.perf_counter()
+n = pl.scan_parquet(src).group_by(qis).len().collect(engine="streaming").height
+scan = time.perf_counter() - t
+t = time.perf_counter()
+r = pa.search(pl.scan_parquet(src), qis, hs, 10, progress=False)
+search = time.perf_counter() - t
+print(json.dumps({{"distinct": n, "scan_s": scan, "search_s": search,
+                  "anonymous": r.anonymous.height, "nodes_checked": r.stats["nodes_checked"],
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def synthetic(rows: int) -> dict[str, Any]:
+    """One group-by-count scan of the file (the floor) against Cube Incognito k=10
+    on 8 QIs from the same file, in a fresh process that reports its peak RSS."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import synth
+
+    path = Path(__file__).parent / "out" / f"adult_{rows}"
+    if not path.exists() and not path.with_suffix(".parquet").exists():
+        synth.write(rows, path.with_suffix(".parquet") if rows <= 10_000_000 else path)
+    src = str(path.with_suffix(".parquet")) if rows <= 10_000_000 else str(path / "*.parquet")
+    res = subprocess.run(
+        [sys.executable, "-c", SYNTH.format(src=src)], check=True, capture_output=True, text=True
+    )
+    cell = {"rows": rows, **json.loads(res.stdout.strip().splitlines()[-1])}
+    cell["search_over_scan"] = round(cell["search_s"] / cell["scan_s"], 2)
+    print(json.dumps(cell))
+    return cell
+
+
+def plot(cells: list[dict[str, Any]], path: Path) -> None:
+    """Time vs QI size per algorithm (as the paper's Figure 10) and vs k (Figure 11)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def name(c: dict[str, Any]) -> str:
+        return c["algorithm"] + (f" ({c['variant']})" if c["variant"] else "")
+
+    names = sorted({name(c) for c in cells})
+    ks = sorted({c["k"] for c in cells})
+    fig, axes = plt.subplots(1, len(ks) + 1, figsize=(5 * (len(ks) + 1), 4))
+    for ax, k in zip(axes, ks, strict=False):
+        for nm in names:
+            pts = sorted(
+                (c["qi_size"], c["min_ms"])
+                for c in cells
+                if name(c) == nm and c["k"] == k and c["suppression"] == 0
+            )
+            if pts:
+                ax.plot(*zip(*pts, strict=True), marker="o", label=nm)
+        ax.set(
+            title=f"Adult, k={k}, no suppression", xlabel="QI size", ylabel="ms (min)", yscale="log"
+        )
+    n_max = max(c["qi_size"] for c in cells)
+    ax = axes[-1]
+    for nm in names:
+        pts = sorted(
+            (c["k"], c["min_ms"])
+            for c in cells
+            if name(c) == nm and c["qi_size"] == n_max and c["suppression"] == 0
+        )
+        if pts:
+            ax.plot(*zip(*pts, strict=True), marker="o", label=nm)
+    ax.set(
+        title=f"Adult, QI size {n_max}, no suppression", xlabel="k", ylabel="ms (min)", yscale="log"
+    )
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

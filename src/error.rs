@@ -26,6 +26,9 @@ pub enum AnonError {
     /// The requested release would break the model (too much suppression...).
     #[error("{0}")]
     NotAnonymous(String),
+    /// The progress callback asked to stop (Ctrl-C in Python).
+    #[error("search interrupted")]
+    Interrupted,
     #[error(transparent)]
     Polars(#[from] polars::error::PolarsError),
 }

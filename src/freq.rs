@@ -57,13 +57,14 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// `None` when the fields need more than 63 bits.
-    pub fn new(hierarchies: &[Hierarchy]) -> Option<Self> {
-        let mut shift = Vec::with_capacity(hierarchies.len());
-        let mut mask = Vec::with_capacity(hierarchies.len());
+    /// One field per domain (the QIs' leaves, then the sensitive attributes'
+    /// values); `None` when the fields need more than 63 bits.
+    pub fn new(domain_sizes: &[usize]) -> Option<Self> {
+        let mut shift = Vec::with_capacity(domain_sizes.len());
+        let mut mask = Vec::with_capacity(domain_sizes.len());
         let mut at = 0u32;
-        for h in hierarchies {
-            let size = h.domain_size(0).max(1) as u64;
+        for &size in domain_sizes {
+            let size = size.max(1) as u64;
             let bits = 64 - (size - 1).leading_zeros();
             shift.push(at);
             mask.push(if bits == 0 { 0 } else { (1u64 << bits) - 1 });
@@ -72,7 +73,7 @@ impl Layout {
         (at <= 63).then_some(Layout { shift, mask })
     }
     #[inline]
-    fn get(&self, key: u64, attr: usize) -> u32 {
+    pub fn get(&self, key: u64, attr: usize) -> u32 {
         ((key >> self.shift[attr]) & self.mask[attr]) as u32
     }
 }
@@ -94,6 +95,9 @@ pub enum SetData {
 pub struct FreqSet {
     pub attrs: Vec<usize>,
     pub levels: Vec<u8>,
+    /// Columns carried unchanged through every rollup: the sensitive
+    /// attributes (indices after the quasi-identifiers).
+    pub carry: Vec<usize>,
     pub data: SetData,
 }
 
@@ -140,12 +144,12 @@ impl FreqSet {
             }
         }
     }
-    fn packed(&self, layout: &Arc<Layout>) -> Result<(Vec<u64>, std::borrow::Cow<'_, [u64]>)> {
+    pub fn packed(&self, layout: &Arc<Layout>) -> Result<(Vec<u64>, std::borrow::Cow<'_, [u64]>)> {
         if let SetData::Packed { keys, counts, .. } = &self.data {
             return Ok((keys.clone(), std::borrow::Cow::Borrowed(counts)));
         }
         let mut keys = vec![0u64; self.rows()];
-        for &a in &self.attrs {
+        for &a in self.attrs.iter().chain(&self.carry) {
             for (k, c) in keys.iter_mut().zip(self.codes(a)?) {
                 *k |= (c as u64) << layout.shift[a];
             }
@@ -207,6 +211,18 @@ pub struct Problem {
     pub rows: u64,
     /// Packed-key layout for the native kernel, when the codes fit 63 bits.
     pub layout: Option<Arc<Layout>>,
+    /// Sensitive attributes carried by every frequency set (attribute index
+    /// `names.len() + j` for the j-th).
+    pub sensitive: Vec<Sensitive>,
+}
+
+/// A sensitive attribute: its values (codes index them) and their distribution
+/// over the whole table.
+#[derive(Clone, Debug)]
+pub struct Sensitive {
+    pub name: String,
+    pub values: Vec<String>,
+    pub global: Vec<f64>,
 }
 
 impl Problem {
@@ -216,6 +232,17 @@ impl Problem {
         names: Vec<String>,
         hierarchies: Vec<Hierarchy>,
         codes: Vec<Vec<u32>>,
+        counts: Vec<u64>,
+    ) -> Result<Self> {
+        Self::with_sensitive(names, hierarchies, codes, Vec::new(), counts)
+    }
+
+    /// As `from_codes`, with sensitive attributes: (name, values, code per row).
+    pub fn with_sensitive(
+        names: Vec<String>,
+        hierarchies: Vec<Hierarchy>,
+        codes: Vec<Vec<u32>>,
+        sensitive: Vec<(String, Vec<String>, Vec<u32>)>,
         counts: Vec<u64>,
     ) -> Result<Self> {
         if names.is_empty() {
@@ -259,16 +286,55 @@ impl Problem {
             }
             columns.push(UInt32Chunked::from_vec(code_col(a).into(), col).into_column());
         }
+        let n = names.len();
         let rows: u64 = counts.iter().sum();
+        let mut sens = Vec::with_capacity(sensitive.len());
+        for (j, (name, values, col)) in sensitive.into_iter().enumerate() {
+            if names.contains(&name) {
+                return Err(AnonError::Config(format!(
+                    "column '{name}' is both a quasi-identifier and sensitive"
+                )));
+            }
+            if col.len() != height {
+                return Err(AnonError::Config(format!(
+                    "sensitive column '{name}' has {} codes for {height} counts",
+                    col.len()
+                )));
+            }
+            let mut global = vec![0.0; values.len()];
+            for (&c, &k) in col.iter().zip(&counts) {
+                match global.get_mut(c as usize) {
+                    Some(g) => *g += k as f64 / rows.max(1) as f64,
+                    None => {
+                        return Err(AnonError::Config(format!(
+                            "sensitive column '{name}': code {c} is outside its {} values",
+                            values.len()
+                        )))
+                    }
+                }
+            }
+            columns.push(UInt32Chunked::from_vec(code_col(n + j).into(), col).into_column());
+            sens.push(Sensitive {
+                name,
+                values,
+                global,
+            });
+        }
         columns.push(UInt64Chunked::from_vec(COUNT.into(), counts).into_column());
         let df = DataFrame::new(height, columns)?;
-        let keys: Vec<Expr> = (0..names.len()).map(|a| col(code_col(a))).collect();
+        let carry: Vec<usize> = (n..n + sens.len()).collect();
+        let keys: Vec<Expr> = (0..n + sens.len()).map(|a| col(code_col(a))).collect();
         let df = df.lazy().group_by(keys).agg([col(COUNT).sum()]).collect()?;
-        let n = names.len();
-        let layout = Layout::new(&hierarchies).map(Arc::new);
+        let sizes: Vec<usize> = hierarchies
+            .iter()
+            .map(|h| h.domain_size(0))
+            .chain(sens.iter().map(|s| s.values.len()))
+            .collect();
+        let layout = Layout::new(&sizes).map(Arc::new);
         let mut base = FreqSet {
             attrs: (0..n).collect(),
             levels: vec![0; n],
+            carry,
             data: SetData::Frame(df),
         };
         if let Some(layout) = &layout {
@@ -286,6 +352,7 @@ impl Problem {
             base,
             rows,
             layout,
+            sensitive: sens,
         })
     }
 
@@ -296,14 +363,13 @@ impl Problem {
         data: LazyFrame,
         names: &[&str],
         hierarchies: Vec<Option<Hierarchy>>,
+        sensitive: &[&str],
     ) -> Result<Self> {
-        let keys: Vec<Expr> = names
-            .iter()
-            .map(|&n| col(n).cast(DataType::String))
-            .collect();
+        let all: Vec<&str> = names.iter().chain(sensitive).copied().collect();
+        let keys: Vec<Expr> = all.iter().map(|&n| col(n).cast(DataType::String)).collect();
         let grouped = data
             .select(keys)
-            .group_by(names.iter().map(|&n| col(n)).collect::<Vec<_>>())
+            .group_by(all.iter().map(|&n| col(n)).collect::<Vec<_>>())
             .agg([len().alias(COUNT)])
             .collect()?;
         let mut codes = Vec::with_capacity(names.len());
@@ -312,15 +378,21 @@ impl Problem {
             let values: Vec<Option<&str>> = grouped.column(name)?.str()?.iter().collect();
             let h = match h {
                 Some(h) => h,
-                None => {
-                    let mut distinct: Vec<&str> = values.iter().flatten().copied().collect();
-                    distinct.sort_unstable();
-                    distinct.dedup();
-                    Hierarchy::identity(&distinct)?
-                }
+                None => Hierarchy::identity(&distinct(&values))?,
             };
             codes.push(h.encode(name, &values)?);
             hs.push(h);
+        }
+        let mut sens = Vec::with_capacity(sensitive.len());
+        for name in sensitive {
+            let values: Vec<Option<&str>> = grouped.column(name)?.str()?.iter().collect();
+            let domain = distinct(&values);
+            let h = Hierarchy::identity(&domain)?;
+            sens.push((
+                name.to_string(),
+                h.leaves().to_vec(),
+                h.encode(name, &values)?,
+            ));
         }
         let counts: Vec<u64> = grouped
             .column(COUNT)?
@@ -328,10 +400,11 @@ impl Problem {
             .u64()?
             .into_no_null_iter()
             .collect();
-        Self::from_codes(
+        Self::with_sensitive(
             names.iter().map(|s| s.to_string()).collect(),
             hs,
             codes,
+            sens,
             counts,
         )
     }
@@ -448,9 +521,16 @@ impl Problem {
                     columns.push(mapped.into_column());
                 }
             }
+            for &c in &from.carry {
+                columns.push(frame.column(&code_col(c))?.clone());
+            }
             columns.push(frame.column(COUNT)?.clone());
             let df = DataFrame::new(frame.height(), columns)?;
-            let keys: Vec<Expr> = attrs.iter().map(|&a| col(code_col(a))).collect();
+            let keys: Vec<Expr> = attrs
+                .iter()
+                .chain(&from.carry)
+                .map(|&a| col(code_col(a)))
+                .collect();
             plans.push(
                 df.lazy()
                     .group_by(keys)
@@ -466,9 +546,10 @@ impl Problem {
         Ok(frames
             .into_iter()
             .zip(jobs)
-            .map(|(df, (_, attrs, levels))| FreqSet {
+            .map(|(df, (from, attrs, levels))| FreqSet {
                 attrs: attrs.clone(),
                 levels: levels.clone(),
+                carry: from.carry.clone(),
                 data: SetData::Frame(df),
             })
             .collect())
@@ -513,6 +594,7 @@ impl Problem {
         Ok(Some(FreqSet {
             attrs: attrs.to_vec(),
             levels: levels.to_vec(),
+            carry: from.carry.clone(),
             data: SetData::Packed {
                 layout: layout.clone(),
                 keys,
@@ -526,13 +608,149 @@ impl Problem {
         self.rollup(&self.base, &self.base.attrs, node, engine)
     }
 
-    /// Group statistics of a full-lattice node under k.
-    pub fn node_stats(&self, node: &[u8], k: u64, engine: Engine) -> Result<GroupStats> {
-        Ok(GroupStats::of_counts(
-            &self.node_set(node, engine)?.counts()?,
-            k,
-        ))
+    /// Group statistics of a full-lattice node under the model.
+    pub fn node_stats(&self, node: &[u8], model: &Model, engine: Engine) -> Result<GroupStats> {
+        self.group_stats(&self.node_set(node, engine)?, model)
     }
+
+    /// The QI groups of a set (rows sharing the quasi-identifier part of the
+    /// key), as runs of row indices, with the packed keys.
+    fn qi_groups(&self, fs: &FreqSet) -> Result<(Vec<u64>, Vec<u32>, Vec<usize>)> {
+        let layout = self.layout.as_ref().ok_or_else(|| {
+            AnonError::Config(
+                "the codes of these attributes do not pack into 63 bits, which sensitive-attribute models need"
+                    .into(),
+            )
+        })?;
+        let (keys, _) = fs.packed(layout)?;
+        let qi_mask = fs
+            .attrs
+            .iter()
+            .fold(0u64, |m, &a| m | (layout.mask[a] << layout.shift[a]));
+        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+        order.sort_unstable_by_key(|&r| keys[r as usize] & qi_mask);
+        let mut starts = Vec::new();
+        for (i, &r) in order.iter().enumerate() {
+            if i == 0 || keys[r as usize] & qi_mask != keys[order[i - 1] as usize] & qi_mask {
+                starts.push(i);
+            }
+        }
+        starts.push(order.len());
+        Ok((keys, order, starts))
+    }
+
+    /// Does one QI group (rows `rows` of a set) pass the model? Its size first.
+    fn group_passes(&self, model: &Model, keys: &[u64], counts: &[u64], rows: &[u32]) -> bool {
+        let size: u64 = rows.iter().map(|&r| counts[r as usize]).sum();
+        if size < model.k {
+            return false;
+        }
+        let layout = self.layout.as_ref().expect("checked by qi_groups");
+        let n = self.names.len();
+        model.criteria.iter().all(|c| {
+            let j = c.attr();
+            let mut hist: Vec<(u32, u64)> = rows
+                .iter()
+                .map(|&r| (layout.get(keys[r as usize], n + j), counts[r as usize]))
+                .collect();
+            hist.sort_unstable();
+            hist.dedup_by(|b, a| {
+                if a.0 == b.0 {
+                    a.1 += b.1;
+                    true
+                } else {
+                    false
+                }
+            });
+            c.holds(&hist, &self.sensitive[j].global)
+        })
+    }
+
+    /// Group statistics of a frequency set under the model: tuples of groups
+    /// smaller than k or failing a criterion are the suppressed ones.
+    pub fn group_stats(&self, fs: &FreqSet, model: &Model) -> Result<GroupStats> {
+        if fs.carry.is_empty() {
+            return Ok(GroupStats::of_counts(&fs.counts()?, model.k));
+        }
+        let counts = fs.counts()?;
+        let (keys, order, starts) = self.qi_groups(fs)?;
+        let mut s = GroupStats {
+            min_group: u64::MAX,
+            ..Default::default()
+        };
+        for w in starts.windows(2) {
+            let rows = &order[w[0]..w[1]];
+            let size: u64 = rows.iter().map(|&r| counts[r as usize]).sum();
+            s.groups += 1;
+            s.min_group = s.min_group.min(size);
+            if self.group_passes(model, &keys, &counts, rows) {
+                s.kept_groups += 1;
+                s.kept_sum_sq += (size as u128) * (size as u128);
+            } else {
+                s.suppressed += size;
+            }
+        }
+        if s.groups == 0 {
+            s.min_group = 0;
+        }
+        Ok(s)
+    }
+
+    /// The QI codes (at the node's levels) of the groups the model suppresses.
+    pub fn suppressed_groups(&self, node: &[u8], model: &Model) -> Result<Vec<Vec<u32>>> {
+        let fs = self.node_set(node, Engine::Auto)?;
+        let counts = fs.counts()?;
+        let mut out = Vec::new();
+        if fs.carry.is_empty() {
+            let cols: Vec<Vec<u32>> = fs
+                .attrs
+                .iter()
+                .map(|&a| fs.codes(a))
+                .collect::<Result<_>>()?;
+            for (r, &c) in counts.iter().enumerate() {
+                if c < model.k {
+                    out.push(cols.iter().map(|col| col[r]).collect());
+                }
+            }
+            return Ok(out);
+        }
+        let layout = self
+            .layout
+            .as_ref()
+            .expect("sets with sensitive columns are packed");
+        let (keys, order, starts) = self.qi_groups(&fs)?;
+        for w in starts.windows(2) {
+            let rows = &order[w[0]..w[1]];
+            if !self.group_passes(model, &keys, &counts, rows) {
+                let key = keys[rows[0] as usize];
+                out.push(fs.attrs.iter().map(|&a| layout.get(key, a)).collect());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// What a release must satisfy: k-anonymity and the sensitive-attribute criteria.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub k: u64,
+    pub criteria: Vec<crate::criteria::Criterion>,
+}
+
+impl Model {
+    pub fn k(k: u64) -> Self {
+        Model {
+            k,
+            criteria: Vec::new(),
+        }
+    }
+}
+
+fn distinct<'a>(values: &[Option<&'a str>]) -> Vec<&'a str> {
+    let mut d: Vec<&str> = values.iter().flatten().copied().collect();
+    d.sort_unstable();
+    d.dedup();
+    d
 }
 
 /// Sum `counts` by `keys` (keys below `u64::MAX`), in order of first appearance,
@@ -591,7 +809,12 @@ impl Problem {
     /// height and each is rolled up from a direct specialization computed in the
     /// previous layer when there is one (else from F0), so the sets read shrink as
     /// the nodes grow more general.
-    pub fn stats_many(&self, nodes: &[Vec<u8>], k: u64, engine: Engine) -> Result<Vec<GroupStats>> {
+    pub fn stats_many(
+        &self,
+        nodes: &[Vec<u8>],
+        model: &Model,
+        engine: Engine,
+    ) -> Result<Vec<GroupStats>> {
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by_key(|&i| crate::lattice::node_height(&nodes[i]));
         let all: Vec<usize> = (0..self.n_attrs()).collect();
@@ -619,7 +842,7 @@ impl Problem {
                 .min_by_key(|fs| fs.rows())
                 .unwrap_or(&self.base);
             let fs = self.rollup(src, &all, node, engine)?;
-            out[i] = GroupStats::of_counts(&fs.counts()?, k);
+            out[i] = self.group_stats(&fs, model)?;
             cur.insert(node.clone(), fs);
         }
         Ok(out)

@@ -4,6 +4,7 @@
 //! space ([`lattice`]), frequency sets and rollups ([`freq`]), utility metrics
 //! ([`metrics`]) and the searches ([`search`]). Bindings live in `src/python/`.
 
+pub mod criteria;
 pub mod error;
 pub mod freq;
 pub mod hierarchy;
@@ -14,12 +15,13 @@ pub mod search;
 #[cfg(feature = "python")]
 mod python;
 
+pub use criteria::{Criterion, Distance};
 pub use error::{AnonError, Result};
-pub use freq::{Engine, FreqSet, GroupStats, Problem};
+pub use freq::{Engine, FreqSet, GroupStats, Model, Problem, Sensitive};
 pub use hierarchy::Hierarchy;
 pub use lattice::{Lattice, Node};
 pub use metrics::{metrics, Metrics};
-pub use search::{Algorithm, Config, IterationTrace, Outcome, Searcher, Stats, Variant};
+pub use search::{Algorithm, Config, IterationTrace, Outcome, Progress, Searcher, Stats, Variant};
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
 use crate::error::{AnonError, Result};
-use crate::freq::{Engine, FreqSet, GroupStats, Problem};
+use crate::freq::{Engine, FreqSet, GroupStats, Model, Problem};
 use crate::lattice::{node_height, Lattice, Node};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,9 +65,11 @@ impl Algorithm {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Config {
     pub k: u64,
+    /// Sensitive-attribute criteria checked on every QI group besides k.
+    pub criteria: Vec<crate::criteria::Criterion>,
     pub max_suppression: u64,
     pub engine: Engine,
     /// Record every graph searched in `Outcome::trace` (costly on large lattices).
@@ -158,11 +160,17 @@ enum RootSource<'a> {
 
 const BATCH: usize = 64;
 
+/// Called between batches of rollups with the number of nodes checked so far;
+/// returning `false` stops the search with `AnonError::Interrupted`.
+pub type Progress<'p> = Box<dyn FnMut(u64) -> bool + Send + 'p>;
+
 pub struct Searcher<'p> {
     problem: &'p Problem,
     config: Config,
+    model: Model,
     stats: Stats,
     trace: Vec<IterationTrace>,
+    progress: Option<Progress<'p>>,
 }
 
 fn ms(t: Instant) -> f64 {
@@ -180,12 +188,24 @@ impl<'p> Searcher<'p> {
                 config.k, problem.rows, config.k
             )));
         }
+        crate::criteria::validate(&config.criteria, problem.sensitive.len())?;
+        let model = Model {
+            k: config.k,
+            criteria: config.criteria.clone(),
+        };
         Ok(Searcher {
             problem,
             config,
+            model,
             stats: Stats::default(),
             trace: Vec::new(),
+            progress: None,
         })
+    }
+
+    pub fn with_progress(mut self, progress: Progress<'p>) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     fn anonymous(&self, s: &GroupStats) -> bool {
@@ -196,6 +216,11 @@ impl<'p> Searcher<'p> {
     fn compute(&mut self, jobs: Vec<(&FreqSet, Vec<usize>, Vec<u8>)>) -> Result<Vec<FreqSet>> {
         let mut out = Vec::with_capacity(jobs.len());
         for chunk in jobs.chunks(BATCH) {
+            if let Some(tick) = &mut self.progress {
+                if !tick(self.stats.nodes_checked) {
+                    return Err(AnonError::Interrupted);
+                }
+            }
             for (from, _, _) in chunk {
                 if std::ptr::eq(*from, &self.problem.base) {
                     self.stats.table_scans += 1;
@@ -210,6 +235,22 @@ impl<'p> Searcher<'p> {
     }
 
     pub fn run(mut self, algorithm: Algorithm) -> Result<Outcome> {
+        if algorithm != Algorithm::MinGen && self.config.max_suppression > 0 {
+            if let Some(c) = self
+                .config
+                .criteria
+                .iter()
+                .find(|c| !c.monotone_with_suppression())
+            {
+                return Err(AnonError::Config(format!(
+                    "{} is not monotone when failing groups are suppressed, so {:?} could miss \
+                     or wrongly infer nodes; use algorithm=\"mingen\" (every node checked) or \
+                     max_suppression=0",
+                    c.name(),
+                    algorithm
+                )));
+            }
+        }
         let t = Instant::now();
         let mut out = match algorithm {
             Algorithm::Incognito(v) => self.incognito(v)?,
@@ -344,7 +385,7 @@ impl<'p> Searcher<'p> {
                 }
                 self.stats.nodes_checked += 1;
                 was_checked[v] = true;
-                let st = GroupStats::of_counts(&fs.counts()?, self.config.k);
+                let st = self.problem.group_stats(&fs, &self.model)?;
                 if self.anonymous(&st) {
                     if g.attrs[v].len() == self.problem.n_attrs() {
                         checked.insert(g.levels[v].clone(), st);
@@ -516,7 +557,7 @@ impl<'p> Searcher<'p> {
             let sets = self.compute(jobs)?;
             for (nd, fs) in chunk.iter().zip(sets) {
                 self.stats.nodes_checked += 1;
-                let st = GroupStats::of_counts(&fs.counts()?, self.config.k);
+                let st = self.problem.group_stats(&fs, &self.model)?;
                 if self.anonymous(&st) {
                     checked.insert(nd.clone(), st);
                     anonymous.push(nd.clone());
@@ -558,7 +599,7 @@ impl<'p> Searcher<'p> {
                 let sets = this.compute(jobs)?;
                 for (nd, fs) in chunk.iter().zip(sets) {
                     this.stats.nodes_checked += 1;
-                    let st = GroupStats::of_counts(&fs.counts()?, this.config.k);
+                    let st = this.problem.group_stats(&fs, &this.model)?;
                     if this.anonymous(&st) {
                         any = true;
                         checked.insert(nd.clone(), st);

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use polars::prelude::*;
 
-use crate::freq::{Engine, GroupStats, Problem};
+use crate::freq::{Engine, GroupStats, Model, Problem};
 use crate::hierarchy::Hierarchy;
 use crate::lattice::{Lattice, Node};
 use crate::search::{Algorithm, Config, Searcher, Variant};
@@ -91,7 +91,7 @@ impl Fixture {
             .iter()
             .map(|q| Some(self.hierarchies[*q].clone()))
             .collect();
-        Problem::from_frame(self.frame().lazy(), qis, hs).unwrap()
+        Problem::from_frame(self.frame().lazy(), qis, hs, &[]).unwrap()
     }
     /// Brute force: the frequency set of `node`, by labels, from the raw rows.
     fn brute_counts(&self, qis: &[&str], node: &[u8]) -> BTreeMap<Vec<String>, u64> {
@@ -157,6 +157,7 @@ fn search(problem: &Problem, alg: Algorithm, k: u64, sup: u64) -> crate::search:
         problem,
         Config {
             k,
+            criteria: vec![],
             max_suppression: sup,
             engine: Engine::Auto,
             trace: true,
@@ -180,14 +181,21 @@ const ALL: [Algorithm; 6] = [
 fn patients_statements_of_the_paper() {
     let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
     let p = f.problem(&["Sex", "Zipcode"]);
-    let anon = |node: &[u8]| p.node_stats(node, 2, Engine::Auto).unwrap().suppressed == 0;
+    let anon = |node: &[u8]| {
+        p.node_stats(node, &Model::k(2), Engine::Auto)
+            .unwrap()
+            .suppressed
+            == 0
+    };
     // 2-anonymous w.r.t. <S1, Z0> and <S0, Z2>, not w.r.t. <S0, Z0>, <S0, Z1>
     assert!(anon(&[1, 0]) && anon(&[0, 2]));
     assert!(!anon(&[0, 0]) && !anon(&[0, 1]));
     for q in ["Birthdate", "Sex", "Zipcode"] {
         let p1 = f.problem(&[q]);
         assert_eq!(
-            p1.node_stats(&[0], 2, Engine::Polars).unwrap().suppressed,
+            p1.node_stats(&[0], &Model::k(2), Engine::Polars)
+                .unwrap()
+                .suppressed,
             0,
             "{q}"
         );
@@ -269,7 +277,9 @@ fn survey_race_zip_with_suppression() {
     // each suppresses exactly two tuples; <R0, Z0> would need six
     for (node, sup) in [(vec![1u8, 0], 2), (vec![0, 1], 2), (vec![0, 0], 6)] {
         assert_eq!(
-            p.node_stats(&node, 2, Engine::Auto).unwrap().suppressed,
+            p.node_stats(&node, &Model::k(2), Engine::Auto)
+                .unwrap()
+                .suppressed,
             sup
         );
     }
@@ -389,6 +399,7 @@ fn errors_name_the_column_and_values() {
         df.lazy(),
         &["Zipcode"],
         vec![Some(f.hierarchies["Zipcode"].clone())],
+        &[],
     )
     .unwrap_err()
     .to_string();
@@ -401,6 +412,7 @@ fn errors_name_the_column_and_values() {
         &p,
         Config {
             k: 7,
+            criteria: vec![],
             max_suppression: 0,
             engine: Engine::Auto,
             trace: true,
@@ -410,4 +422,198 @@ fn errors_name_the_column_and_values() {
     .unwrap()
     .to_string();
     assert!(e.contains("k = 7") && e.contains("6 rows"), "{e}");
+}
+
+mod sensitive {
+    use super::*;
+    use crate::criteria::Criterion;
+
+    const CATEGORIES: [(&str, u32); 8] = [
+        ("HIV", 0),
+        ("Cancer", 0),
+        ("Phthisis", 1),
+        ("Hepatitis", 1),
+        ("Obesity", 2),
+        ("Asthma", 2),
+        ("Flu", 3),
+        ("Indigestion", 3),
+    ];
+
+    /// One of Sun et al.'s released tables: QI columns as printed, and Disease.
+    fn table(rows: &[[&str; 4]]) -> Problem {
+        let col = |i: usize, name: &str| {
+            Column::new(
+                name.into(),
+                rows.iter().map(|r| r[i]).collect::<Vec<&str>>(),
+            )
+        };
+        let df = DataFrame::new(
+            rows.len(),
+            vec![
+                col(0, "Age"),
+                col(1, "Country"),
+                col(2, "Zip"),
+                col(3, "Disease"),
+            ],
+        )
+        .unwrap();
+        Problem::from_frame(
+            df.lazy(),
+            &["Age", "Country", "Zip"],
+            vec![None, None, None],
+            &["Disease"],
+        )
+        .unwrap()
+    }
+
+    fn category(p: &Problem) -> Vec<u32> {
+        p.sensitive[0]
+            .values
+            .iter()
+            .map(|v| CATEGORIES.iter().find(|(n, _)| n == v).unwrap().1)
+            .collect()
+    }
+
+    fn passes(p: &Problem, k: u64, c: Criterion) -> bool {
+        let m = Model {
+            k,
+            criteria: vec![c],
+        };
+        p.node_stats(&[0, 0, 0], &m, Engine::Auto)
+            .unwrap()
+            .suppressed
+            == 0
+    }
+
+    const T5: [[&str; 4]; 12] = [
+        ["<30", "America", "142**", "HIV"],
+        ["<30", "America", "142**", "HIV"],
+        ["<30", "America", "142**", "Cancer"],
+        ["<30", "America", "142**", "Cancer"],
+        [">40", "Asia", "130**", "Hepatitis"],
+        [">40", "Asia", "130**", "Phthisis"],
+        [">40", "Asia", "130**", "Asthma"],
+        [">40", "Asia", "130**", "Obesity"],
+        ["3*", "America", "142**", "Flu"],
+        ["3*", "America", "142**", "Flu"],
+        ["3*", "America", "142**", "Flu"],
+        ["3*", "America", "142**", "Indigestion"],
+    ];
+    const T6: [[&str; 4]; 12] = [
+        ["<40", "America", "1424*", "HIV"],
+        ["<40", "America", "1424*", "Cancer"],
+        ["<40", "America", "1424*", "Flu"],
+        ["<40", "America", "1424*", "Indigestion"],
+        [">40", "Asia", "130**", "Hepatitis"],
+        [">40", "Asia", "130**", "Phthisis"],
+        [">40", "Asia", "130**", "Asthma"],
+        [">40", "Asia", "130**", "Obesity"],
+        ["<40", "America", "1420*", "HIV"],
+        ["<40", "America", "1420*", "Cancer"],
+        ["<40", "America", "1420*", "Flu"],
+        ["<40", "America", "1420*", "Flu"],
+    ];
+    const T7: [[&str; 4]; 12] = [
+        ["<40", "America", "142**", "HIV"],
+        ["<40", "America", "142**", "HIV"],
+        ["<40", "America", "142**", "Cancer"],
+        ["<40", "America", "142**", "Flu"],
+        [">40", "Asia", "130**", "Hepatitis"],
+        [">40", "Asia", "130**", "Phthisis"],
+        [">40", "Asia", "130**", "Asthma"],
+        [">40", "Asia", "130**", "Obesity"],
+        ["<40", "America", "14***", "Cancer"],
+        ["<40", "America", "14***", "Flu"],
+        ["<40", "America", "14***", "Flu"],
+        ["<40", "America", "14***", "Indigestion"],
+    ];
+
+    #[test]
+    fn sun_tables_5_6_7() {
+        let (t5, t6, t7) = (table(&T5), table(&T6), table(&T7));
+        let ps = |p| Criterion::PSensitive { p, attr: 0 };
+        let pplus = |t: &Problem, p| Criterion::PPlusSensitive {
+            p,
+            attr: 0,
+            category: category(t),
+        };
+        let palpha = |t: &Problem, p, alpha| Criterion::PAlphaSensitive {
+            p,
+            alpha,
+            attr: 0,
+            category: category(t),
+            categories: 4,
+        };
+        // Table 5 is 2-sensitive 4-anonymous, but not 3-sensitive, not 2+-sensitive
+        assert!(passes(&t5, 4, ps(2)));
+        assert!(!passes(&t5, 4, ps(3)) && !passes(&t5, 5, ps(2)));
+        assert!(!passes(&t5, 4, pplus(&t5, 2)));
+        // Table 6 is 2+-sensitive 4-anonymous, not 3+-sensitive
+        assert!(passes(&t6, 4, pplus(&t6, 2)) && !passes(&t6, 4, pplus(&t6, 3)));
+        // Table 7 is (3, 1)-sensitive 4-anonymous: group weights 1, 2, 3
+        assert!(passes(&t7, 4, palpha(&t7, 3, 1.0)));
+        assert!(!passes(&t7, 4, palpha(&t7, 3, 1.5)));
+        assert!(!passes(&t5, 4, palpha(&t5, 3, 1.0)));
+        // the suppressed groups are reported by their QI codes
+        let m = Model {
+            k: 4,
+            criteria: vec![pplus(&t5, 2)],
+        };
+        // both American groups hold a single category (One; Four)
+        assert_eq!(t5.suppressed_groups(&[0, 0, 0], &m).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn incognito_with_criteria_matches_the_exhaustive_search() {
+        let f = Fixture::adult();
+        let qis = ["sex", "age", "race", "marital-status"];
+        let hs = qis
+            .iter()
+            .map(|q| Some(f.hierarchies[*q].clone()))
+            .collect();
+        let p = Problem::from_frame(f.frame().lazy(), &qis, hs, &["occupation"]).unwrap();
+        for (criterion, sup) in [
+            (Criterion::PSensitive { p: 3, attr: 0 }, 100),
+            (Criterion::DistinctL { l: 5, attr: 0 }, 0),
+            (Criterion::EntropyL { l: 3.0, attr: 0 }, 0),
+            (
+                Criterion::RecursiveCL {
+                    c: 3.0,
+                    l: 3,
+                    attr: 0,
+                },
+                0,
+            ),
+            (
+                Criterion::TCloseness {
+                    t: 0.2,
+                    attr: 0,
+                    distance: crate::criteria::Distance::Equal,
+                },
+                0,
+            ),
+        ] {
+            let run = |alg| {
+                Searcher::new(
+                    &p,
+                    Config {
+                        k: 3,
+                        criteria: vec![criterion.clone()],
+                        max_suppression: sup,
+                        engine: Engine::Auto,
+                        trace: false,
+                    },
+                )
+                .unwrap()
+                .run(alg)
+                .unwrap()
+                .anonymous
+            };
+            let exhaustive = run(Algorithm::MinGen);
+            assert!(!exhaustive.is_empty(), "{criterion:?}");
+            for alg in ALL {
+                assert_eq!(run(alg), exhaustive, "{alg:?} {criterion:?}");
+            }
+        }
+    }
 }

@@ -204,3 +204,21 @@ def test_property_every_search_equals_brute_force(
     sam = pa.search(df, qis, hs, k, sup, algorithm="samarati")
     lowest = min((sum(x) for x in expect), default=None)
     assert nodes(sam.minimal, qis) == {x for x in expect if sum(x) == lowest}
+
+
+def test_progress_is_called_and_can_stop_a_long_search(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    from polars_anon._frames import prepare
+
+    df, hs = adult
+    prep = prepare(df, list(pa.datasets.ADULT_QUASI_IDENTIFIERS), hs)
+    calls: list[tuple[int, float]] = []
+
+    def stop(checked: int, elapsed: float) -> None:
+        calls.append((checked, elapsed))
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        prep.problem.search("bottom_up", "no_rollup", 2, 1500, "auto", False, stop)
+    assert len(calls) == 1 and calls[0][1] >= 0.2 and calls[0][0] >= 0

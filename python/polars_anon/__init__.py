@@ -21,6 +21,16 @@ from polars_anon._core import (
     NotAnonymousError,
     __version__,
 )
+from polars_anon._criteria import (
+    Criterion,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    PAlphaSensitive,
+    PPlusSensitive,
+    PSensitive,
+    RecursiveCLDiversity,
+    TCloseness,
+)
 from polars_anon._frames import read_hierarchies
 from polars_anon._namespace import AnonFrame, AnonLazyFrame
 from polars_anon._results import CRITERIA, CheckReport, SearchResult
@@ -32,11 +42,19 @@ __all__ = [
     "AnonLazyFrame",
     "CheckReport",
     "ConfigError",
+    "Criterion",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
     "Hierarchy",
     "HierarchyError",
     "MissingValueError",
     "NotAnonymousError",
+    "PAlphaSensitive",
+    "PPlusSensitive",
+    "PSensitive",
+    "RecursiveCLDiversity",
     "SearchResult",
+    "TCloseness",
     "__version__",
     "check",
     "datasets",

@@ -1,5 +1,6 @@
+from collections.abc import Callable
 from os import PathLike
-from typing import final
+from typing import Any, final
 
 __all__ = [
     "AnonError",
@@ -52,6 +53,7 @@ class Problem:
         hierarchies: list[Hierarchy],
         codes: list[bytes],
         counts: bytes,
+        sensitive: list[tuple[str, list[str], bytes]] = ...,
     ) -> Problem: ...
     @property
     def rows(self) -> int: ...
@@ -61,11 +63,18 @@ class Problem:
     def heights(self) -> list[int]: ...
     def check_levels(self, levels: list[int]) -> None: ...
     def evaluate(
-        self, levels: list[int], k: int, engine: str = "auto"
+        self,
+        levels: list[int],
+        k: int,
+        engine: str = "auto",
+        criteria: list[dict[str, Any]] = ...,
     ) -> dict[str, int | float]: ...
+    def suppressed_groups(
+        self, levels: list[int], k: int, criteria: list[dict[str, Any]] = ...
+    ) -> list[list[int]]: ...
     def groups(self, levels: list[int]) -> tuple[list[list[int]], list[int]]: ...
     def evaluate_many(
-        self, nodes: list[list[int]], k: int
+        self, nodes: list[list[int]], k: int, criteria: list[dict[str, Any]] = ...
     ) -> dict[str, list[int] | list[float]]: ...
     def search(
         self,
@@ -75,4 +84,6 @@ class Problem:
         max_suppression: int,
         engine: str = "auto",
         trace: bool = False,
+        progress: Callable[[int, float], object] | None = None,
+        criteria: list[dict[str, Any]] = ...,
     ) -> dict[str, object]: ...

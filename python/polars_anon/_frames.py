@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -125,6 +125,8 @@ class Prepared:
     hierarchies: list[Hierarchy]
     f0: pl.DataFrame  # raw values as strings + COUNT: the one scan of the table
     problem: Problem
+    sensitive: list[str] = field(default_factory=list)
+    sensitive_values: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
@@ -154,8 +156,10 @@ def prepare(
     data: Any,
     quasi_identifiers: Sequence[str],
     hierarchies: Hierarchies | None,
+    sensitive: Sequence[str] = (),
 ) -> Prepared:
-    """One lazy group-by over the raw quasi-identifiers, then encode its values."""
+    """One lazy group-by over the raw quasi-identifiers (and sensitive attributes),
+    then encode its values."""
     if isinstance(quasi_identifiers, str):
         quasi_identifiers = [quasi_identifiers]
     qis = list(quasi_identifiers)
@@ -165,13 +169,17 @@ def prepare(
         raise ConfigError(f"quasi-identifiers named twice: {qis}")
     lazy = as_lazy(data)
     schema = lazy.collect_schema()
-    unknown = [q for q in qis if q not in schema]
+    sens = list(sensitive)
+    both = sorted(set(sens) & set(qis))
+    if both:
+        raise ConfigError(f"column(s) {both} cannot be both quasi-identifier and sensitive")
+    unknown = [q for q in qis + sens if q not in schema]
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
     hs_by_col = resolve_hierarchies(hierarchies)
     f0 = (
-        lazy.select([pl.col(q).cast(pl.String) for q in qis])
-        .group_by(qis)
+        lazy.select([pl.col(q).cast(pl.String) for q in qis + sens])
+        .group_by(qis + sens)
         .agg(pl.len().cast(pl.UInt64).alias(COUNT))
         .collect(engine="streaming")
     )
@@ -193,9 +201,23 @@ def prepare(
         coded = col.replace_strict(distinct, leaf_codes, return_dtype=pl.UInt32)
         codes.append(coded.to_numpy().astype("<u4").tobytes())
         hs.append(h)
+    sensitive_cols: list[tuple[str, list[str], bytes]] = []
+    values_of: dict[str, list[str]] = {}
+    for name in sens:
+        col = f0.get_column(name)
+        nulls = int(f0.filter(pl.col(name).is_null()).get_column(COUNT).sum())
+        if nulls:
+            raise MissingValueError(
+                f"column '{name}': {nulls} null value(s) in a sensitive attribute; "
+                "fill or drop them first"
+            )
+        values = sorted(col.unique().to_list())
+        coded = col.replace_strict(values, list(range(len(values))), return_dtype=pl.UInt32)
+        sensitive_cols.append((name, values, coded.to_numpy().astype("<u4").tobytes()))
+        values_of[name] = values
     counts = f0.get_column(COUNT).to_numpy().astype("<u8").tobytes()
-    problem = Problem(qis, hs, codes, counts)
-    return Prepared(lazy, qis, hs, f0, problem)
+    problem = Problem(qis, hs, codes, counts, sensitive_cols)
+    return Prepared(lazy, qis, hs, f0, problem, sens, values_of)
 
 
 def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool) -> list[pl.Expr]:
@@ -225,4 +247,9 @@ def group_table(prep: Prepared, levels: Sequence[int]) -> pl.DataFrame:
         labels = np.asarray(h.levels[lvl], dtype=object)
         cols[q] = pl.Series(q, labels[np.asarray(c, dtype=np.int64)].tolist(), dtype=pl.String)
     cols["count"] = pl.Series("count", counts, dtype=pl.UInt64)
-    return pl.DataFrame(cols)
+    # with sensitive columns a group spans several rows of the set
+    return (
+        pl.DataFrame(cols)
+        .group_by(prep.quasi_identifiers, maintain_order=True)
+        .agg(pl.col("count").sum())
+    )

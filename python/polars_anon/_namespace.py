@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_anon import _api
+from polars_anon._criteria import Criterion
 from polars_anon._frames import Hierarchies, Levels
 from polars_anon._results import CheckReport, SearchResult
 
@@ -22,9 +23,12 @@ class _Anon:
         hierarchies: Hierarchies | None = None,
         levels: Levels | None = None,
         max_suppression: int | float = 0,
+        criteria: Sequence[Criterion] | None = None,
     ) -> CheckReport:
         """See `polars_anon.check`."""
-        return _api.check(self._frame, quasi_identifiers, k, hierarchies, levels, max_suppression)
+        return _api.check(
+            self._frame, quasi_identifiers, k, hierarchies, levels, max_suppression, criteria
+        )
 
     def generalize(
         self,
@@ -32,9 +36,12 @@ class _Anon:
         levels: Levels,
         k: int | None = None,
         max_suppression: int | float = 0,
+        criteria: Sequence[Criterion] | None = None,
     ) -> pl.LazyFrame:
         """See `polars_anon.generalize`."""
-        return _api.generalize(self._frame, hierarchies, levels, k, max_suppression)
+        return _api.generalize(
+            self._frame, hierarchies, levels, k, max_suppression, criteria=criteria
+        )
 
     def search(
         self,
@@ -46,6 +53,7 @@ class _Anon:
         variant: str | None = None,
         engine: str = "auto",
         trace: bool = False,
+        criteria: Sequence[Criterion] | None = None,
     ) -> SearchResult:
         """See `polars_anon.search`."""
         return _api.search(
@@ -58,6 +66,7 @@ class _Anon:
             variant,
             engine,
             trace,
+            criteria=criteria,
         )
 
     def incognito(
@@ -67,10 +76,17 @@ class _Anon:
         k: int,
         max_suppression: int | float = 0,
         variant: str = "cube",
+        criteria: Sequence[Criterion] | None = None,
     ) -> SearchResult:
         """See `polars_anon.incognito`."""
         return _api.incognito(
-            self._frame, quasi_identifiers, hierarchies, k, max_suppression, variant
+            self._frame,
+            quasi_identifiers,
+            hierarchies,
+            k,
+            max_suppression,
+            variant,
+            criteria=criteria,
         )
 
 

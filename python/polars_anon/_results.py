@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon._core import ConfigError, NotAnonymousError
+from polars_anon._criteria import Criterion, specs
 
 if TYPE_CHECKING:
     from polars_anon._frames import Prepared
@@ -52,11 +53,13 @@ class CheckReport:
     cavg: float
     distortion: float
     group_sizes: pl.DataFrame = field(repr=False)
+    criteria: list[str] = field(default_factory=list)
 
     def _rows(self) -> list[tuple[str, Any]]:
         return [
-            ("k-anonymous", self.k_anonymous),
+            ("k-anonymous" + (" and criteria met" if self.criteria else ""), self.k_anonymous),
             ("k", self.k),
+            *([("criteria", "; ".join(self.criteria))] if self.criteria else []),
             ("levels", self.levels),
             ("rows", self.rows),
             ("groups", self.groups),
@@ -94,6 +97,7 @@ class SearchResult:
         "_prep",
         "algorithm",
         "complete",
+        "criteria",
         "k",
         "max_suppression",
         "quasi_identifiers",
@@ -111,8 +115,10 @@ class SearchResult:
         variant: str | None,
         k: int,
         max_suppression: int,
+        criteria: list[Criterion] | None = None,
     ) -> None:
         self._prep = prep
+        self.criteria: list[Criterion] = list(criteria or [])
         self._nodes: list[list[int]] = raw["anonymous"]
         self._minimal_nodes: list[list[int]] = raw["minimal"]
         self._anonymous: pl.DataFrame | None = None
@@ -135,7 +141,9 @@ class SearchResult:
                 q: pl.Series(q, [n[i] for n in self._nodes], dtype=pl.Int32)
                 for i, q in enumerate(qis)
             }
-            metrics = self._prep.problem.evaluate_many(self._nodes, self.k)
+            metrics = self._prep.problem.evaluate_many(
+                self._nodes, self.k, specs(self.criteria, self._prep)
+            )
             frame = pl.DataFrame(cols).with_columns(
                 pl.Series("height", metrics["height"], dtype=pl.Int32),
                 pl.Series("suppressed", metrics["suppressed"], dtype=pl.UInt64),
@@ -228,8 +236,11 @@ class SearchResult:
                 data,
                 self.quasi_identifiers,
                 dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
+                prep.sensitive,
             )
-        return generalize_prepared(prep, prep.levels(chosen), self.k, self.max_suppression)
+        return generalize_prepared(
+            prep, prep.levels(chosen), self.k, self.max_suppression, self.criteria
+        )
 
     def _rows(self) -> list[tuple[str, Any]]:
         s = self.stats
@@ -237,6 +248,7 @@ class SearchResult:
         return [
             ("algorithm", name),
             ("k", self.k),
+            *([("criteria", "; ".join(map(repr, self.criteria)))] if self.criteria else []),
             ("max suppression", self.max_suppression),
             ("quasi-identifiers", ", ".join(self.quasi_identifiers)),
             (

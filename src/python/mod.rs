@@ -2,6 +2,8 @@
 //! `python` feature as `polars_anon._core`.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -9,8 +11,9 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyDict, PyList};
 
+use crate::criteria::{Criterion, Distance};
 use crate::error::AnonError;
-use crate::freq::{Engine, GroupStats, Problem};
+use crate::freq::{Engine, GroupStats, Model, Problem};
 use crate::hierarchy::Hierarchy;
 use crate::metrics::metrics;
 use crate::search::{Algorithm, Config, Searcher};
@@ -55,6 +58,7 @@ fn to_py(e: AnonError) -> PyErr {
         }
         AnonError::Config(_) => ConfigError::new_err(msg),
         AnonError::NotAnonymous(_) => NotAnonymousError::new_err(msg),
+        AnonError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
         AnonError::Polars(_) => PyAnonError::new_err(msg),
     }
 }
@@ -210,7 +214,88 @@ fn stats_dict<'py>(
     Ok(d)
 }
 
+fn req<'py, T: for<'a> FromPyObject<'a, 'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    match d.get_item(key)? {
+        Some(v) => v.extract::<T>().map_err(|_| {
+            ConfigError::new_err(format!("criterion field {key:?} has the wrong type"))
+        }),
+        None => Err(ConfigError::new_err(format!(
+            "criterion is missing {key:?}"
+        ))),
+    }
+}
+
+fn parse_criterion(d: &Bound<'_, PyDict>) -> PyResult<Criterion> {
+    let kind: String = req(d, "kind")?;
+    let attr: usize = req(d, "attr")?;
+    Ok(match kind.as_str() {
+        "p_sensitive" => Criterion::PSensitive {
+            p: req(d, "p")?,
+            attr,
+        },
+        "p_plus_sensitive" => Criterion::PPlusSensitive {
+            p: req(d, "p")?,
+            attr,
+            category: req(d, "category")?,
+        },
+        "p_alpha_sensitive" => Criterion::PAlphaSensitive {
+            p: req(d, "p")?,
+            alpha: req(d, "alpha")?,
+            attr,
+            category: req(d, "category")?,
+            categories: req(d, "categories")?,
+        },
+        "distinct_l" => Criterion::DistinctL {
+            l: req(d, "l")?,
+            attr,
+        },
+        "entropy_l" => Criterion::EntropyL {
+            l: req(d, "l")?,
+            attr,
+        },
+        "recursive_cl" => Criterion::RecursiveCL {
+            c: req(d, "c")?,
+            l: req(d, "l")?,
+            attr,
+        },
+        "t_closeness" => {
+            let distance: String = req(d, "distance")?;
+            Criterion::TCloseness {
+                t: req(d, "t")?,
+                attr,
+                distance: match distance.as_str() {
+                    "equal" => Distance::Equal,
+                    "ordered" => Distance::Ordered { rank: req(d, "rank")? },
+                    "hierarchical" => Distance::Hierarchical {
+                        leaf_of: req(d, "leaf_of")?,
+                        parents: req(d, "parents")?,
+                        height: req(d, "height")?,
+                    },
+                    other => {
+                        return Err(ConfigError::new_err(format!(
+                            "unknown distance {other:?}; expected \"equal\", \"ordered\" or \"hierarchical\""
+                        )))
+                    }
+                },
+            }
+        }
+        other => {
+            return Err(ConfigError::new_err(format!(
+                "unknown criterion kind {other:?}"
+            )))
+        }
+    })
+}
+
 impl PyProblem {
+    fn model(&self, k: u64, criteria: &[Bound<'_, PyDict>]) -> PyResult<Model> {
+        let criteria = criteria
+            .iter()
+            .map(parse_criterion)
+            .collect::<PyResult<Vec<_>>>()?;
+        crate::criteria::validate(&criteria, self.inner.sensitive.len()).map_err(to_py)?;
+        Ok(Model { k, criteria })
+    }
     fn levels_u8(&self, levels: Vec<u32>) -> PyResult<Vec<u8>> {
         self.levels_unchecked(&levels)?;
         Ok(levels.into_iter().map(|l| l as u8).collect())
@@ -239,17 +324,25 @@ impl PyProblem {
 impl PyProblem {
     /// `codes`: one little-endian u32 buffer per attribute (leaf codes);
     /// `counts`: one little-endian u64 buffer.
+    /// `sensitive`: (name, values, little-endian u32 codes) per sensitive attribute.
     #[new]
+    #[pyo3(signature = (names, hierarchies, codes, counts, sensitive = Vec::new()))]
     fn new(
         names: Vec<String>,
         hierarchies: Vec<PyHierarchy>,
         codes: Vec<PyBackedBytes>,
         counts: PyBackedBytes,
+        sensitive: Vec<(String, Vec<String>, PyBackedBytes)>,
     ) -> PyResult<Self> {
         let codes: Vec<Vec<u32>> = codes.iter().map(|b| le_u32(b)).collect();
         let hs = hierarchies.into_iter().map(|h| h.inner).collect();
+        let sens = sensitive
+            .into_iter()
+            .map(|(n, v, c)| (n, v, le_u32(&c)))
+            .collect();
         Ok(PyProblem {
-            inner: Problem::from_codes(names, hs, codes, le_u64(&counts)).map_err(to_py)?,
+            inner: Problem::with_sensitive(names, hs, codes, sens, le_u64(&counts))
+                .map_err(to_py)?,
         })
     }
     #[getter]
@@ -268,18 +361,20 @@ impl PyProblem {
         self.levels_u8(levels).map(|_| ())
     }
     /// Group statistics and metrics of one node.
-    #[pyo3(signature = (levels, k, engine = "auto"))]
+    #[pyo3(signature = (levels, k, engine = "auto", criteria = Vec::new()))]
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
         levels: Vec<u32>,
         k: u64,
         engine: &str,
+        criteria: Vec<Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let levels = self.levels_u8(levels)?;
         let engine: Engine = engine.parse().map_err(to_py)?;
+        let model = self.model(k, &criteria)?;
         let st = py
-            .detach(|| self.inner.node_stats(&levels, k, engine))
+            .detach(|| self.inner.node_stats(&levels, &model, engine))
             .map_err(to_py)?;
         stats_dict(py, &self.inner, &levels, &st, k)
     }
@@ -297,19 +392,36 @@ impl PyProblem {
         })
         .map_err(to_py)
     }
+    /// QI codes (at the node's levels) of the groups the model suppresses.
+    #[pyo3(signature = (levels, k, criteria = Vec::new()))]
+    fn suppressed_groups<'py>(
+        &self,
+        py: Python<'py>,
+        levels: Vec<u32>,
+        k: u64,
+        criteria: Vec<Bound<'py, PyDict>>,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        let levels = self.levels_u8(levels)?;
+        let model = self.model(k, &criteria)?;
+        py.detach(|| self.inner.suppressed_groups(&levels, &model))
+            .map_err(to_py)
+    }
     /// Metrics of many nodes, as columns.
+    #[pyo3(signature = (nodes, k, criteria = Vec::new()))]
     fn evaluate_many<'py>(
         &self,
         py: Python<'py>,
         nodes: Vec<Vec<u32>>,
         k: u64,
+        criteria: Vec<Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let model = self.model(k, &criteria)?;
         let nodes = nodes
             .into_iter()
             .map(|n| self.levels_u8(n))
             .collect::<PyResult<Vec<_>>>()?;
         let stats = py
-            .detach(|| self.inner.stats_many(&nodes, k, Engine::Auto))
+            .detach(|| self.inner.stats_many(&nodes, &model, Engine::Auto))
             .map_err(to_py)?;
         let heights = self.inner.heights();
         let ms: Vec<_> = nodes
@@ -340,7 +452,7 @@ impl PyProblem {
         Ok(d)
     }
     /// Run one search; returns plain Python data the package wraps.
-    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false))]
+    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new()))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn search<'py>(
         &self,
@@ -351,17 +463,60 @@ impl PyProblem {
         max_suppression: u64,
         engine: &str,
         trace: bool,
+        progress: Option<Py<PyAny>>,
+        criteria: Vec<Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let model = self.model(k, &criteria)?;
         let alg = Algorithm::parse(algorithm, variant).map_err(to_py)?;
         let engine: Engine = engine.parse().map_err(to_py)?;
         let config = Config {
             k,
+            criteria: model.criteria,
             max_suppression,
             engine,
             trace,
         };
-        let searcher = Searcher::new(&self.inner, config).map_err(to_py)?;
-        let out = py.detach(|| searcher.run(alg)).map_err(to_py)?;
+        // Every 200 ms the search takes the GIL back for a moment: Ctrl-C stops
+        // it, and the progress callable hears how many nodes were checked.
+        let failure: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
+        let seen = failure.clone();
+        let start = Instant::now();
+        let mut last = start;
+        let tick = move |checked: u64| -> bool {
+            if last.elapsed() < Duration::from_millis(200) {
+                return true;
+            }
+            last = Instant::now();
+            Python::attach(|py| {
+                let result = py.check_signals().and_then(|_| match &progress {
+                    Some(cb) => cb
+                        .call1(py, (checked, start.elapsed().as_secs_f64()))
+                        .map(|_| ()),
+                    None => Ok(()),
+                });
+                match result {
+                    Ok(()) => true,
+                    Err(e) => {
+                        *seen.lock().expect("progress lock") = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        let searcher = Searcher::new(&self.inner, config)
+            .map_err(to_py)?
+            .with_progress(Box::new(tick));
+        let out = match py.detach(|| searcher.run(alg)) {
+            Ok(out) => out,
+            Err(AnonError::Interrupted) => {
+                return Err(failure
+                    .lock()
+                    .expect("progress lock")
+                    .take()
+                    .unwrap_or_else(|| to_py(AnonError::Interrupted)))
+            }
+            Err(e) => return Err(to_py(e)),
+        };
         let d = PyDict::new(py);
         d.set_item("anonymous", &out.anonymous)?;
         d.set_item("minimal", &out.minimal)?;

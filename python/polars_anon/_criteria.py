@@ -1,0 +1,272 @@
+"""Privacy models on sensitive attributes, combined with k through ``criteria=``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from polars_anon._core import ConfigError, Hierarchy
+
+if TYPE_CHECKING:
+    from polars_anon._frames import Prepared
+
+Categories = Sequence[Sequence[str]] | tuple[Hierarchy, int]
+
+
+def _category_codes(
+    name: str, attribute: str, values: list[str], categories: Categories
+) -> tuple[list[int], int]:
+    """Category index of every sensitive value (0 = most sensitive), and how many."""
+    if (
+        isinstance(categories, tuple)
+        and len(categories) == 2
+        and isinstance(categories[0], Hierarchy)
+    ):
+        h, level = categories
+        labels = h.leaf_labels(int(level))
+        order = h.levels[int(level)]
+        of = {leaf: order.index(lab) for leaf, lab in zip(h.leaves, labels, strict=True)}
+        count = len(order)
+    else:
+        of = {}
+        groups = list(categories)
+        for i, group in enumerate(groups):
+            for v in group:
+                if str(v) in of:
+                    raise ConfigError(f"{name}: value {v!r} of '{attribute}' is in two categories")
+                of[str(v)] = i
+        count = len(groups)
+    missing = [v for v in values if v not in of]
+    if missing:
+        raise ConfigError(
+            f"{name}: value(s) of '{attribute}' in no category: {missing[:10]}"
+            + (f" ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
+        )
+    return [of[v] for v in values], count
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """Base class: a requirement on the sensitive values of every QI group."""
+
+    attribute: str
+
+    def spec(self, prep: Prepared) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _base(self, prep: Prepared, kind: str) -> dict[str, Any]:
+        return {"kind": kind, "attr": prep.sensitive.index(self.attribute)}
+
+    @property
+    def monotone(self) -> bool:
+        """Merging groups never breaks it (when nothing is suppressed)."""
+        return True
+
+    @property
+    def monotone_with_suppression(self) -> bool:
+        """Still monotone when the groups that fail are suppressed."""
+        return True
+
+
+@dataclass(frozen=True)
+class PSensitive(Criterion):
+    """p-sensitive k-anonymity: at least ``p`` distinct sensitive values per group."""
+
+    p: int = 2
+
+    def __init__(self, p: int, attribute: str) -> None:
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "attribute", attribute)
+
+    def spec(self, prep: Prepared) -> dict[str, Any]:
+        return {**self._base(prep, "p_sensitive"), "p": self.p}
+
+
+@dataclass(frozen=True)
+class PPlusSensitive(Criterion):
+    """p+-sensitive k-anonymity: at least ``p`` distinct categories per group.
+
+    ``categories`` lists the values by category, most sensitive first, or is a
+    ``(Hierarchy, level)`` whose labels at that level are so ordered.
+    """
+
+    p: int = 2
+    categories: Any = ()
+
+    def __init__(self, p: int, attribute: str, categories: Categories) -> None:
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "attribute", attribute)
+        object.__setattr__(self, "categories", categories)
+
+    def spec(self, prep: Prepared) -> dict[str, Any]:
+        values = prep.sensitive_values[self.attribute]
+        codes, _ = _category_codes("PPlusSensitive", self.attribute, values, self.categories)
+        return {**self._base(prep, "p_plus_sensitive"), "p": self.p, "category": codes}
+
+
+@dataclass(frozen=True)
+class PAlphaSensitive(Criterion):
+    """(p, alpha)-sensitive k-anonymity: at least ``p`` distinct values and a total
+    weight of at least ``alpha``, where a value weighs (i - 1) / (m - 1) for the
+    i-th of m categories (the last weighs 1), summed over the group's tuples."""
+
+    p: int = 2
+    alpha: float = 1.0
+    categories: Any = ()
+
+    def __init__(self, p: int, alpha: float, attribute: str, categories: Categories) -> None:
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "alpha", float(alpha))
+        object.__setattr__(self, "attribute", attribute)
+        object.__setattr__(self, "categories", categories)
+
+    def spec(self, prep: Prepared) -> dict[str, Any]:
+        values = prep.sensitive_values[self.attribute]
+        codes, m = _category_codes("PAlphaSensitive", self.attribute, values, self.categories)
+        return {
+            **self._base(prep, "p_alpha_sensitive"),
+            "p": self.p,
+            "alpha": self.alpha,
+            "category": codes,
+            "categories": m,
+        }
+
+
+@dataclass(frozen=True)
+class DistinctLDiversity(Criterion):
+    """At least ``l`` distinct sensitive values per group."""
+
+    l: int = 2  # noqa: E741
+
+    def __init__(self, l: int, attribute: str) -> None:  # noqa: E741
+        object.__setattr__(self, "l", l)
+        object.__setattr__(self, "attribute", attribute)
+
+    def spec(self, prep: Prepared) -> dict[str, Any]:
+        return {**self._base(prep, "distinct_l"), "l": self.l}
+
+
+@dataclass(frozen=True)
+class EntropyLDiversity(Criterion):
+    """Entropy of the group's sensitive values at least log(``l``)."""
+
+    l: float = 2.0  # noqa: E741
+
+    def __init__(self, l: float, attribute: str) -> None:  # noqa: E741
+        object.__setattr__(self, "l", float(l))
+        object.__setattr__(self, "attribute", attribute)
+
+    def spec(self, prep: Prepared) -> dict[str, Any]:
+        return {**self._base(prep, "entropy_l"), "l": self.l}
+
+    @property
+    def monotone_with_suppression(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class RecursiveCLDiversity(Criterion):
+    """Recursive (c, l)-diversity: r_1 < c (r_l + ... + r_m) for the group's value
+    counts in decreasing order."""
+
+    c: float = 2.0
+    l: int = 2  # noqa: E741
+
+    def __init__(self, c: float, l: int, attribute: str) -> None:  # noqa: E741
+        object.__setattr__(self, "c", float(c))
+        object.__setattr__(self, "l", l)
+        object.__setattr__(self, "attribute", attribute)
+
+    def spec(self, prep: Prepared) -> dict[str, Any]:
+        return {**self._base(prep, "recursive_cl"), "c": self.c, "l": self.l}
+
+    @property
+    def monotone_with_suppression(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class TCloseness(Criterion):
+    """Earth Mover's Distance between the group's and the table's distribution of
+    the attribute at most ``t``: ``"equal"`` ground distance (categorical),
+    ``"ordered"`` (numeric: values ranked by number), or ``"hierarchical"``
+    (pass the attribute's ``hierarchy``)."""
+
+    t: float = 0.2
+    distance: str = "equal"
+    hierarchy: Hierarchy | None = None
+
+    def __init__(
+        self,
+        t: float,
+        attribute: str,
+        distance: Literal["equal", "hierarchical", "ordered"] = "equal",
+        hierarchy: Hierarchy | None = None,
+    ) -> None:
+        if distance not in ("equal", "hierarchical", "ordered"):
+            raise ConfigError(
+                "TCloseness distance must be 'equal', 'hierarchical' or 'ordered', "
+                f"got {distance!r}"
+            )
+        if distance == "hierarchical" and hierarchy is None:
+            raise ConfigError("TCloseness(distance='hierarchical') needs hierarchy=")
+        object.__setattr__(self, "t", float(t))
+        object.__setattr__(self, "attribute", attribute)
+        object.__setattr__(self, "distance", distance)
+        object.__setattr__(self, "hierarchy", hierarchy)
+
+    def spec(self, prep: Prepared) -> dict[str, Any]:
+        values = prep.sensitive_values[self.attribute]
+        out = {**self._base(prep, "t_closeness"), "t": self.t, "distance": self.distance}
+        if self.distance == "ordered":
+            try:
+                keys: list[Any] = [float(v) for v in values]
+            except ValueError:
+                keys = list(values)
+            order = sorted(range(len(values)), key=lambda i: keys[i])
+            rank = [0] * len(values)
+            for r, i in enumerate(order):
+                rank[i] = r
+            out["rank"] = rank
+        elif self.distance == "hierarchical":
+            h = self.hierarchy
+            assert h is not None
+            leaf_index = {v: i for i, v in enumerate(h.leaves)}
+            missing = [v for v in values if v not in leaf_index]
+            if missing:
+                raise ConfigError(
+                    f"TCloseness: value(s) of '{self.attribute}' missing from its hierarchy: "
+                    f"{missing[:10]}"
+                )
+            out["leaf_of"] = [leaf_index[v] for v in values]
+            parents = []
+            for lvl in range(h.height):
+                low, high = h.leaf_labels(lvl), h.leaf_labels(lvl + 1)
+                lo_index = {lab: i for i, lab in enumerate(h.levels[lvl])}
+                hi_index = {lab: i for i, lab in enumerate(h.levels[lvl + 1])}
+                up = [0] * len(h.levels[lvl])
+                for a, b in zip(low, high, strict=True):
+                    up[lo_index[a]] = hi_index[b]
+                parents.append(up)
+            out["parents"] = parents
+            out["height"] = h.height
+        return out
+
+    @property
+    def monotone_with_suppression(self) -> bool:
+        return False
+
+
+def specs(criteria: Sequence[Criterion] | None, prep: Prepared) -> list[dict[str, Any]]:
+    return [c.spec(prep) for c in (criteria or [])]
+
+
+def sensitive_of(criteria: Sequence[Criterion] | None) -> list[str]:
+    out: list[str] = []
+    for c in criteria or []:
+        if not isinstance(c, Criterion):
+            raise TypeError(f"criteria must be polars_anon criteria, got {type(c).__name__}")
+        if c.attribute not in out:
+            out.append(c.attribute)
+    return out

@@ -1,0 +1,28 @@
+"""A progress bar for long searches: it appears once a search has run a second."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SearchProgress:
+    """Called by the core about every 200 ms with (nodes checked, seconds)."""
+
+    def __init__(self, label: str, delay: float = 1.0) -> None:
+        self._label = label
+        self._delay = delay
+        self._bar: Any = None
+
+    def __call__(self, checked: int, elapsed: float) -> None:
+        if elapsed < self._delay:
+            return
+        if self._bar is None:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(desc=self._label, unit=" nodes", leave=False)
+        self._bar.update(checked - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
