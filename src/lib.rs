@@ -9,6 +9,7 @@ pub mod error;
 pub mod freq;
 pub mod hierarchy;
 pub mod lattice;
+pub mod local;
 pub mod metrics;
 pub mod search;
 

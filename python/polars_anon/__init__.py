@@ -32,6 +32,7 @@ from polars_anon._criteria import (
     TCloseness,
 )
 from polars_anon._frames import read_hierarchies
+from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._namespace import AnonFrame, AnonLazyFrame
 from polars_anon._results import CRITERIA, CheckReport, SearchResult
 
@@ -47,6 +48,7 @@ __all__ = [
     "EntropyLDiversity",
     "Hierarchy",
     "HierarchyError",
+    "LocalRecoding",
     "MissingValueError",
     "NotAnonymousError",
     "PAlphaSensitive",
@@ -60,6 +62,7 @@ __all__ = [
     "datasets",
     "generalize",
     "incognito",
+    "local_recoding",
     "read_hierarchies",
     "search",
 ]

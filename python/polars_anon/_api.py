@@ -54,7 +54,7 @@ def check(
     check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     lv = prep.levels(levels)
-    d = prep.problem.evaluate(lv, k, "auto", specs(criteria, prep))
+    d = prep.problem.evaluate(lv, k, "auto", specs(criteria, prep.sensitive_values))
     counts = group_table(prep, lv).get_column("count")
     sizes = (
         counts.value_counts(name="groups")
@@ -97,7 +97,7 @@ def generalize_prepared(
     check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     qis = prep.quasi_identifiers
-    model = specs(criteria, prep)
+    model = specs(criteria, prep.sensitive_values)
     # The release's groups, computed by Polars from the raw F0 with the very
     # expressions the output plan uses: independent of the core's codes.
     gen = prep.f0.lazy().with_columns(generalization_exprs(prep, levels, strings=True))
@@ -252,7 +252,7 @@ def search(
     prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria))
     check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
-    model = specs(criteria, prep)
+    model = specs(criteria, prep.sensitive_values)
     bar = SearchProgress(f"polars-anon {algorithm}") if progress else None
     try:
         raw = prep.problem.search(algorithm, variant, k, max_sup, engine, trace, bar, model)

@@ -11,6 +11,7 @@ __all__ = [
     "NotAnonymousError",
     "Problem",
     "__version__",
+    "localpk",
 ]
 
 __version__: str
@@ -87,3 +88,12 @@ class Problem:
         progress: Callable[[int, float], object] | None = None,
         criteria: list[dict[str, Any]] = ...,
     ) -> dict[str, object]: ...
+
+def localpk(
+    hierarchies: list[Hierarchy],
+    qi: list[bytes],
+    sensitive: list[bytes],
+    globals: list[list[float]],
+    k: int,
+    criteria: list[dict[str, Any]],
+) -> tuple[list[bytes], list[list[int]], int, float]: ...

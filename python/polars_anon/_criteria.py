@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from polars_anon._core import ConfigError, Hierarchy
-
-if TYPE_CHECKING:
-    from polars_anon._frames import Prepared
 
 Categories = Sequence[Sequence[str]] | tuple[Hierarchy, int]
 
@@ -52,11 +49,12 @@ class Criterion:
 
     attribute: str
 
-    def spec(self, prep: Prepared) -> dict[str, Any]:
+    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+        """The core's form, given each sensitive attribute's values (in code order)."""
         raise NotImplementedError
 
-    def _base(self, prep: Prepared, kind: str) -> dict[str, Any]:
-        return {"kind": kind, "attr": prep.sensitive.index(self.attribute)}
+    def _base(self, values_of: dict[str, list[str]], kind: str) -> dict[str, Any]:
+        return {"kind": kind, "attr": list(values_of).index(self.attribute)}
 
     @property
     def monotone(self) -> bool:
@@ -79,8 +77,8 @@ class PSensitive(Criterion):
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "attribute", attribute)
 
-    def spec(self, prep: Prepared) -> dict[str, Any]:
-        return {**self._base(prep, "p_sensitive"), "p": self.p}
+    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+        return {**self._base(values_of, "p_sensitive"), "p": self.p}
 
 
 @dataclass(frozen=True)
@@ -99,10 +97,10 @@ class PPlusSensitive(Criterion):
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "categories", categories)
 
-    def spec(self, prep: Prepared) -> dict[str, Any]:
-        values = prep.sensitive_values[self.attribute]
+    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+        values = values_of[self.attribute]
         codes, _ = _category_codes("PPlusSensitive", self.attribute, values, self.categories)
-        return {**self._base(prep, "p_plus_sensitive"), "p": self.p, "category": codes}
+        return {**self._base(values_of, "p_plus_sensitive"), "p": self.p, "category": codes}
 
 
 @dataclass(frozen=True)
@@ -121,11 +119,11 @@ class PAlphaSensitive(Criterion):
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "categories", categories)
 
-    def spec(self, prep: Prepared) -> dict[str, Any]:
-        values = prep.sensitive_values[self.attribute]
+    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+        values = values_of[self.attribute]
         codes, m = _category_codes("PAlphaSensitive", self.attribute, values, self.categories)
         return {
-            **self._base(prep, "p_alpha_sensitive"),
+            **self._base(values_of, "p_alpha_sensitive"),
             "p": self.p,
             "alpha": self.alpha,
             "category": codes,
@@ -143,8 +141,8 @@ class DistinctLDiversity(Criterion):
         object.__setattr__(self, "l", l)
         object.__setattr__(self, "attribute", attribute)
 
-    def spec(self, prep: Prepared) -> dict[str, Any]:
-        return {**self._base(prep, "distinct_l"), "l": self.l}
+    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+        return {**self._base(values_of, "distinct_l"), "l": self.l}
 
 
 @dataclass(frozen=True)
@@ -157,8 +155,8 @@ class EntropyLDiversity(Criterion):
         object.__setattr__(self, "l", float(l))
         object.__setattr__(self, "attribute", attribute)
 
-    def spec(self, prep: Prepared) -> dict[str, Any]:
-        return {**self._base(prep, "entropy_l"), "l": self.l}
+    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+        return {**self._base(values_of, "entropy_l"), "l": self.l}
 
     @property
     def monotone_with_suppression(self) -> bool:
@@ -178,8 +176,8 @@ class RecursiveCLDiversity(Criterion):
         object.__setattr__(self, "l", l)
         object.__setattr__(self, "attribute", attribute)
 
-    def spec(self, prep: Prepared) -> dict[str, Any]:
-        return {**self._base(prep, "recursive_cl"), "c": self.c, "l": self.l}
+    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+        return {**self._base(values_of, "recursive_cl"), "c": self.c, "l": self.l}
 
     @property
     def monotone_with_suppression(self) -> bool:
@@ -216,9 +214,9 @@ class TCloseness(Criterion):
         object.__setattr__(self, "distance", distance)
         object.__setattr__(self, "hierarchy", hierarchy)
 
-    def spec(self, prep: Prepared) -> dict[str, Any]:
-        values = prep.sensitive_values[self.attribute]
-        out = {**self._base(prep, "t_closeness"), "t": self.t, "distance": self.distance}
+    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+        values = values_of[self.attribute]
+        out = {**self._base(values_of, "t_closeness"), "t": self.t, "distance": self.distance}
         if self.distance == "ordered":
             try:
                 keys: list[Any] = [float(v) for v in values]
@@ -258,8 +256,10 @@ class TCloseness(Criterion):
         return False
 
 
-def specs(criteria: Sequence[Criterion] | None, prep: Prepared) -> list[dict[str, Any]]:
-    return [c.spec(prep) for c in (criteria or [])]
+def specs(
+    criteria: Sequence[Criterion] | None, values_of: dict[str, list[str]]
+) -> list[dict[str, Any]]:
+    return [c.spec(values_of) for c in (criteria or [])]
 
 
 def sensitive_of(criteria: Sequence[Criterion] | None) -> list[str]:

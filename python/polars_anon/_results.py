@@ -142,7 +142,7 @@ class SearchResult:
                 for i, q in enumerate(qis)
             }
             metrics = self._prep.problem.evaluate_many(
-                self._nodes, self.k, specs(self.criteria, self._prep)
+                self._nodes, self.k, specs(self.criteria, self._prep.sensitive_values)
             )
             frame = pl.DataFrame(cols).with_columns(
                 pl.Series("height", metrics["height"], dtype=pl.Int32),

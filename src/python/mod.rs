@@ -556,9 +556,56 @@ impl PyProblem {
     }
 }
 
+/// Sun et al.'s top-down local recoding over individual tuples.
+/// Returns (levels per attribute as bytes, codes per attribute, groups, distortion).
+#[pyfunction]
+#[pyo3(signature = (hierarchies, qi, sensitive, globals, k, criteria))]
+#[allow(clippy::type_complexity)]
+fn localpk<'py>(
+    py: Python<'py>,
+    hierarchies: Vec<PyHierarchy>,
+    qi: Vec<PyBackedBytes>,
+    sensitive: Vec<PyBackedBytes>,
+    globals: Vec<Vec<f64>>,
+    k: u64,
+    criteria: Vec<Bound<'py, PyDict>>,
+) -> PyResult<(Vec<Vec<u8>>, Vec<Vec<u32>>, usize, f64)> {
+    let hs: Vec<Hierarchy> = hierarchies.into_iter().map(|h| h.inner).collect();
+    let qi: Vec<Vec<u32>> = qi.iter().map(|b| le_u32(b)).collect();
+    let sensitive: Vec<Vec<u32>> = sensitive.iter().map(|b| le_u32(b)).collect();
+    for (a, (h, col)) in hs.iter().zip(&qi).enumerate() {
+        if col.iter().any(|&c| c as usize >= h.domain_size(0)) {
+            return Err(ConfigError::new_err(format!(
+                "codes of attribute #{a} out of range"
+            )));
+        }
+    }
+    let criteria = criteria
+        .iter()
+        .map(parse_criterion)
+        .collect::<PyResult<Vec<_>>>()?;
+    crate::criteria::validate(&criteria, sensitive.len()).map_err(to_py)?;
+    let model = Model { k, criteria };
+    let out = py
+        .detach(|| {
+            crate::local::localpk(
+                &crate::local::Tuples {
+                    hierarchies: &hs,
+                    qi: &qi,
+                    sensitive: &sensitive,
+                    global: &globals,
+                },
+                &model,
+            )
+        })
+        .map_err(to_py)?;
+    Ok((out.levels, out.codes, out.groups, out.distortion))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    m.add_function(wrap_pyfunction!(localpk, m)?)?;
     m.add_class::<PyHierarchy>()?;
     m.add_class::<PyProblem>()?;
     m.add("AnonError", py.get_type::<PyAnonError>())?;
