@@ -271,6 +271,7 @@ def incognito(
     variant: str = "cube",
     trace: bool = False,
     criteria: Sequence[Criterion] | None = None,
+    progress: bool = True,
 ) -> SearchResult:
     """Incognito (LeFevre et al. 2005): every k-anonymous full-domain generalization."""
     return search(
@@ -283,4 +284,5 @@ def incognito(
         variant,
         trace=trace,
         criteria=criteria,
+        progress=progress,
     )
