@@ -581,16 +581,40 @@ impl Problem {
                 maps.push((layout.shift[a], layout.mask[a], shifted));
             }
         }
-        let (mut keys, counts) = from.packed(layout)?;
         let keep = !clear & !maps.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
-        for k in keys.iter_mut() {
-            let mut out = *k & keep;
-            for (sh, mk, map) in &maps {
-                out |= map[((*k >> sh) & mk) as usize];
+        let owned;
+        let (src, counts): (&[u64], std::borrow::Cow<'_, [u64]>) = match &from.data {
+            SetData::Packed { keys, counts, .. } => (keys, std::borrow::Cow::Borrowed(counts)),
+            SetData::Frame(_) => {
+                let (k, c) = from.packed(layout)?;
+                owned = k;
+                (&owned, c)
             }
-            *k = out;
+        };
+        // One pass: rewrite each key and add its count into the table.
+        let mut agg = Aggregator::new(src.len());
+        match maps.as_slice() {
+            [] => {
+                for (&k, &c) in src.iter().zip(counts.iter()) {
+                    agg.add(k & keep, c);
+                }
+            }
+            [(sh, mk, map)] => {
+                for (&k, &c) in src.iter().zip(counts.iter()) {
+                    agg.add((k & keep) | map[((k >> sh) & mk) as usize], c);
+                }
+            }
+            _ => {
+                for (&k, &c) in src.iter().zip(counts.iter()) {
+                    let mut out = k & keep;
+                    for (sh, mk, map) in &maps {
+                        out |= map[((k >> sh) & mk) as usize];
+                    }
+                    agg.add(out, c);
+                }
+            }
         }
-        let (keys, counts) = aggregate(&keys, &counts);
+        let (keys, counts) = agg.finish();
         Ok(Some(FreqSet {
             attrs: attrs.to_vec(),
             levels: levels.to_vec(),
@@ -753,55 +777,80 @@ fn distinct<'a>(values: &[Option<&'a str>]) -> Vec<&'a str> {
     d
 }
 
-/// Sum `counts` by `keys` (keys below `u64::MAX`), in order of first appearance,
-/// in an open-addressing table that starts small and doubles at half load (the
-/// output is often far smaller than the input, so sizing by the input would
-/// spend more time clearing memory than summing).
-fn aggregate(keys: &[u64], counts: &[u64]) -> (Vec<u64>, Vec<u64>) {
-    const EMPTY: u64 = u64::MAX;
-    #[inline]
-    fn slot(k: u64, mask: usize) -> usize {
-        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
-    }
-    let mut cap = 256usize;
-    let mut mask = cap - 1;
-    let mut table = vec![EMPTY; cap];
-    let mut index = vec![0u32; cap];
-    let mut out_keys: Vec<u64> = Vec::new();
-    let mut out_counts: Vec<u64> = Vec::new();
-    for (&k, &c) in keys.iter().zip(counts) {
-        let mut i = slot(k, mask);
-        loop {
-            let s = table[i];
-            if s == k {
-                out_counts[index[i] as usize] += c;
-                break;
-            }
-            if s == EMPTY {
-                table[i] = k;
-                index[i] = out_keys.len() as u32;
-                out_keys.push(k);
-                out_counts.push(c);
-                if out_keys.len() * 2 > cap {
-                    cap *= 2;
-                    mask = cap - 1;
-                    table = vec![EMPTY; cap];
-                    index = vec![0u32; cap];
-                    for (j, &key) in out_keys.iter().enumerate() {
-                        let mut p = slot(key, mask);
-                        while table[p] != EMPTY {
-                            p = (p + 1) & mask;
-                        }
-                        table[p] = key;
-                        index[p] = j as u32;
-                    }
-                }
-                break;
-            }
-            i = (i + 1) & mask;
+/// Sums counts by key (keys below `u64::MAX`) in an open-addressing table of
+/// (key, count) slots. It starts at a quarter of the input's size, since a
+/// rollup's output is often far smaller than its input (sizing by the input would
+/// spend more time clearing memory than summing), and doubles at half load.
+struct Aggregator {
+    slots: Vec<(u64, u64)>,
+    mask: usize,
+    len: usize,
+}
+
+const EMPTY: u64 = u64::MAX;
+
+impl Aggregator {
+    fn new(input: usize) -> Self {
+        let cap = (input / 2).clamp(64, 1 << 20).next_power_of_two();
+        Aggregator {
+            slots: vec![(EMPTY, 0); cap],
+            mask: cap - 1,
+            len: 0,
         }
     }
-    (out_keys, out_counts)
+
+    #[inline]
+    fn slot(k: u64, mask: usize) -> usize {
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as usize & mask
+    }
+
+    #[inline]
+    fn add(&mut self, k: u64, c: u64) {
+        let mut i = Self::slot(k, self.mask);
+        loop {
+            let s = &mut self.slots[i];
+            if s.0 == k {
+                s.1 += c;
+                return;
+            }
+            if s.0 == EMPTY {
+                *s = (k, c);
+                self.len += 1;
+                if self.len * 2 > self.slots.len() {
+                    self.grow();
+                }
+                return;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let cap = self.slots.len() * 2;
+        let old = std::mem::replace(&mut self.slots, vec![(EMPTY, 0); cap]);
+        self.mask = cap - 1;
+        for (k, c) in old {
+            if k != EMPTY {
+                let mut i = Self::slot(k, self.mask);
+                while self.slots[i].0 != EMPTY {
+                    i = (i + 1) & self.mask;
+                }
+                self.slots[i] = (k, c);
+            }
+        }
+    }
+
+    fn finish(self) -> (Vec<u64>, Vec<u64>) {
+        let mut keys = Vec::with_capacity(self.len);
+        let mut counts = Vec::with_capacity(self.len);
+        for (k, c) in self.slots {
+            if k != EMPTY {
+                keys.push(k);
+                counts.push(c);
+            }
+        }
+        (keys, counts)
+    }
 }
 
 impl Problem {

@@ -53,6 +53,9 @@ def test_all_searches_return_the_brute_force_set_on_adult(
     sam = pa.search(df, qis, hs, k, max_sup, algorithm="samarati")
     assert not sam.complete
     assert nodes(sam.anonymous, qis) <= expect
+    ev = sam.evaluated
+    assert nodes(ev.filter(pl.col("anonymous")), qis) == nodes(sam.anonymous, qis)
+    assert not nodes(ev.filter(~pl.col("anonymous")), qis) & expect
     lowest = min(sum(x) for x in expect)
     assert nodes(sam.minimal, qis) == {x for x in expect if sum(x) == lowest}
 

@@ -177,11 +177,16 @@ def prepare(
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
     hs_by_col = resolve_hierarchies(hierarchies)
+    # Group the raw values (no per-row casts: the scan stays lean and streaming),
+    # then turn the distinct values into strings and merge any that coincide.
     f0 = (
-        lazy.select([pl.col(q).cast(pl.String) for q in qis + sens])
+        lazy.select(qis + sens)
         .group_by(qis + sens)
         .agg(pl.len().cast(pl.UInt64).alias(COUNT))
         .collect(engine="streaming")
+        .with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
+        .group_by(qis + sens)
+        .agg(pl.col(COUNT).sum())
     )
     hs: list[Hierarchy] = []
     codes: list[bytes] = []

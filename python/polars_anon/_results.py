@@ -159,6 +159,27 @@ class SearchResult:
         return self._anonymous
 
     @property
+    def evaluated(self) -> pl.DataFrame:
+        """Every node the search tested itself, with its verdict (``anonymous``).
+
+        For Samarati's binary search this is what it evaluated; the complete
+        searches also infer nodes they never test, so prefer ``anonymous`` there.
+        """
+        qis = self.quasi_identifiers
+        tested = [(n, True) for n in self._nodes if self.algorithm == "samarati"] + [
+            (n, False) for n in self.rejected
+        ]
+        return pl.DataFrame(
+            {
+                **{
+                    q: pl.Series(q, [n[i] for n, _ in tested], dtype=pl.Int32)
+                    for i, q in enumerate(qis)
+                },
+                "anonymous": pl.Series("anonymous", [a for _, a in tested], dtype=pl.Boolean),
+            }
+        ).sort(qis)
+
+    @property
     def minimal(self) -> pl.DataFrame:
         """The k-minimal generalizations: no anonymous generalization below them."""
         return self.anonymous.filter(pl.col("minimal"))
