@@ -541,24 +541,29 @@ impl<'p> Searcher<'p> {
         Ok(cube)
     }
 
-    /// Every node from the table (MinGen's exhaustive enumeration).
-    fn exhaustive(&mut self) -> Result<Outcome> {
-        let lat = Lattice::new(self.problem.heights());
-        let all: Vec<usize> = (0..self.problem.n_attrs()).collect();
-        let nodes: Vec<Node> = lat.all().collect();
-        let mut checked = HashMap::new();
-        let mut anonymous = Vec::new();
-        let mut rejected = Vec::new();
+    /// Check `nodes` of the full lattice, each from the table; sorts them into
+    /// `anonymous` (with their statistics in `checked`) and `rejected`.
+    fn check_from_table(
+        &mut self,
+        nodes: &[Node],
+        checked: &mut HashMap<Node, GroupStats>,
+        anonymous: &mut Vec<Node>,
+        rejected: &mut Vec<Node>,
+    ) -> Result<bool> {
+        let problem: &'p Problem = self.problem;
+        let all: Vec<usize> = (0..problem.n_attrs()).collect();
+        let mut any = false;
         for chunk in nodes.chunks(BATCH) {
             let jobs = chunk
                 .iter()
-                .map(|nd| (&self.problem.base, all.clone(), nd.clone()))
+                .map(|nd| (&problem.base, all.clone(), nd.clone()))
                 .collect();
             let sets = self.compute(jobs)?;
             for (nd, fs) in chunk.iter().zip(sets) {
                 self.stats.nodes_checked += 1;
-                let st = self.problem.group_stats(&fs, &self.model)?;
+                let st = problem.group_stats(&fs, &self.model)?;
                 if self.anonymous(&st) {
+                    any = true;
                     checked.insert(nd.clone(), st);
                     anonymous.push(nd.clone());
                 } else {
@@ -566,6 +571,17 @@ impl<'p> Searcher<'p> {
                 }
             }
         }
+        Ok(any)
+    }
+
+    /// Every node from the table (MinGen's exhaustive enumeration).
+    fn exhaustive(&mut self) -> Result<Outcome> {
+        let lat = Lattice::new(self.problem.heights());
+        let nodes: Vec<Node> = lat.all().collect();
+        let mut checked = HashMap::new();
+        let mut anonymous = Vec::new();
+        let mut rejected = Vec::new();
+        self.check_from_table(&nodes, &mut checked, &mut anonymous, &mut rejected)?;
         let minimal = minimal_of_complete(&lat, &anonymous);
         Ok(Outcome {
             anonymous,
@@ -582,34 +598,16 @@ impl<'p> Searcher<'p> {
     /// anonymous node; every node of each probed height is evaluated.
     fn samarati(&mut self) -> Result<Outcome> {
         let lat = Lattice::new(self.problem.heights());
-        let all: Vec<usize> = (0..self.problem.n_attrs()).collect();
         let mut checked = HashMap::new();
         let mut anonymous = Vec::new();
         let mut rejected = Vec::new();
         let mut found_at: HashMap<u32, Vec<Node>> = HashMap::new();
         let (mut lo, mut hi) = (0u32, lat.max_height());
         let mut probe = |h: u32, this: &mut Self| -> Result<bool> {
-            let nodes = lat.at_height(h);
-            let mut any = false;
-            for chunk in nodes.chunks(BATCH) {
-                let jobs = chunk
-                    .iter()
-                    .map(|nd| (&this.problem.base, all.clone(), nd.clone()))
-                    .collect();
-                let sets = this.compute(jobs)?;
-                for (nd, fs) in chunk.iter().zip(sets) {
-                    this.stats.nodes_checked += 1;
-                    let st = this.problem.group_stats(&fs, &this.model)?;
-                    if this.anonymous(&st) {
-                        any = true;
-                        checked.insert(nd.clone(), st);
-                        anonymous.push(nd.clone());
-                        found_at.entry(h).or_default().push(nd.clone());
-                    } else {
-                        rejected.push(nd.clone());
-                    }
-                }
-            }
+            let before = anonymous.len();
+            let any =
+                this.check_from_table(&lat.at_height(h), &mut checked, &mut anonymous, &mut rejected)?;
+            found_at.entry(h).or_default().extend(anonymous[before..].iter().cloned());
             Ok(any)
         };
         let mut probed = HashSet::new();

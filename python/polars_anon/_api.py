@@ -15,6 +15,7 @@ from polars_anon._frames import (
     Levels,
     Prepared,
     check_k,
+    encode_values,
     generalization_exprs,
     group_table,
     max_suppressed,
@@ -160,20 +161,15 @@ def _recheck(prep: Prepared, released: pl.LazyFrame, k: int, model: list[dict[st
     for q in qis:
         values = sorted(f.get_column(q).unique().to_list())
         hs.append(Hierarchy.from_rows([[v] for v in values], source=f"release of '{q}'"))
-        codes.append(_codes(f.get_column(q), values))
+        codes.append(encode_values(f.get_column(q), values))
     sensitive = [
-        (s, prep.sensitive_values[s], _codes(f.get_column(s), prep.sensitive_values[s]))
+        (s, prep.sensitive_values[s], encode_values(f.get_column(s), prep.sensitive_values[s]))
         for s in sens
     ]
     counts = f.get_column(COUNT).to_numpy().astype("<u8").tobytes()
     again = Problem(qis, hs, codes, counts, sensitive)
     if int(again.evaluate([0] * len(qis), k, "auto", model)["suppressed"]):
         raise AnonError("internal check failed: the release does not meet the model; refusing")
-
-
-def _codes(col: pl.Series, values: list[str]) -> bytes:
-    coded = col.replace_strict(values, list(range(len(values))), return_dtype=pl.UInt32)
-    return coded.to_numpy().astype("<u4").tobytes()
 
 
 def generalize(

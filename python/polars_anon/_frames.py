@@ -192,37 +192,42 @@ def prepare(
     codes: list[bytes] = []
     for q in qis:
         col = f0.get_column(q)
-        nulls = int(f0.filter(pl.col(q).is_null()).get_column(COUNT).sum())
-        if nulls:
-            raise MissingValueError(
-                f"column '{q}': {nulls} null value(s) in a quasi-identifier; fill or "
-                "drop them first (e.g. fill_null with a value the hierarchy knows)"
-            )
+        _no_nulls(f0, q, "a quasi-identifier")
         distinct = col.unique(maintain_order=True).to_list()
         h = hs_by_col.get(q)
         if h is None:
             h = Hierarchy.from_rows([[v] for v in sorted(distinct)], source=f"identity of '{q}'")
-        leaf_codes = h.encode(q, distinct)
-        coded = col.replace_strict(distinct, leaf_codes, return_dtype=pl.UInt32)
-        codes.append(coded.to_numpy().astype("<u4").tobytes())
+        codes.append(encode_values(col, distinct, h.encode(q, distinct)))
         hs.append(h)
     sensitive_cols: list[tuple[str, list[str], bytes]] = []
     values_of: dict[str, list[str]] = {}
     for name in sens:
         col = f0.get_column(name)
-        nulls = int(f0.filter(pl.col(name).is_null()).get_column(COUNT).sum())
-        if nulls:
-            raise MissingValueError(
-                f"column '{name}': {nulls} null value(s) in a sensitive attribute; "
-                "fill or drop them first"
-            )
+        _no_nulls(f0, name, "a sensitive attribute")
         values = sorted(col.unique().to_list())
-        coded = col.replace_strict(values, list(range(len(values))), return_dtype=pl.UInt32)
-        sensitive_cols.append((name, values, coded.to_numpy().astype("<u4").tobytes()))
+        sensitive_cols.append((name, values, encode_values(col, values)))
         values_of[name] = values
     counts = f0.get_column(COUNT).to_numpy().astype("<u8").tobytes()
     problem = Problem(qis, hs, codes, counts, sensitive_cols)
     return Prepared(lazy, qis, hs, f0, problem, sens, values_of)
+
+
+def _no_nulls(f0: pl.DataFrame, column: str, role: str) -> None:
+    nulls = int(f0.filter(pl.col(column).is_null()).get_column(COUNT).sum())
+    if nulls:
+        raise MissingValueError(
+            f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first "
+            "(e.g. fill_null with a value the hierarchy knows)"
+        )
+
+
+def encode_values(col: pl.Series, values: list[str], codes: list[int] | None = None) -> bytes:
+    """`col` (strings) as little-endian u32 codes: ``codes[i]`` for ``values[i]``
+    (by default the position in `values`), for the core."""
+    if codes is None:
+        codes = list(range(len(values)))
+    coded = col.replace_strict(values, codes, return_dtype=pl.UInt32)
+    return coded.to_numpy().astype("<u4").tobytes()
 
 
 def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool) -> list[pl.Expr]:

@@ -12,7 +12,13 @@ import polars as pl
 from polars_anon import _core
 from polars_anon._core import ConfigError, MissingValueError
 from polars_anon._criteria import Criterion, sensitive_of, specs
-from polars_anon._frames import Hierarchies, as_lazy, check_k, resolve_hierarchies
+from polars_anon._frames import (
+    Hierarchies,
+    as_lazy,
+    check_k,
+    encode_values,
+    resolve_hierarchies,
+)
 
 
 @dataclass(frozen=True)
@@ -83,17 +89,15 @@ def local_recoding(
         if col.null_count():
             raise MissingValueError(f"column '{q}': {col.null_count()} null value(s)")
         distinct = col.unique(maintain_order=True).to_list()
-        leaf = h.encode(q, distinct)
-        coded = col.replace_strict(distinct, leaf, return_dtype=pl.UInt32)
-        qi_codes.append(coded.to_numpy().astype("<u4").tobytes())
+        qi_codes.append(encode_values(col, distinct, h.encode(q, distinct)))
     for s in sens:
         col = frame.get_column(s).cast(pl.String)
         if col.null_count():
             raise MissingValueError(f"column '{s}': {col.null_count()} null value(s)")
         values = sorted(col.unique().to_list())
-        coded = col.replace_strict(values, list(range(len(values))), return_dtype=pl.UInt32)
-        arr = coded.to_numpy()
-        sens_codes.append(arr.astype("<u4").tobytes())
+        raw = encode_values(col, values)
+        arr = np.frombuffer(raw, dtype="<u4")
+        sens_codes.append(raw)
         globals_.append((np.bincount(arr, minlength=len(values)) / len(arr)).tolist())
         values_of[s] = values
     levels, codes, groups, distortion = _core.localpk(
