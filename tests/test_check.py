@@ -178,3 +178,22 @@ def test_fractional_suppression_is_a_share_of_rows() -> None:
     assert pa.check(lf, ["Race", "ZIP"], 2, hs, {"Race": 1}, max_suppression=0.25).k_anonymous
     r = pa.check(lf, ["Race", "ZIP"], 2, hs, {"Race": 1}, max_suppression=0.2)
     assert r.max_suppression == 1 and not r.k_anonymous
+
+
+DUCKDB = """
+import duckdb, polars_anon as pa
+lf, hs = pa.datasets.patients()
+df = lf.collect()
+rel = duckdb.sql("select * from df")
+r = pa.check(rel, ["Sex", "Zipcode"], 2, hs, {"Sex": 1})
+print(r.k_anonymous, r.groups, r.rows)
+"""
+
+
+def test_a_duckdb_relation_is_data_too() -> None:
+    # in a child process: DuckDB's bindings print reference-leak noise at exit
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", DUCKDB], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "3", "6"]
