@@ -799,12 +799,12 @@ impl Aggregator {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn slot(k: u64, mask: usize) -> usize {
         (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as usize & mask
     }
 
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, k: u64, c: u64) {
         let mut i = Self::slot(k, self.mask);
         loop {
@@ -817,7 +817,7 @@ impl Aggregator {
                 *s = (k, c);
                 self.len += 1;
                 if self.len * 2 > self.slots.len() {
-                    self.grow();
+                    self.grow_cold();
                 }
                 return;
             }
@@ -825,7 +825,9 @@ impl Aggregator {
         }
     }
 
-    fn grow(&mut self) {
+    #[cold]
+    #[inline(never)]
+    fn grow_cold(&mut self) {
         let cap = self.slots.len() * 2;
         let old = std::mem::replace(&mut self.slots, vec![(EMPTY, 0); cap]);
         self.mask = cap - 1;

@@ -605,9 +605,16 @@ impl<'p> Searcher<'p> {
         let (mut lo, mut hi) = (0u32, lat.max_height());
         let mut probe = |h: u32, this: &mut Self| -> Result<bool> {
             let before = anonymous.len();
-            let any =
-                this.check_from_table(&lat.at_height(h), &mut checked, &mut anonymous, &mut rejected)?;
-            found_at.entry(h).or_default().extend(anonymous[before..].iter().cloned());
+            let any = this.check_from_table(
+                &lat.at_height(h),
+                &mut checked,
+                &mut anonymous,
+                &mut rejected,
+            )?;
+            found_at
+                .entry(h)
+                .or_default()
+                .extend(anonymous[before..].iter().cloned());
             Ok(any)
         };
         let mut probed = HashSet::new();
@@ -731,21 +738,21 @@ fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
     let mut buf = vec![ABSENT; n];
     for members in groups {
         for &p in members {
+            // the candidate's levels in `buf`: p's, plus q's last attribute below
+            buf.fill(ABSENT);
+            for (&a, &l) in g.attrs[p].iter().zip(&g.levels[p]) {
+                buf[a] = l;
+            }
+            let prefix = &g.attrs[p][..g.attrs[p].len() - 1];
+            let pa = *g.attrs[p].last().expect("non-empty");
             for &q in members {
-                let (pa, qa) = (*g.attrs[p].last().unwrap(), *g.attrs[q].last().unwrap());
+                let qa = *g.attrs[q].last().expect("non-empty");
                 if pa >= qa {
                     continue;
                 }
-                let mut attrs = g.attrs[p].clone();
-                attrs.push(qa);
-                let mut levels = g.levels[p].clone();
-                levels.push(*g.levels[q].last().unwrap());
+                buf[qa] = *g.levels[q].last().expect("non-empty");
                 // prune: every i-subset must be in S_i (the two parents are)
-                buf.fill(ABSENT);
-                for (&a, &l) in attrs.iter().zip(&levels) {
-                    buf[a] = l;
-                }
-                let ok = attrs[..attrs.len() - 2].iter().all(|&a| {
+                let ok = prefix.iter().all(|&a| {
                     let keep = buf[a];
                     buf[a] = ABSENT;
                     let found = s_keys.contains(&buf[..]);
@@ -753,8 +760,13 @@ fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
                     found
                 });
                 if ok {
+                    let mut attrs = g.attrs[p].clone();
+                    attrs.push(qa);
+                    let mut levels = g.levels[p].clone();
+                    levels.push(buf[qa]);
                     next.push(attrs, levels, (p, q));
                 }
+                buf[qa] = ABSENT;
             }
         }
     }
