@@ -466,22 +466,41 @@ impl Problem {
         if threads <= 1 || jobs.len() < 4 {
             return run(jobs);
         }
-        let per = jobs.len().div_ceil(threads);
-        let parts: Vec<Result<Vec<FreqSet>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs
-                .chunks(per)
-                .map(|part| scope.spawn(move || run(part)))
+        // Jobs differ wildly in size (a root from a cuboid against a small child),
+        // so threads take the next job as they finish rather than fixed halves.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let parts: Vec<Result<Vec<(usize, FreqSet)>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| -> Result<Vec<(usize, FreqSet)>> {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(j) = jobs.get(i) else { break };
+                            let fs = self
+                                .rollup_native(j.0, &j.1, &j.2)?
+                                .ok_or_else(|| AnonError::Config("no packed layout".into()))?;
+                            done.push((i, fs));
+                        }
+                        Ok(done)
+                    })
+                })
                 .collect();
             handles
                 .into_iter()
                 .map(|h| h.join().expect("a rollup thread panicked"))
                 .collect()
         });
-        let mut out = Vec::with_capacity(jobs.len());
+        let mut slots: Vec<Option<FreqSet>> = vec![None; jobs.len()];
         for p in parts {
-            out.extend(p?);
+            for (i, fs) in p? {
+                slots[i] = Some(fs);
+            }
         }
-        Ok(out)
+        Ok(slots
+            .into_iter()
+            .map(|fs| fs.expect("every job was taken by a thread"))
+            .collect())
     }
 
     pub fn rollup(

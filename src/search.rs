@@ -158,7 +158,7 @@ enum RootSource<'a> {
     Cube(&'a HashMap<Vec<usize>, FreqSet>),
 }
 
-const BATCH: usize = 64;
+const BATCH: usize = 256;
 
 /// Called between batches of rollups with the number of nodes checked so far;
 /// returning `false` stops the search with `AnonError::Interrupted`.
