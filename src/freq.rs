@@ -320,32 +320,47 @@ impl Problem {
                 global,
             });
         }
-        columns.push(UInt64Chunked::from_vec(COUNT.into(), counts).into_column());
-        let df = DataFrame::new(height, columns)?;
         let carry: Vec<usize> = (n..n + sens.len()).collect();
-        let keys: Vec<Expr> = (0..n + sens.len()).map(|a| col(code_col(a))).collect();
-        let df = df.lazy().group_by(keys).agg([col(COUNT).sum()]).collect()?;
         let sizes: Vec<usize> = hierarchies
             .iter()
             .map(|h| h.domain_size(0))
             .chain(sens.iter().map(|s| s.values.len()))
             .collect();
         let layout = Layout::new(&sizes).map(Arc::new);
-        let mut base = FreqSet {
+        // Group the rows (the one pass over them): in the native kernel when the
+        // codes pack into 64 bits, else as a Polars group-by.
+        let data = match &layout {
+            Some(layout) => {
+                let mut keys = vec![0u64; height];
+                for (a, column) in columns.iter().enumerate() {
+                    for (k, c) in keys.iter_mut().zip(column.u32()?.into_no_null_iter()) {
+                        *k |= (c as u64) << layout.shift[a];
+                    }
+                }
+                let mut agg = Aggregator::new(height);
+                for (&k, &c) in keys.iter().zip(&counts) {
+                    agg.add(k, c);
+                }
+                let (keys, counts) = agg.finish();
+                SetData::Packed {
+                    layout: layout.clone(),
+                    keys,
+                    counts,
+                }
+            }
+            None => {
+                columns.push(UInt64Chunked::from_vec(COUNT.into(), counts).into_column());
+                let df = DataFrame::new(height, columns)?;
+                let keys: Vec<Expr> = (0..n + sens.len()).map(|a| col(code_col(a))).collect();
+                SetData::Frame(df.lazy().group_by(keys).agg([col(COUNT).sum()]).collect()?)
+            }
+        };
+        let base = FreqSet {
             attrs: (0..n).collect(),
             levels: vec![0; n],
             carry,
-            data: SetData::Frame(df),
+            data,
         };
-        if let Some(layout) = &layout {
-            let (keys, counts) = base.packed(layout)?;
-            let counts = counts.into_owned();
-            base.data = SetData::Packed {
-                layout: layout.clone(),
-                keys,
-                counts,
-            };
-        }
         Ok(Problem {
             names,
             hierarchies,

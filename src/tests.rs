@@ -617,3 +617,52 @@ mod sensitive {
         }
     }
 }
+
+/// Codes too wide to pack into 64 bits: F0 is grouped and every rollup runs as
+/// a Polars plan, with the same answers.
+#[test]
+fn wide_domains_fall_back_to_polars_plans() {
+    let n_attrs = 5;
+    let leaves = 20_000; // 15 bits each: 75 bits in all
+    let hs: Vec<Hierarchy> = (0..n_attrs)
+        .map(|a| {
+            let rows = (0..leaves)
+                .map(|i| vec![format!("v{i}"), format!("g{}", i % 3), "*".to_string()])
+                .collect();
+            Hierarchy::from_rows(rows, &format!("h{a}")).unwrap()
+        })
+        .collect();
+    let rows: Vec<Vec<String>> = (0..80u32)
+        .map(|r| {
+            (0..n_attrs as u32)
+                .map(|a| format!("v{}", (r * (a + 3) * 7919) % 9))
+                .collect()
+        })
+        .collect();
+    let names: Vec<String> = (0..n_attrs).map(|a| format!("c{a}")).collect();
+    let cols: Vec<Column> = names
+        .iter()
+        .enumerate()
+        .map(|(a, n)| {
+            Column::new(
+                n.as_str().into(),
+                rows.iter().map(|r| r[a].as_str()).collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let df = DataFrame::new(rows.len(), cols).unwrap();
+    let qis: Vec<&str> = names.iter().map(String::as_str).collect();
+    let p =
+        Problem::from_frame(df.lazy(), &qis, hs.iter().cloned().map(Some).collect(), &[]).unwrap();
+    assert!(p.layout.is_none());
+    let fixture = Fixture {
+        header: names.clone(),
+        rows,
+        hierarchies: names.iter().cloned().zip(hs).collect(),
+    };
+    let brute = fixture.brute_anonymous(&qis, 3, 4);
+    assert!(!brute.is_empty());
+    for alg in ALL {
+        assert_eq!(search(&p, alg, 3, 4).anonymous, brute, "{alg:?}");
+    }
+}

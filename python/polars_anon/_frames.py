@@ -178,15 +178,14 @@ def prepare(
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
     hs_by_col = resolve_hierarchies(hierarchies)
     # Group the raw values (no per-row casts: the scan stays lean and streaming),
-    # then turn the distinct values into strings and merge any that coincide.
+    # then turn the distinct values into strings; should two ever coincide, the
+    # core merges their rows when it groups the codes.
     f0 = (
         lazy.select(qis + sens)
         .group_by(qis + sens)
         .agg(pl.len().cast(pl.UInt64).alias(COUNT))
         .collect(engine="streaming")
         .with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
-        .group_by(qis + sens)
-        .agg(pl.col(COUNT).sum())
     )
     hs: list[Hierarchy] = []
     codes: list[bytes] = []
@@ -222,12 +221,13 @@ def _no_nulls(f0: pl.DataFrame, column: str, role: str) -> None:
 
 
 def encode_values(col: pl.Series, values: list[str], codes: list[int] | None = None) -> bytes:
-    """`col` (strings) as little-endian u32 codes: ``codes[i]`` for ``values[i]``
-    (by default the position in `values`), for the core."""
+    """`col` (strings, each one of `values`) as little-endian u32 codes for the core:
+    ``codes[i]`` for ``values[i]`` (by default the position in `values`)."""
+    # an Enum's physical values are the positions in its categories: a fast lookup
+    position = col.cast(pl.Enum(values)).to_physical().to_numpy()
     if codes is None:
-        codes = list(range(len(values)))
-    coded = col.replace_strict(values, codes, return_dtype=pl.UInt32)
-    return coded.to_numpy().astype("<u4").tobytes()
+        return position.astype("<u4").tobytes()
+    return np.asarray(codes, dtype="<u4")[position].tobytes()
 
 
 def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool) -> list[pl.Expr]:
