@@ -225,9 +225,9 @@ def encode_values(col: pl.Series, values: list[str], codes: list[int] | None = N
     ``codes[i]`` for ``values[i]`` (by default the position in `values`)."""
     # an Enum's physical values are the positions in its categories: a fast lookup
     position = col.cast(pl.Enum(values)).to_physical().to_numpy()
-    if codes is None:
-        return position.astype("<u4").tobytes()
-    return np.asarray(codes, dtype="<u4")[position].tobytes()
+    table = np.asarray(codes if codes is not None else range(len(values)), dtype="<u4")
+    out: bytes = table[position].tobytes()
+    return out
 
 
 def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool) -> list[pl.Expr]:
