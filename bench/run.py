@@ -212,33 +212,27 @@ def plot(cells: list[dict[str, Any]], path: Path) -> None:
         return c["algorithm"] + (f" ({c['variant']})" if c["variant"] else "")
 
     names = sorted({name(c) for c in cells})
-    ks = sorted({c["k"] for c in cells})
-    fig, axes = plt.subplots(1, len(ks) + 1, figsize=(5 * (len(ks) + 1), 4))
-    for ax, k in zip(axes, ks, strict=False):
+
+    def panel(ax: Any, x: str, keep: Any, title: str) -> None:
+        """One line per algorithm: min time against `x`, over the 0% cells kept."""
         for nm in names:
             pts = sorted(
-                (c["qi_size"], c["min_ms"])
+                (c[x], c["min_ms"])
                 for c in cells
-                if name(c) == nm and c["k"] == k and c["suppression"] == 0
+                if name(c) == nm and c["suppression"] == 0 and keep(c)
             )
             if pts:
                 ax.plot(*zip(*pts, strict=True), marker="o", label=nm)
         ax.set(
-            title=f"Adult, k={k}, no suppression", xlabel="QI size", ylabel="ms (min)", yscale="log"
+            title=title, xlabel="QI size" if x == "qi_size" else x, ylabel="ms (min)", yscale="log"
         )
+
+    ks = sorted({c["k"] for c in cells})
     n_max = max(c["qi_size"] for c in cells)
-    ax = axes[-1]
-    for nm in names:
-        pts = sorted(
-            (c["k"], c["min_ms"])
-            for c in cells
-            if name(c) == nm and c["qi_size"] == n_max and c["suppression"] == 0
-        )
-        if pts:
-            ax.plot(*zip(*pts, strict=True), marker="o", label=nm)
-    ax.set(
-        title=f"Adult, QI size {n_max}, no suppression", xlabel="k", ylabel="ms (min)", yscale="log"
-    )
+    fig, axes = plt.subplots(1, len(ks) + 1, figsize=(5 * (len(ks) + 1), 4))
+    for ax, k in zip(axes, ks, strict=False):
+        panel(ax, "qi_size", lambda c, k=k: c["k"] == k, f"Adult, k={k}, no suppression")
+    panel(axes[-1], "k", lambda c: c["qi_size"] == n_max, f"Adult, QI size {n_max}, no suppression")
     axes[0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=90)

@@ -144,9 +144,17 @@ impl FreqSet {
             }
         }
     }
-    pub fn packed(&self, layout: &Arc<Layout>) -> Result<(Vec<u64>, std::borrow::Cow<'_, [u64]>)> {
+    /// Packed keys and counts: borrowed when the set is packed, built otherwise.
+    #[allow(clippy::type_complexity)]
+    pub fn packed(
+        &self,
+        layout: &Arc<Layout>,
+    ) -> Result<(std::borrow::Cow<'_, [u64]>, std::borrow::Cow<'_, [u64]>)> {
         if let SetData::Packed { keys, counts, .. } = &self.data {
-            return Ok((keys.clone(), std::borrow::Cow::Borrowed(counts)));
+            return Ok((
+                std::borrow::Cow::Borrowed(keys),
+                std::borrow::Cow::Borrowed(counts),
+            ));
         }
         let mut keys = vec![0u64; self.rows()];
         for &a in self.attrs.iter().chain(&self.carry) {
@@ -154,7 +162,7 @@ impl FreqSet {
                 *k |= (c as u64) << layout.shift[a];
             }
         }
-        Ok((keys, self.counts()?))
+        Ok((std::borrow::Cow::Owned(keys), self.counts()?))
     }
     /// Rows as (codes in attribute order, count), sorted: for comparisons in tests.
     pub fn sorted_rows(&self) -> Result<Vec<(Vec<u32>, u64)>> {
@@ -616,15 +624,7 @@ impl Problem {
             }
         }
         let keep = !clear & !maps.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
-        let owned;
-        let (src, counts): (&[u64], std::borrow::Cow<'_, [u64]>) = match &from.data {
-            SetData::Packed { keys, counts, .. } => (keys, std::borrow::Cow::Borrowed(counts)),
-            SetData::Frame(_) => {
-                let (k, c) = from.packed(layout)?;
-                owned = k;
-                (&owned, c)
-            }
-        };
+        let (src, counts) = from.packed(layout)?;
         // One pass: rewrite each key and add its count into the table.
         let mut agg = Aggregator::new(src.len());
         match maps.as_slice() {
@@ -673,7 +673,11 @@ impl Problem {
 
     /// The QI groups of a set (rows sharing the quasi-identifier part of the
     /// key), as runs of row indices, with the packed keys.
-    fn qi_groups(&self, fs: &FreqSet) -> Result<(Vec<u64>, Vec<u32>, Vec<usize>)> {
+    #[allow(clippy::type_complexity)]
+    fn qi_groups<'a>(
+        &self,
+        fs: &'a FreqSet,
+    ) -> Result<(std::borrow::Cow<'a, [u64]>, Vec<u32>, Vec<usize>)> {
         let layout = self.layout.as_ref().ok_or_else(|| {
             AnonError::Config(
                 "the codes of these attributes do not pack into 63 bits, which sensitive-attribute models need"

@@ -10,6 +10,16 @@ import pytest
 
 import polars_anon as pa
 
+# the searches that return the complete set of anonymous nodes
+SEARCHES = [
+    ("incognito", "basic"),
+    ("incognito", "super_roots"),
+    ("incognito", "cube"),
+    ("bottom_up", "rollup"),
+    ("bottom_up", "no_rollup"),
+    ("mingen", None),
+]
+
 
 def brute_counts(
     frame: pl.DataFrame,

@@ -8,16 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
-from tests.conftest import brute_anonymous, nodes
+from tests.conftest import SEARCHES, brute_anonymous, nodes
 
-SEARCHES = [
-    ("incognito", "basic"),
-    ("incognito", "super_roots"),
-    ("incognito", "cube"),
-    ("bottom_up", "rollup"),
-    ("bottom_up", "no_rollup"),
-    ("mingen", None),
-]
 ADULT = ["sex", "age", "race", "marital-status", "education", "native-country"]
 
 

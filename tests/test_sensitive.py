@@ -12,7 +12,7 @@ import pytest
 from pycanon import anonymity
 
 import polars_anon as pa
-from tests.conftest import nodes
+from tests.conftest import SEARCHES, nodes
 
 TABLE_4 = [
     ["HIV", "Cancer"],
@@ -182,14 +182,6 @@ def brute(
     return out
 
 
-SEARCHES = [
-    ("incognito", "basic"),
-    ("incognito", "super_roots"),
-    ("incognito", "cube"),
-    ("bottom_up", "rollup"),
-    ("bottom_up", "no_rollup"),
-    ("mingen", None),
-]
 QIS = ["sex", "age", "race", "marital-status"]
 
 
