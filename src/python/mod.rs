@@ -529,6 +529,7 @@ impl PyProblem {
         s.set_item("rows_scanned", out.stats.rows_scanned)?;
         s.set_item("rows_rolled_up", out.stats.rows_rolled_up)?;
         s.set_item("cuboids", out.stats.cuboids)?;
+        s.set_item("intermediate_sets", out.stats.intermediate_sets)?;
         s.set_item(
             "candidates_per_iteration",
             &out.stats.candidates_per_iteration,
