@@ -345,7 +345,8 @@ impl Problem {
                         *k |= (c as u64) << layout.shift[a];
                     }
                 }
-                let mut agg = Aggregator::new(height);
+                let mut agg = Aggregator::new();
+                agg.start(height);
                 for (&k, &c) in keys.iter().zip(&counts) {
                     agg.add(k, c);
                 }
@@ -473,57 +474,20 @@ impl Problem {
             }
             return self.rollup_polars(jobs);
         }
-        // Independent rollups: split them over the cores.
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(jobs.len().max(1));
-        let run = |part: &[(&FreqSet, Vec<usize>, Vec<u8>)]| -> Result<Vec<FreqSet>> {
-            part.iter()
-                .map(|j| {
-                    self.rollup_native(j.0, &j.1, &j.2)?
-                        .ok_or_else(|| AnonError::Config("no packed layout".into()))
-                })
-                .collect()
+        // Independent rollups, spread over rayon's pool one job at a time (they
+        // differ wildly in size: a root from a cuboid against a small child);
+        // each pool thread keeps its own table between rollups and batches.
+        let one = |j: &(&FreqSet, Vec<usize>, Vec<u8>)| -> Result<FreqSet> {
+            AGGREGATOR.with(|agg| {
+                self.rollup_native(j.0, &j.1, &j.2, &mut agg.borrow_mut())?
+                    .ok_or_else(|| AnonError::Config("no packed layout".into()))
+            })
         };
-        if threads <= 1 || jobs.len() < 4 {
-            return run(jobs);
+        if jobs.len() < 2 || rayon::current_num_threads() < 2 {
+            return jobs.iter().map(one).collect();
         }
-        // Jobs differ wildly in size (a root from a cuboid against a small child),
-        // so threads take the next job as they finish rather than fixed halves.
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let parts: Vec<Result<Vec<(usize, FreqSet)>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| -> Result<Vec<(usize, FreqSet)>> {
-                        let mut done = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(j) = jobs.get(i) else { break };
-                            let fs = self
-                                .rollup_native(j.0, &j.1, &j.2)?
-                                .ok_or_else(|| AnonError::Config("no packed layout".into()))?;
-                            done.push((i, fs));
-                        }
-                        Ok(done)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a rollup thread panicked"))
-                .collect()
-        });
-        let mut slots: Vec<Option<FreqSet>> = vec![None; jobs.len()];
-        for p in parts {
-            for (i, fs) in p? {
-                slots[i] = Some(fs);
-            }
-        }
-        Ok(slots
-            .into_iter()
-            .map(|fs| fs.expect("every job was taken by a thread"))
-            .collect())
+        use rayon::prelude::*;
+        jobs.par_iter().with_max_len(1).map(one).collect()
     }
 
     pub fn rollup(
@@ -605,6 +569,7 @@ impl Problem {
         from: &FreqSet,
         attrs: &[usize],
         levels: &[u8],
+        agg: &mut Aggregator,
     ) -> Result<Option<FreqSet>> {
         let Some(layout) = &self.layout else {
             return Ok(None);
@@ -626,7 +591,7 @@ impl Problem {
         let keep = !clear & !maps.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
         let (src, counts) = from.packed(layout)?;
         // One pass: rewrite each key and add its count into the table.
-        let mut agg = Aggregator::new(src.len());
+        agg.start(src.len());
         match maps.as_slice() {
             [] => {
                 for (&k, &c) in src.iter().zip(counts.iter()) {
@@ -816,35 +781,66 @@ fn distinct<'a>(values: &[Option<&'a str>]) -> Vec<&'a str> {
 }
 
 /// Sums counts by key (keys below `u64::MAX`) in an open-addressing table of
-/// (key, count) slots, sized by the input rows (a rollup never has more groups
-/// than input rows), so it grows at most once, at half load. Measured: starting
-/// smaller and growing spent 7% of a 5%-suppression search in rehashing.
+/// (key, count) slots. One aggregator serves many rollups in turn: its slots
+/// are allocated once, each rollup uses a window of them sized at twice its
+/// input rows (a rollup never has more groups than input rows, so the window
+/// never fills past half), and the slots it filled are listed, so emptying the
+/// table for the next rollup costs its output, not the window. Measured on
+/// Adult: allocating, filling and scanning a fresh table per rollup cost more
+/// than the hashing once most rollups had small outputs.
 struct Aggregator {
     slots: Vec<(u64, u64)>,
     mask: usize,
-    len: usize,
+    bits: u32,
+    used: Vec<u32>,
 }
 
 const EMPTY: u64 = u64::MAX;
 
+thread_local! {
+    /// The rollup table of this thread (see `Aggregator`).
+    static AGGREGATOR: std::cell::RefCell<Aggregator> = std::cell::RefCell::new(Aggregator::new());
+}
+
 impl Aggregator {
-    fn new(input: usize) -> Self {
-        let cap = input.clamp(64, 1 << 22).next_power_of_two();
+    fn new() -> Self {
         Aggregator {
-            slots: vec![(EMPTY, 0); cap],
-            mask: cap - 1,
-            len: 0,
+            slots: Vec::new(),
+            mask: 0,
+            bits: 1,
+            used: Vec::new(),
         }
     }
 
+    /// Start a rollup of `input` rows (at most `1 << 22` slots up front; a
+    /// larger one grows as it fills).
+    fn start(&mut self, input: usize) {
+        debug_assert!(self.used.is_empty(), "finish the previous rollup first");
+        let cap = (2 * input).clamp(64, 1 << 22).next_power_of_two();
+        if self.slots.len() > (1 << 20).max(8 * cap) {
+            // do not hold a large table (16 MiB and up) for small rollups
+            self.slots = Vec::new();
+            self.used = Vec::new();
+        }
+        if self.slots.len() < cap {
+            self.slots.resize(cap, (EMPTY, 0));
+        }
+        self.mask = cap - 1;
+        self.bits = cap.trailing_zeros();
+    }
+
+    /// Multiplicative hashing; the slot is taken from the product's top bits,
+    /// which depend on every bit of the key (the middle bits used before
+    /// ignored the fields packed highest and made long probe chains).
     #[inline(always)]
-    fn slot(k: u64, mask: usize) -> usize {
-        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as usize & mask
+    fn slot(k: u64, bits: u32, mask: usize) -> usize {
+        let h = (k ^ (k >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> (64 - bits)) as usize & mask
     }
 
     #[inline(always)]
     fn add(&mut self, k: u64, c: u64) {
-        let mut i = Self::slot(k, self.mask);
+        let mut i = Self::slot(k, self.bits, self.mask);
         loop {
             let s = &mut self.slots[i];
             if s.0 == k {
@@ -853,8 +849,8 @@ impl Aggregator {
             }
             if s.0 == EMPTY {
                 *s = (k, c);
-                self.len += 1;
-                if self.len * 2 > self.slots.len() {
+                self.used.push(i as u32);
+                if self.used.len() * 2 > self.mask + 1 {
                     self.grow_cold();
                 }
                 return;
@@ -866,29 +862,38 @@ impl Aggregator {
     #[cold]
     #[inline(never)]
     fn grow_cold(&mut self) {
-        let cap = self.slots.len() * 2;
-        let old = std::mem::replace(&mut self.slots, vec![(EMPTY, 0); cap]);
+        let cap = (self.mask + 1) * 2;
+        let entries: Vec<(u64, u64)> = self
+            .used
+            .iter()
+            .map(|&i| std::mem::replace(&mut self.slots[i as usize], (EMPTY, 0)))
+            .collect();
+        if self.slots.len() < cap {
+            self.slots.resize(cap, (EMPTY, 0));
+        }
         self.mask = cap - 1;
-        for (k, c) in old {
-            if k != EMPTY {
-                let mut i = Self::slot(k, self.mask);
-                while self.slots[i].0 != EMPTY {
-                    i = (i + 1) & self.mask;
-                }
-                self.slots[i] = (k, c);
+        self.bits = cap.trailing_zeros();
+        self.used.clear();
+        for (k, c) in entries {
+            let mut i = Self::slot(k, self.bits, self.mask);
+            while self.slots[i].0 != EMPTY {
+                i = (i + 1) & self.mask;
             }
+            self.slots[i] = (k, c);
+            self.used.push(i as u32);
         }
     }
 
-    fn finish(self) -> (Vec<u64>, Vec<u64>) {
-        let mut keys = Vec::with_capacity(self.len);
-        let mut counts = Vec::with_capacity(self.len);
-        for (k, c) in self.slots {
-            if k != EMPTY {
-                keys.push(k);
-                counts.push(c);
-            }
+    /// The groups in the order they first appeared; leaves the table empty.
+    fn finish(&mut self) -> (Vec<u64>, Vec<u64>) {
+        let mut keys = Vec::with_capacity(self.used.len());
+        let mut counts = Vec::with_capacity(self.used.len());
+        for &i in &self.used {
+            let (k, c) = std::mem::replace(&mut self.slots[i as usize], (EMPTY, 0));
+            keys.push(k);
+            counts.push(c);
         }
+        self.used.clear();
         (keys, counts)
     }
 }
