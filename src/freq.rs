@@ -604,6 +604,9 @@ impl Problem {
                 }
             }
             _ => {
+                // Many fields change: when the source is large enough to pay
+                // for it, remap whole runs of adjacent fields with one lookup.
+                let (keep, maps) = chunk_maps(&maps, keep, src.len()).unwrap_or((keep, maps));
                 for (&k, &c) in src.iter().zip(counts.iter()) {
                     let mut out = k & keep;
                     for (sh, mk, map) in &maps {
@@ -778,6 +781,62 @@ fn distinct<'a>(values: &[Option<&'a str>]) -> Vec<&'a str> {
     d.sort_unstable();
     d.dedup();
     d
+}
+
+/// Widest run of key bits remapped by one lookup table (2^12 entries, 32 KiB).
+const CHUNK_BITS: u32 = 12;
+
+/// Remap tables over runs of adjacent bit fields instead of one per field:
+/// each table takes a run of up to `CHUNK_BITS` bits of the source key (the
+/// changing fields and any unchanged ones between them) to the run's bits in
+/// the new key. `None` when that saves nothing or the tables would cost more
+/// to fill than the rows they serve (measured on Adult: with 9 fields changing,
+/// three lookups instead of nine halve a rollup's time per row).
+#[allow(clippy::type_complexity)]
+fn chunk_maps(
+    maps: &[(u32, u64, Vec<u64>)],
+    keep: u64,
+    rows: usize,
+) -> Option<(u64, Vec<(u32, u64, Vec<u64>)>)> {
+    let mut order: Vec<&(u32, u64, Vec<u64>)> = maps.iter().collect();
+    order.sort_by_key(|m| m.0);
+    let width = |m: &(u32, u64, Vec<u64>)| 64 - m.1.leading_zeros();
+    let mut runs: Vec<Vec<&(u32, u64, Vec<u64>)>> = Vec::new();
+    for m in order {
+        match runs.last_mut() {
+            Some(run) if m.0 + width(m) - run[0].0 <= CHUNK_BITS => run.push(m),
+            _ => runs.push(vec![m]),
+        }
+    }
+    let cost: usize = runs
+        .iter()
+        .map(|r| {
+            let last = r[r.len() - 1];
+            1usize << (last.0 + width(last) - r[0].0)
+        })
+        .sum();
+    if runs.len() >= maps.len() || rows < 2 * cost {
+        return None;
+    }
+    let mut keep = keep;
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        let (lo, last) = (run[0].0, run[run.len() - 1]);
+        let bits = last.0 + width(last) - lo;
+        let span = ((1u64 << bits) - 1) << lo;
+        let changed = run.iter().fold(0u64, |m, f| m | (f.1 << f.0));
+        keep &= !span;
+        let table = (0..1u64 << bits)
+            .map(|v| {
+                let full = v << lo;
+                run.iter().fold(full & !changed, |acc, (sh, mk, map)| {
+                    acc | map.get(((full >> sh) & mk) as usize).copied().unwrap_or(0)
+                })
+            })
+            .collect();
+        out.push((lo, (1u64 << bits) - 1, table));
+    }
+    Some((keep, out))
 }
 
 /// Sums counts by key (keys below `u64::MAX`) in an open-addressing table of

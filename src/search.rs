@@ -210,9 +210,11 @@ impl RootTree {
         base: &[u8],
         src: Option<usize>,
     ) {
-        if roots.len() == 1 {
-            self.use_src(src);
-            self.root_src.insert(roots[0], src);
+        if roots.len() < 2 {
+            for r in roots {
+                self.use_src(src);
+                self.root_src.insert(r, src);
+            }
             return;
         }
         let meet: Vec<u8> = (0..attrs.len())
@@ -315,6 +317,7 @@ impl RootTree {
                 searcher.compute(jobs)?
             };
             searcher.stats.intermediate_sets += ready.len() as u64;
+            if std::env::var("PA_DBG").is_ok() { for &i in &ready { let it=&self.inner[i]; let r = match it.src { Some(s)=> self.inner[s].set.as_ref().map(|x|x.rows()).unwrap_or(0), None => cube[&it.attrs].rows()}; eprintln!("INT {} {}", it.attrs.len(), r); } }
             for (&i, fs) in ready.iter().zip(sets) {
                 self.inner[i].set = Some(fs);
                 self.release(self.inner[i].src);
@@ -557,6 +560,7 @@ impl<'p> Searcher<'p> {
                             .min_by_key(|fs| fs.rows())
                             .expect("a queued non-root has a failed specialization")
                     };
+                    if std::env::var("PA_DBG").is_ok() { eprintln!("DBG {} {} {}", g.attrs[v].len(), is_root[v] as u8, src.rows()); }
                     jobs.push((src, g.attrs[v].clone(), g.levels[v].clone()));
                 }
                 self.compute(jobs)?
