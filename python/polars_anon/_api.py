@@ -166,7 +166,7 @@ def _recheck(prep: Prepared, released: pl.LazyFrame, k: int, model: list[dict[st
         (s, prep.sensitive_values[s], encode_values(f.get_column(s), prep.sensitive_values[s]))
         for s in sens
     ]
-    counts = f.get_column(COUNT).to_numpy().astype("<u8").tobytes()
+    counts = f.get_column(COUNT).cast(pl.UInt64)
     again = Problem(qis, hs, codes, counts, sensitive)
     if int(again.evaluate([0] * len(qis), k, "auto", model)["suppressed"]):
         raise AnonError("internal check failed: the release does not meet the model; refusing")

@@ -1,6 +1,8 @@
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from os import PathLike
 from typing import Any, final
+
+import polars as pl
 
 __all__ = [
     "AnonError",
@@ -52,9 +54,9 @@ class Problem:
         cls,
         names: list[str],
         hierarchies: list[Hierarchy],
-        codes: list[bytes],
-        counts: bytes,
-        sensitive: list[tuple[str, list[str], bytes]] = ...,
+        codes: Sequence[pl.Series | bytes],
+        counts: pl.Series | bytes,
+        sensitive: Sequence[tuple[str, list[str], pl.Series | bytes]] = ...,
     ) -> Problem: ...
     @property
     def rows(self) -> int: ...
@@ -91,8 +93,8 @@ class Problem:
 
 def localpk(
     hierarchies: list[Hierarchy],
-    qi: list[bytes],
-    sensitive: list[bytes],
+    qi: Sequence[pl.Series | bytes],
+    sensitive: Sequence[pl.Series | bytes],
     globals: list[list[float]],
     k: int,
     criteria: list[dict[str, Any]],

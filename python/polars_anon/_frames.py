@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeAlias
 
-import numpy as np
 import polars as pl
 
 from polars_anon._core import (
@@ -188,7 +187,7 @@ def prepare(
         .with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
     )
     hs: list[Hierarchy] = []
-    codes: list[bytes] = []
+    codes: list[pl.Series | bytes] = []
     for q in qis:
         col = f0.get_column(q)
         _no_nulls(f0, q, "a quasi-identifier")
@@ -198,7 +197,7 @@ def prepare(
             h = Hierarchy.from_rows([[v] for v in sorted(distinct)], source=f"identity of '{q}'")
         codes.append(encode_values(col, distinct, h.encode(q, distinct)))
         hs.append(h)
-    sensitive_cols: list[tuple[str, list[str], bytes]] = []
+    sensitive_cols: list[tuple[str, list[str], pl.Series | bytes]] = []
     values_of: dict[str, list[str]] = {}
     for name in sens:
         col = f0.get_column(name)
@@ -206,7 +205,7 @@ def prepare(
         values = sorted(col.unique().to_list())
         sensitive_cols.append((name, values, encode_values(col, values)))
         values_of[name] = values
-    counts = f0.get_column(COUNT).to_numpy().astype("<u8").tobytes()
+    counts = f0.get_column(COUNT).cast(pl.UInt64)
     problem = Problem(qis, hs, codes, counts, sensitive_cols)
     return Prepared(lazy, qis, hs, f0, problem, sens, values_of)
 
@@ -220,14 +219,15 @@ def _no_nulls(f0: pl.DataFrame, column: str, role: str) -> None:
         )
 
 
-def encode_values(col: pl.Series, values: list[str], codes: list[int] | None = None) -> bytes:
-    """`col` (strings, each one of `values`) as little-endian u32 codes for the core:
-    ``codes[i]`` for ``values[i]`` (by default the position in `values`)."""
+def encode_values(col: pl.Series, values: list[str], codes: list[int] | None = None) -> pl.Series:
+    """`col` (strings, each one of `values`) as u32 codes for the core:
+    ``codes[i]`` for ``values[i]`` (by default the position in `values`). The
+    Series crosses to the core through the Arrow C stream interface."""
     # an Enum's physical values are the positions in its categories: a fast lookup
-    position = col.cast(pl.Enum(values)).to_physical().to_numpy()
-    table = np.asarray(codes if codes is not None else range(len(values)), dtype="<u4")
-    out: bytes = table[position].tobytes()
-    return out
+    position = col.cast(pl.Enum(values)).to_physical()
+    if codes is None:
+        return position.cast(pl.UInt32)
+    return pl.Series(codes, dtype=pl.UInt32).gather(position)
 
 
 def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool) -> list[pl.Expr]:
@@ -254,8 +254,8 @@ def group_table(prep: Prepared, levels: Sequence[int]) -> pl.DataFrame:
     codes, counts = prep.problem.groups(list(levels))
     cols: dict[str, Any] = {}
     for q, h, lvl, c in zip(prep.quasi_identifiers, prep.hierarchies, levels, codes, strict=True):
-        labels = np.asarray(h.levels[lvl], dtype=object)
-        cols[q] = pl.Series(q, labels[np.asarray(c, dtype=np.int64)].tolist(), dtype=pl.String)
+        labels = pl.Series(q, h.levels[lvl], dtype=pl.String)
+        cols[q] = labels.gather(pl.Series(c, dtype=pl.UInt32))
     cols["count"] = pl.Series("count", counts, dtype=pl.UInt64)
     # with sensitive columns a group spans several rows of the set
     return (

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from polars_anon import _core
@@ -80,8 +79,8 @@ def local_recoding(
         raise ConfigError(f"unknown column(s) {unknown}; the data has {frame.columns}")
     check_k(k, frame.height)
     hs = [hs_by_col[q] for q in qis]
-    qi_codes: list[bytes] = []
-    sens_codes: list[bytes] = []
+    qi_codes: list[pl.Series | bytes] = []
+    sens_codes: list[pl.Series | bytes] = []
     globals_: list[list[float]] = []
     values_of: dict[str, list[str]] = {}
     for q, h in zip(qis, hs, strict=True):
@@ -96,21 +95,25 @@ def local_recoding(
             raise MissingValueError(f"column '{s}': {col.null_count()} null value(s)")
         values = sorted(col.unique().to_list())
         raw = encode_values(col, values)
-        arr = np.frombuffer(raw, dtype="<u4")
         sens_codes.append(raw)
-        globals_.append((np.bincount(arr, minlength=len(values)) / len(arr)).tolist())
+        freq = raw.value_counts(name="n")
+        values_seen = freq.get_column(raw.name).to_list()
+        n_of = dict(zip(values_seen, freq.get_column("n").to_list(), strict=True))
+        globals_.append([n_of.get(i, 0) / len(raw) for i in range(len(values))])
         values_of[s] = values
     levels, codes, groups, distortion = _core.localpk(
         hs, qi_codes, sens_codes, globals_, k, specs(criteria, values_of)
     )
     out_cols, level_cols = [], []
     for q, h, lv, cd in zip(qis, hs, levels, codes, strict=True):
-        lv_arr = np.frombuffer(lv, dtype=np.uint8)
-        flat = [lab for level in h.levels for lab in level]
-        offsets = np.cumsum([0] + [len(level) for level in h.levels[:-1]])
-        idx = offsets[lv_arr] + np.asarray(cd, dtype=np.int64)
-        out_cols.append(pl.Series(q, np.asarray(flat, dtype=object)[idx].tolist(), dtype=pl.String))
-        level_cols.append(pl.Series(q, lv_arr, dtype=pl.UInt8))
+        lv_s = pl.Series(q, list(lv), dtype=pl.UInt8)
+        flat = pl.Series(q, [lab for level in h.levels for lab in level], dtype=pl.String)
+        offsets = [0]
+        for level in h.levels[:-1]:
+            offsets.append(offsets[-1] + len(level))
+        idx = pl.Series(offsets, dtype=pl.UInt32).gather(lv_s) + pl.Series(cd, dtype=pl.UInt32)
+        out_cols.append(flat.gather(idx))
+        level_cols.append(lv_s)
     return LocalRecoding(
         data=frame.with_columns(out_cols),
         levels=pl.DataFrame(level_cols),

@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyDict, PyList};
+
+mod arrow;
 
 use crate::criteria::{Criterion, Distance};
 use crate::error::AnonError;
@@ -181,18 +182,6 @@ pub struct PyProblem {
     inner: Problem,
 }
 
-fn le_u32(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn le_u64(b: &[u8]) -> Vec<u64> {
-    b.chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect()
-}
-
 fn stats_dict<'py>(
     py: Python<'py>,
     p: &Problem,
@@ -322,27 +311,35 @@ impl PyProblem {
 
 #[pymethods]
 impl PyProblem {
-    /// `codes`: one little-endian u32 buffer per attribute (leaf codes);
-    /// `counts`: one little-endian u64 buffer.
-    /// `sensitive`: (name, values, little-endian u32 codes) per sensitive attribute.
+    /// `codes`: one column per attribute (leaf codes): a Polars Series (or any
+    /// Arrow-exporting column) of unsigned integers, or little-endian u32 bytes;
+    /// `counts`: one such column (bytes: little-endian u64).
+    /// `sensitive`: (name, values, codes column) per sensitive attribute.
     #[new]
     #[pyo3(signature = (names, hierarchies, codes, counts, sensitive = Vec::new()))]
     fn new(
         names: Vec<String>,
         hierarchies: Vec<PyHierarchy>,
-        codes: Vec<PyBackedBytes>,
-        counts: PyBackedBytes,
-        sensitive: Vec<(String, Vec<String>, PyBackedBytes)>,
+        codes: Vec<Bound<'_, PyAny>>,
+        counts: Bound<'_, PyAny>,
+        sensitive: Vec<(String, Vec<String>, Bound<'_, PyAny>)>,
     ) -> PyResult<Self> {
-        let codes: Vec<Vec<u32>> = codes.iter().map(|b| le_u32(b)).collect();
+        let codes: Vec<Vec<u32>> = codes
+            .iter()
+            .zip(&names)
+            .map(|(c, n)| arrow::column(c, 4)?.u32s(&format!("codes of '{n}'")))
+            .collect::<PyResult<_>>()?;
+        let counts = arrow::column(&counts, 8)?.0;
         let hs = hierarchies.into_iter().map(|h| h.inner).collect();
         let sens = sensitive
             .into_iter()
-            .map(|(n, v, c)| (n, v, le_u32(&c)))
-            .collect();
+            .map(|(n, v, c)| {
+                let codes = arrow::column(&c, 4)?.u32s(&format!("codes of '{n}'"))?;
+                Ok((n, v, codes))
+            })
+            .collect::<PyResult<_>>()?;
         Ok(PyProblem {
-            inner: Problem::with_sensitive(names, hs, codes, sens, le_u64(&counts))
-                .map_err(to_py)?,
+            inner: Problem::with_sensitive(names, hs, codes, sens, counts).map_err(to_py)?,
         })
     }
     #[getter]
@@ -565,15 +562,21 @@ impl PyProblem {
 fn localpk<'py>(
     py: Python<'py>,
     hierarchies: Vec<PyHierarchy>,
-    qi: Vec<PyBackedBytes>,
-    sensitive: Vec<PyBackedBytes>,
+    qi: Vec<Bound<'py, PyAny>>,
+    sensitive: Vec<Bound<'py, PyAny>>,
     globals: Vec<Vec<f64>>,
     k: u64,
     criteria: Vec<Bound<'py, PyDict>>,
 ) -> PyResult<(Vec<Vec<u8>>, Vec<Vec<u32>>, usize, f64)> {
     let hs: Vec<Hierarchy> = hierarchies.into_iter().map(|h| h.inner).collect();
-    let qi: Vec<Vec<u32>> = qi.iter().map(|b| le_u32(b)).collect();
-    let sensitive: Vec<Vec<u32>> = sensitive.iter().map(|b| le_u32(b)).collect();
+    let qi: Vec<Vec<u32>> = qi
+        .iter()
+        .map(|c| arrow::column(c, 4)?.u32s("quasi-identifier codes"))
+        .collect::<PyResult<_>>()?;
+    let sensitive: Vec<Vec<u32>> = sensitive
+        .iter()
+        .map(|c| arrow::column(c, 4)?.u32s("sensitive codes"))
+        .collect::<PyResult<_>>()?;
     for (a, (h, col)) in hs.iter().zip(&qi).enumerate() {
         if col.iter().any(|&c| c as usize >= h.domain_size(0)) {
             return Err(ConfigError::new_err(format!(
