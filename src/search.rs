@@ -317,7 +317,6 @@ impl RootTree {
                 searcher.compute(jobs)?
             };
             searcher.stats.intermediate_sets += ready.len() as u64;
-            if std::env::var("PA_DBG").is_ok() { for &i in &ready { let it=&self.inner[i]; let r = match it.src { Some(s)=> self.inner[s].set.as_ref().map(|x|x.rows()).unwrap_or(0), None => cube[&it.attrs].rows()}; eprintln!("INT {} {}", it.attrs.len(), r); } }
             for (&i, fs) in ready.iter().zip(sets) {
                 self.inner[i].set = Some(fs);
                 self.release(self.inner[i].src);
@@ -560,7 +559,6 @@ impl<'p> Searcher<'p> {
                             .min_by_key(|fs| fs.rows())
                             .expect("a queued non-root has a failed specialization")
                     };
-                    if std::env::var("PA_DBG").is_ok() { eprintln!("DBG {} {} {}", g.attrs[v].len(), is_root[v] as u8, src.rows()); }
                     jobs.push((src, g.attrs[v].clone(), g.levels[v].clone()));
                 }
                 self.compute(jobs)?
