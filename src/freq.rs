@@ -591,7 +591,17 @@ impl Problem {
         let keep = !clear & !maps.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
         let (src, counts) = from.packed(layout)?;
         // One pass: rewrite each key and add its count into the table.
-        agg.start(src.len());
+        // The product of the target domains bounds the groups exactly: for
+        // general nodes it keeps the table small enough to stay in L1.
+        let n = self.names.len();
+        let bound = attrs
+            .iter()
+            .zip(levels)
+            .map(|(&a, &l)| self.hierarchies[a].domain_size(l))
+            .chain(from.carry.iter().map(|&c| self.sensitive[c - n].values.len()))
+            .try_fold(1usize, |acc, d| acc.checked_mul(d.max(1)))
+            .unwrap_or(usize::MAX);
+        agg.start(src.len().min(bound));
         match maps.as_slice() {
             [] => {
                 for (&k, &c) in src.iter().zip(counts.iter()) {
