@@ -598,7 +598,11 @@ impl Problem {
             .iter()
             .zip(levels)
             .map(|(&a, &l)| self.hierarchies[a].domain_size(l))
-            .chain(from.carry.iter().map(|&c| self.sensitive[c - n].values.len()))
+            .chain(
+                from.carry
+                    .iter()
+                    .map(|&c| self.sensitive[c - n].values.len()),
+            )
             .try_fold(1usize, |acc, d| acc.checked_mul(d.max(1)))
             .unwrap_or(usize::MAX);
         agg.start(src.len().min(bound));

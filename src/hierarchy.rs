@@ -18,7 +18,8 @@ pub struct Hierarchy {
     labels: Vec<Vec<String>>,
     leaf_to: Vec<Vec<u32>>,
     parent: Vec<Vec<u32>>,
-    leaf_index: HashMap<String, u32>,
+    /// Leaf label bytes -> leaf code.
+    leaf_index: HashMap<Box<[u8]>, u32, crate::fx::FxBuild>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -123,7 +124,11 @@ impl Hierarchy {
                 show_values(top, 8)
             )));
         }
-        let leaf_index = index.swap_remove(0);
+        let leaf_index = index
+            .swap_remove(0)
+            .into_iter()
+            .map(|(k, v)| (k.into_bytes().into_boxed_slice(), v))
+            .collect();
         Ok(Hierarchy {
             rows,
             labels,
@@ -245,36 +250,74 @@ impl Hierarchy {
     /// Leaf codes of `values`; nulls and values the hierarchy lacks are errors
     /// naming `column` and the values.
     pub fn encode(&self, column: &str, values: &[Option<&str>]) -> Result<Vec<u32>> {
-        let mut out = Vec::with_capacity(values.len());
-        let mut missing: Vec<&str> = Vec::new();
-        let mut nulls = 0u64;
+        let mut e = self.encoder(column, values.len());
         for v in values {
-            match v {
-                None => nulls += 1,
-                Some(s) => match self.leaf_index.get(*s) {
-                    Some(&c) => out.push(c),
-                    None => {
-                        if !missing.contains(s) {
-                            missing.push(s)
-                        }
+            e.push(*v, 1);
+        }
+        e.finish()
+    }
+
+    /// Encodes values one at a time (from Arrow buffers, say); see `Encoder`.
+    pub fn encoder(&self, column: &str, capacity: usize) -> Encoder<'_> {
+        Encoder {
+            h: self,
+            column: column.to_string(),
+            out: Vec::with_capacity(capacity),
+            missing: Vec::new(),
+            nulls: 0,
+        }
+    }
+}
+
+/// Leaf codes of a column's values, gathering what is wrong (nulls, weighted
+/// by the tuples they stand for, and distinct values the hierarchy lacks) for
+/// one error at the end.
+pub struct Encoder<'h> {
+    h: &'h Hierarchy,
+    column: String,
+    out: Vec<u32>,
+    missing: Vec<String>,
+    nulls: u64,
+}
+
+impl Encoder<'_> {
+    /// One value standing for `weight` tuples.
+    pub fn push(&mut self, value: Option<&str>, weight: u64) {
+        self.push_bytes(value.map(str::as_bytes), weight)
+    }
+
+    /// One value as bytes (UTF-8 is not checked: invalid bytes match no leaf
+    /// and are reported, lossily decoded, as missing).
+    pub fn push_bytes(&mut self, value: Option<&[u8]>, weight: u64) {
+        match value {
+            None => self.nulls += weight,
+            Some(b) => match self.h.leaf_index.get(b) {
+                Some(&c) => self.out.push(c),
+                None => {
+                    let s = String::from_utf8_lossy(b);
+                    if !self.missing.iter().any(|m| *m == s) {
+                        self.missing.push(s.into_owned())
                     }
-                },
-            }
+                }
+            },
         }
-        if nulls > 0 {
+    }
+
+    pub fn finish(self) -> Result<Vec<u32>> {
+        if self.nulls > 0 {
             return Err(AnonError::NullValues {
-                column: column.into(),
-                count: nulls,
+                column: self.column,
+                count: self.nulls,
             });
         }
-        if !missing.is_empty() {
+        if !self.missing.is_empty() {
             return Err(AnonError::MissingValues {
-                column: column.into(),
-                count: missing.len(),
-                shown: show_values(&missing, 10),
+                column: self.column,
+                count: self.missing.len(),
+                shown: show_values(&self.missing, 10),
             });
         }
-        Ok(out)
+        Ok(self.out)
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod criteria;
 pub mod error;
 pub mod freq;
+mod fx;
 pub mod hierarchy;
 pub mod lattice;
 pub mod local;

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use crate::error::{AnonError, Result};
 use crate::freq::{Engine, FreqSet, GroupStats, Model, Problem};
+use crate::fx::FxBuild;
 use crate::lattice::{node_height, Lattice, Node};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -881,30 +882,6 @@ fn subsets_of_size(n: usize, size: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// Fast hashing for the small integer keys of graph generation.
-#[derive(Default)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-}
-
-type FxBuild = std::hash::BuildHasherDefault<Fx>;
 const ABSENT: u8 = u8::MAX;
 
 /// A node of a subset graph as a full-length level vector (`ABSENT` for the

@@ -197,3 +197,50 @@ def test_a_duckdb_relation_is_data_too() -> None:
 
     out = subprocess.run([sys.executable, "-c", DUCKDB], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "3", "6"]
+
+
+def test_columns_cross_to_the_core_through_arrow_streams() -> None:
+    """Strings (string_view from Polars, string and large_string from pyarrow),
+    sliced and in several chunks, and unsigned codes of every width give the
+    same problem as the little-endian bytes the core also takes."""
+    h = pa.Hierarchy.from_rows(
+        [
+            ["alpha", "first half", "*"],
+            ["beta", "first half", "*"],
+            ["a long label, past twelve bytes", "rest", "*"],
+        ]
+    )
+    values = ["beta", "alpha", "a long label, past twelve bytes", "beta", "beta", "alpha"]
+    counts = [3, 1, 2, 5, 1, 4]
+    strings = pl.concat(
+        [pl.Series("v", ["x", *values[:3]]), pl.Series("v", values[3:])], rechunk=False
+    )
+    assert strings.n_chunks() == 2
+    strings = strings.slice(1)  # an offset into the first chunk
+    codes = [h.encode("v", [v])[0] for v in values]
+    as_bytes = b"".join(c.to_bytes(4, "little") for c in codes)
+    counts_bytes = b"".join(c.to_bytes(8, "little") for c in counts)
+
+    def rows(p: pa._core.Problem) -> list[tuple[int, ...]]:
+        codes, sizes = p.groups([1])
+        return sorted(zip(*codes, sizes, strict=True))
+
+    reference = rows(pa._core.Problem(["v"], [h], [as_bytes], counts_bytes))
+    assert reference == [(0, 3 + 1 + 5 + 1 + 4), (1, 2)]  # "first half", "rest"
+    columns = [
+        strings,
+        pyarrow.chunked_array([values], type=pyarrow.string()),
+        pyarrow.chunked_array([values[:2], values[2:]], type=pyarrow.large_string()),
+        pl.Series(codes, dtype=pl.UInt8),
+        pl.Series(codes, dtype=pl.UInt16),
+        pl.Series(codes, dtype=pl.UInt64),
+    ]
+    for column in columns:
+        for c in (pl.Series(counts, dtype=pl.UInt64), pl.Series(counts, dtype=pl.UInt32)):
+            assert rows(pa._core.Problem(["v"], [h], [column], c)) == reference
+    with pytest.raises(pa.MissingValueError, match=r"'v': 2 null"):
+        pa._core.Problem(
+            ["v"], [h], [pl.Series(["beta", None])], pl.Series([1, 2], dtype=pl.UInt64)
+        )
+    with pytest.raises(TypeError, match="unsigned integer"):
+        pa._core.Problem(["v"], [h], [pl.Series([0, 1], dtype=pl.Int32)], counts_bytes[:16])

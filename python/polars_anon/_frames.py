@@ -190,12 +190,16 @@ def prepare(
     codes: list[pl.Series | bytes] = []
     for q in qis:
         col = f0.get_column(q)
-        _no_nulls(f0, q, "a quasi-identifier")
-        distinct = col.unique(maintain_order=True).to_list()
         h = hs_by_col.get(q)
         if h is None:
-            h = Hierarchy.from_rows([[v] for v in sorted(distinct)], source=f"identity of '{q}'")
-        codes.append(encode_values(col, distinct, h.encode(q, distinct)))
+            _no_nulls(f0, q, "a quasi-identifier")
+            distinct = sorted(col.unique().to_list())
+            h = Hierarchy.from_rows([[v] for v in distinct], source=f"identity of '{q}'")
+            codes.append(encode_values(col, distinct))
+        else:
+            # the core encodes the strings through the hierarchy (one pass, with
+            # errors naming the column, its null tuples and unknown values)
+            codes.append(col)
         hs.append(h)
     sensitive_cols: list[tuple[str, list[str], pl.Series | bytes]] = []
     values_of: dict[str, list[str]] = {}

@@ -143,6 +143,157 @@ pub fn column(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<UIntColumn> {
                 .collect(),
         }));
     }
+    let mut out = Vec::new();
+    each_chunk(obj, |format, a| {
+        let size = match format {
+            b"C" => 1,
+            b"S" => 2,
+            b"I" => 4,
+            b"L" => 8,
+            f => {
+                return Err(bad(&format!(
+                    "expected an unsigned integer column, got Arrow format {:?}",
+                    String::from_utf8_lossy(f)
+                )))
+            }
+        };
+        if a.null_count != 0 {
+            return Err(bad("the column has nulls"));
+        }
+        if a.length == 0 {
+            return Ok(());
+        }
+        let data = buffer(a, 1)?;
+        if !(data as usize).is_multiple_of(size) {
+            return Err(bad("a data buffer that is not aligned"));
+        }
+        let (off, len) = (a.offset as usize, a.length as usize);
+        out.reserve(len);
+        // SAFETY: a primitive array's buffers[1] holds offset + length values
+        // of the schema's width, aligned (checked)
+        unsafe {
+            match size {
+                1 => out.extend(
+                    std::slice::from_raw_parts(data.add(off), len)
+                        .iter()
+                        .map(|&v| v as u64),
+                ),
+                2 => out.extend(
+                    std::slice::from_raw_parts((data as *const u16).add(off), len)
+                        .iter()
+                        .map(|&v| v as u64),
+                ),
+                4 => out.extend(
+                    std::slice::from_raw_parts((data as *const u32).add(off), len)
+                        .iter()
+                        .map(|&v| v as u64),
+                ),
+                _ => out.extend_from_slice(std::slice::from_raw_parts(
+                    (data as *const u64).add(off),
+                    len,
+                )),
+            }
+        }
+        Ok(())
+    })?;
+    Ok(UIntColumn(out))
+}
+
+/// Calls `f` on the bytes of every value of an Arrow string column, in order
+/// (`None` for nulls). UTF-8 is not checked here: the bytes are only looked up.
+pub fn each_bytes(obj: &Bound<'_, PyAny>, mut f: impl FnMut(Option<&[u8]>)) -> PyResult<()> {
+    each_chunk(obj, |format, a| {
+        let (off, len) = (a.offset as usize, a.length as usize);
+        if len == 0 {
+            return Ok(());
+        }
+        let validity = if a.null_count == 0 {
+            std::ptr::null()
+        } else {
+            buffer(a, 0)?
+        };
+        // SAFETY: bit `off + i` of a validity bitmap of offset + length bits
+        let valid = |i: usize| {
+            validity.is_null()
+                || unsafe { (*validity.add((off + i) / 8) >> ((off + i) % 8)) & 1 == 1 }
+        };
+        match format {
+            b"vu" => {
+                let views = buffer(a, 1)? as *const [u8; 16];
+                for i in 0..len {
+                    if !valid(i) {
+                        f(None);
+                        continue;
+                    }
+                    // SAFETY: buffers[1] holds offset + length 16-byte views;
+                    // a long view names a data buffer (from index 2) and a range in it
+                    let bytes = unsafe {
+                        let v = &*views.add(off + i);
+                        let n = i32::from_le_bytes([v[0], v[1], v[2], v[3]]) as usize;
+                        if n <= 12 {
+                            std::slice::from_raw_parts(v.as_ptr().add(4), n)
+                        } else {
+                            let b = i32::from_le_bytes([v[8], v[9], v[10], v[11]]) as usize;
+                            let o = i32::from_le_bytes([v[12], v[13], v[14], v[15]]) as usize;
+                            if 2 + b as i64 >= a.n_buffers {
+                                return Err(bad("a string view names a missing buffer"));
+                            }
+                            std::slice::from_raw_parts(buffer(a, 2 + b)?.add(o), n)
+                        }
+                    };
+                    f(Some(bytes));
+                }
+            }
+            b"u" | b"U" => {
+                let offsets = buffer(a, 1)?;
+                let data = buffer(a, 2)?;
+                let at = |i: usize| -> usize {
+                    // SAFETY: offset + length + 1 offsets of the format's width
+                    unsafe {
+                        if format == b"u" {
+                            *(offsets as *const i32).add(off + i) as usize
+                        } else {
+                            *(offsets as *const i64).add(off + i) as usize
+                        }
+                    }
+                };
+                for i in 0..len {
+                    if !valid(i) {
+                        f(None);
+                        continue;
+                    }
+                    let (s, e) = (at(i), at(i + 1));
+                    // SAFETY: offsets index the data buffer
+                    let bytes = unsafe { std::slice::from_raw_parts(data.add(s), e - s) };
+                    f(Some(bytes));
+                }
+            }
+            other => {
+                return Err(bad(&format!(
+                    "expected a string column, got Arrow format {:?}",
+                    String::from_utf8_lossy(other)
+                )))
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Buffer `i` of an array (checked to exist and be non-null).
+fn buffer(a: &ArrowArray, i: usize) -> PyResult<*const u8> {
+    if a.buffers.is_null() || i as i64 >= a.n_buffers {
+        return Err(bad("a chunk lacks a buffer"));
+    }
+    // SAFETY: `buffers` holds `n_buffers` pointers
+    let p = unsafe { *a.buffers.add(i) } as *const u8;
+    if p.is_null() {
+        return Err(bad("a chunk has a null buffer"));
+    }
+    Ok(p)
+}
+
+/// `obj`'s Arrow stream, opened: the stream and its schema's format.
+fn open(obj: &Bound<'_, PyAny>) -> PyResult<(Owned<ArrowArrayStream>, Vec<u8>)> {
     if !obj.hasattr("__arrow_c_stream__")? {
         return Err(PyTypeError::new_err(format!(
             "expected bytes or an Arrow-exporting column (e.g. a polars Series), got {}",
@@ -172,72 +323,36 @@ pub fn column(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<UIntColumn> {
     let format = unsafe { CStr::from_ptr(schema.0.format) }
         .to_bytes()
         .to_vec();
-    let size = match format.as_slice() {
-        b"C" => 1,
-        b"S" => 2,
-        b"I" => 4,
-        b"L" => 8,
-        f => {
-            return Err(bad(&format!(
-                "expected an unsigned integer column, got Arrow format {:?}",
-                String::from_utf8_lossy(f)
-            )))
-        }
-    };
+    Ok((stream, format))
+}
+
+/// Is `obj` an Arrow string column (`string_view`, `string`, `large_string`)?
+pub fn is_strings(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if obj.extract::<PyBackedBytes>().is_ok() {
+        return Ok(false);
+    }
+    let (_, format) = open(obj)?;
+    Ok(matches!(format.as_slice(), b"vu" | b"u" | b"U"))
+}
+
+/// Runs `f` on each chunk of `obj`'s Arrow stream with the schema's format.
+fn each_chunk(
+    obj: &Bound<'_, PyAny>,
+    mut f: impl FnMut(&[u8], &ArrowArray) -> PyResult<()>,
+) -> PyResult<()> {
+    let (mut stream, format) = open(obj)?;
     let get_next = stream.0.get_next.ok_or_else(|| bad("no get_next"))?;
-    let mut out = Vec::new();
     loop {
         let mut array = Owned(empty_array());
-        // SAFETY: as above
+        // SAFETY: a live stream's callback, given a struct it fills
         if unsafe { get_next(&mut stream.0, &mut array.0) } != 0 {
             return Err(bad("could not read a chunk of the column"));
         }
         if array.0.release.is_none() {
-            break; // end of stream
+            return Ok(()); // end of stream
         }
-        let a = &array.0;
-        if a.null_count != 0 {
-            return Err(bad("the column has nulls"));
-        }
-        if a.length == 0 {
-            continue;
-        }
-        if a.n_buffers < 2 || a.buffers.is_null() {
-            return Err(bad("a chunk without a data buffer"));
-        }
-        // SAFETY: a primitive array's buffers[1] holds offset + length values
-        // of the schema's width, aligned as the Arrow format requires (checked)
-        unsafe {
-            let data = *a.buffers.add(1) as *const u8;
-            if data.is_null() || !(data as usize).is_multiple_of(size) {
-                return Err(bad("a data buffer that is null or not aligned"));
-            }
-            let (off, len) = (a.offset as usize, a.length as usize);
-            out.reserve(len);
-            match size {
-                1 => out.extend(
-                    std::slice::from_raw_parts(data.add(off), len)
-                        .iter()
-                        .map(|&v| v as u64),
-                ),
-                2 => out.extend(
-                    std::slice::from_raw_parts((data as *const u16).add(off), len)
-                        .iter()
-                        .map(|&v| v as u64),
-                ),
-                4 => out.extend(
-                    std::slice::from_raw_parts((data as *const u32).add(off), len)
-                        .iter()
-                        .map(|&v| v as u64),
-                ),
-                _ => out.extend_from_slice(std::slice::from_raw_parts(
-                    (data as *const u64).add(off),
-                    len,
-                )),
-            }
-        }
+        f(&format, &array.0)?;
     }
-    Ok(UIntColumn(out))
 }
 
 fn bad(msg: &str) -> PyErr {

@@ -311,8 +311,11 @@ impl PyProblem {
 
 #[pymethods]
 impl PyProblem {
-    /// `codes`: one column per attribute (leaf codes): a Polars Series (or any
-    /// Arrow-exporting column) of unsigned integers, or little-endian u32 bytes;
+    /// `codes`: one column per attribute: its values as a string column (a
+    /// Polars String Series or any Arrow string column, encoded here through
+    /// the attribute's hierarchy: nulls and unknown values are errors naming
+    /// the column), or leaf codes as an unsigned Series (or any
+    /// Arrow-exporting column) or little-endian u32 bytes;
     /// `counts`: one such column (bytes: little-endian u64).
     /// `sensitive`: (name, values, codes column) per sensitive attribute.
     #[new]
@@ -324,12 +327,27 @@ impl PyProblem {
         counts: Bound<'_, PyAny>,
         sensitive: Vec<(String, Vec<String>, Bound<'_, PyAny>)>,
     ) -> PyResult<Self> {
-        let codes: Vec<Vec<u32>> = codes
-            .iter()
-            .zip(&names)
-            .map(|(c, n)| arrow::column(c, 4)?.u32s(&format!("codes of '{n}'")))
-            .collect::<PyResult<_>>()?;
         let counts = arrow::column(&counts, 8)?.0;
+        if codes.len() != names.len() || hierarchies.len() != names.len() {
+            return Err(ConfigError::new_err(
+                "one code column and one hierarchy per quasi-identifier",
+            ));
+        }
+        let mut columns = Vec::with_capacity(codes.len());
+        for ((c, n), h) in codes.iter().zip(&names).zip(&hierarchies) {
+            columns.push(if arrow::is_strings(c)? {
+                let mut e = h.inner.encoder(n, counts.len());
+                let mut row = 0;
+                arrow::each_bytes(c, |v| {
+                    e.push_bytes(v, counts.get(row).copied().unwrap_or(1));
+                    row += 1;
+                })?;
+                e.finish().map_err(to_py)?
+            } else {
+                arrow::column(c, 4)?.u32s(&format!("codes of '{n}'"))?
+            });
+        }
+        let codes = columns;
         let hs = hierarchies.into_iter().map(|h| h.inner).collect();
         let sens = sensitive
             .into_iter()
