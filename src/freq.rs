@@ -643,6 +643,56 @@ impl Problem {
         }))
     }
 
+    /// Each attribute's own frequency set (with the carried columns), at its
+    /// level in `from`, from one pass over `from`'s rows: what Cube Incognito's
+    /// first iteration reads. `None` without a packed layout.
+    pub fn histograms(&self, from: &FreqSet) -> Result<Option<Vec<FreqSet>>> {
+        let Some(layout) = &self.layout else {
+            return Ok(None);
+        };
+        let (src, counts) = from.packed(layout)?;
+        let carry = from
+            .carry
+            .iter()
+            .fold(0u64, |m, &c| m | (layout.mask[c] << layout.shift[c]));
+        let masks: Vec<u64> = from
+            .attrs
+            .iter()
+            .map(|&a| carry | (layout.mask[a] << layout.shift[a]))
+            .collect();
+        let mut aggs: Vec<Aggregator> = masks
+            .iter()
+            .map(|_| {
+                let mut agg = Aggregator::new();
+                agg.start(src.len());
+                agg
+            })
+            .collect();
+        for (&k, &c) in src.iter().zip(counts.iter()) {
+            for (agg, &m) in aggs.iter_mut().zip(&masks) {
+                agg.add(k & m, c);
+            }
+        }
+        Ok(Some(
+            aggs.iter_mut()
+                .zip(from.attrs.iter().zip(&from.levels))
+                .map(|(agg, (&a, &l))| {
+                    let (keys, counts) = agg.finish();
+                    FreqSet {
+                        attrs: vec![a],
+                        levels: vec![l],
+                        carry: from.carry.clone(),
+                        data: SetData::Packed {
+                            layout: layout.clone(),
+                            keys,
+                            counts,
+                        },
+                    }
+                })
+                .collect(),
+        ))
+    }
+
     /// The frequency set of a full-lattice node, rolled up from F0.
     pub fn node_set(&self, node: &[u8], engine: Engine) -> Result<FreqSet> {
         self.rollup(&self.base, &self.base.attrs, node, engine)

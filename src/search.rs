@@ -191,14 +191,16 @@ struct Intermediate {
 }
 
 impl RootTree {
-    fn new(g: &Graph, is_root: &[bool]) -> Self {
+    /// `cube`: the cuboid each family's roots are read from (its levels are
+    /// the tree's starting point).
+    fn new(g: &Graph, is_root: &[bool], cube: &HashMap<Vec<usize>, FreqSet>) -> Self {
         let mut families: BTreeMap<&[usize], Vec<usize>> = BTreeMap::new();
         for v in (0..g.len()).filter(|&v| is_root[v]) {
             families.entry(&g.attrs[v]).or_default().push(v);
         }
         let mut tree = RootTree::default();
         for (attrs, roots) in families {
-            tree.split(g, attrs, roots, &vec![0; attrs.len()], None);
+            tree.split(g, attrs, roots, &cube[attrs].levels, None);
         }
         tree
     }
@@ -500,7 +502,7 @@ impl<'p> Searcher<'p> {
             }
         }
         let mut tree = match (&roots, from_table) {
-            (RootSource::Cube(_), false) => Some(RootTree::new(g, &is_root)),
+            (RootSource::Cube(cube), false) => Some(RootTree::new(g, &is_root, cube)),
             _ => None,
         };
         let mut marked_count = 0u64;
@@ -659,8 +661,10 @@ impl<'p> Searcher<'p> {
         let heights = problem.heights();
         let mut cube = HashMap::new();
         if variant == Variant::Cube {
+            // The one-attribute cuboids first, from one pass over F0; the
+            // larger ones once iteration 1 tells how far up they can start.
             let t = Instant::now();
-            cube = self.build_cube()?;
+            cube = self.single_cuboids()?;
             self.stats.phase_ms.push(("cube".into(), ms(t)));
         }
         let t = Instant::now();
@@ -677,6 +681,7 @@ impl<'p> Searcher<'p> {
         }
         let mut checked = HashMap::new();
         let mut graph_ms = 0.0;
+        let mut cube_ms = 0.0; // cuboids built after iteration 1
         for i in 1..=n {
             self.stats.candidates_per_iteration.push(g.len() as u64);
             let roots = match variant {
@@ -686,13 +691,32 @@ impl<'p> Searcher<'p> {
             };
             let in_s = self.bfs(&g, roots, false, &mut checked)?;
             if i == n {
+                if let Some(c) = self.stats.phase_ms.iter_mut().find(|p| p.0 == "cube") {
+                    c.1 += cube_ms;
+                }
                 self.stats
                     .phase_ms
                     .push(("graph generation".into(), graph_ms));
                 self.stats
                     .phase_ms
-                    .push(("search".into(), ms(t) - graph_ms));
+                    .push(("search".into(), ms(t) - graph_ms - cube_ms));
                 return Ok(self.finish_complete(&g, &in_s, checked));
+            }
+            if i == 1 && variant == Variant::Cube {
+                // Every later candidate generalizes each attribute at least to
+                // its lowest anonymous level of iteration 1 (its one-attribute
+                // projections are in S_1), so the larger cuboids are built at
+                // those levels: same answers, far fewer rows where a
+                // column's leaves are too rare (0% suppression).
+                let mut floor = heights.clone();
+                for v in (0..g.len()).filter(|&v| in_s[v]) {
+                    let a = g.attrs[v][0];
+                    floor[a] = floor[a].min(g.levels[v][0]);
+                }
+                let tc = Instant::now();
+                let upper = self.build_cube(&floor)?;
+                cube.extend(upper);
+                cube_ms += ms(tc);
             }
             let tg = Instant::now();
             g = generate_graph(&g, &in_s, n);
@@ -701,17 +725,42 @@ impl<'p> Searcher<'p> {
         unreachable!("the loop returns at i == n")
     }
 
-    /// Zero-generalization frequency sets of every non-empty attribute subset,
-    /// each rolled up from the smallest cuboid one attribute larger.
-    fn build_cube(&mut self) -> Result<HashMap<Vec<usize>, FreqSet>> {
+    /// The zero-generalization cuboids of single attributes: one pass over F0
+    /// with the native kernel (else one rollup each).
+    fn single_cuboids(&mut self) -> Result<HashMap<Vec<usize>, FreqSet>> {
+        let n = self.problem.n_attrs();
+        let base: &'p FreqSet = &self.problem.base;
+        let sets = match (self.config.engine, self.problem.histograms(base)?) {
+            (Engine::Polars, _) | (_, None) => {
+                let jobs = (0..n).map(|a| (base, vec![a], vec![0])).collect();
+                self.compute(jobs)?
+            }
+            (_, Some(sets)) => {
+                self.stats.table_scans += 1;
+                self.stats.rows_scanned += base.rows() as u64;
+                sets
+            }
+        };
+        self.stats.cuboids += n as u64;
+        Ok((0..n).map(|a| vec![a]).zip(sets).collect())
+    }
+
+    /// Cube Incognito's cuboids of two or more attributes, every attribute at
+    /// `levels` (zero-generalization when they are all 0): the full set rolled
+    /// up from F0 (the table's one other read), every other from the smallest
+    /// set one attribute larger.
+    fn build_cube(&mut self, levels: &[u8]) -> Result<HashMap<Vec<usize>, FreqSet>> {
         let n = self.problem.n_attrs();
         let mut cube: HashMap<Vec<usize>, FreqSet> = HashMap::new();
         let all: Vec<usize> = (0..n).collect();
-        cube.insert(all.clone(), self.problem.base.clone());
-        self.stats.table_scans += 1;
-        self.stats.rows_scanned += self.problem.base.rows() as u64;
+        let base: &'p FreqSet = &self.problem.base;
+        let top = self
+            .compute(vec![(base, all.clone(), levels.to_vec())])?
+            .pop()
+            .expect("one job");
+        cube.insert(all, top);
         self.stats.cuboids += 1;
-        for size in (1..n).rev() {
+        for size in (2..n).rev() {
             let subsets = subsets_of_size(n, size);
             let mut jobs_spec = Vec::with_capacity(subsets.len());
             for s in subsets {
@@ -730,7 +779,10 @@ impl<'p> Searcher<'p> {
             let computed = {
                 let jobs = jobs_spec
                     .iter()
-                    .map(|(p, s)| (&cube[p], s.clone(), vec![0; s.len()]))
+                    .map(|(p, s)| {
+                        let lv = s.iter().map(|&a| levels[a]).collect();
+                        (&cube[p], s.clone(), lv)
+                    })
                     .collect();
                 self.compute(jobs)?
             };
@@ -947,9 +999,28 @@ fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
             }
         }
     }
-    // edges: from the parents' edges in E_i, then drop implied (two-step) ones
-    let by_parents: HashMap<(usize, usize), usize, FxBuild> =
-        (0..next.len()).map(|v| (next.parents[v], v)).collect();
+    // edges: from the parents' edges in E_i, then drop implied (two-step) ones.
+    // The join emits each first parent's candidates together, second parents
+    // ascending, so (p1, p2) -> candidate is a binary search in p1's run (a
+    // hash map of every pair was the hot spot of graph generation).
+    let mut runs: Vec<(usize, usize)> = vec![(0, 0); g.len()];
+    let mut at = 0;
+    while at < next.len() {
+        let p1 = next.parents[at].0;
+        let start = at;
+        while at < next.len() && next.parents[at].0 == p1 {
+            at += 1;
+        }
+        runs[p1] = (start, at);
+        debug_assert!(next.parents[start..at].windows(2).all(|w| w[0].1 < w[1].1));
+    }
+    let find = |q1: usize, q2: usize| -> Option<usize> {
+        let (s, e) = runs[q1];
+        next.parents[s..e]
+            .binary_search_by_key(&q2, |&(_, p2)| p2)
+            .ok()
+            .map(|i| s + i)
+    };
     let mut cand: Vec<Vec<usize>> = vec![Vec::new(); next.len()];
     for (v, targets) in cand.iter_mut().enumerate() {
         let (p1, p2) = next.parents[v];
@@ -958,7 +1029,7 @@ fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
                 if q1 == p1 && q2 == p2 {
                     continue;
                 }
-                if let Some(&w) = by_parents.get(&(q1, q2)) {
+                if let Some(w) = find(q1, q2) {
                     targets.push(w);
                 }
             }
