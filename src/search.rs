@@ -937,41 +937,76 @@ fn subsets_of_size(n: usize, size: usize) -> Vec<Vec<usize>> {
 const ABSENT: u8 = u8::MAX;
 
 /// A node of a subset graph as a full-length level vector (`ABSENT` for the
-/// attributes it does not have).
-fn full_key(n: usize, attrs: &[usize], levels: &[u8]) -> Vec<u8> {
-    let mut k = vec![ABSENT; n];
-    for (&a, &l) in attrs.iter().zip(levels) {
-        k[a] = l;
+/// attributes it does not have), as a hash key: packed into a `u128` (a byte
+/// per attribute) when there are at most 16 attributes, else a byte vector.
+/// Measured on Adult at 5% suppression: the join and prune of graph generation
+/// spent most of their time hashing and comparing byte vectors.
+trait FullKey: std::hash::Hash + Eq + Clone {
+    fn absent(n: usize) -> Self;
+    fn set(&mut self, attr: usize, level: u8);
+    fn of(n: usize, attrs: &[usize], levels: &[u8]) -> Self {
+        let mut k = Self::absent(n);
+        for (&a, &l) in attrs.iter().zip(levels) {
+            k.set(a, l);
+        }
+        k
     }
-    k
+}
+
+impl FullKey for u128 {
+    fn absent(_: usize) -> Self {
+        u128::MAX
+    }
+    #[inline]
+    fn set(&mut self, attr: usize, level: u8) {
+        let at = 8 * attr as u32;
+        *self = (*self & !(0xffu128 << at)) | ((level as u128) << at);
+    }
+}
+
+impl FullKey for Vec<u8> {
+    fn absent(n: usize) -> Self {
+        vec![ABSENT; n]
+    }
+    fn set(&mut self, attr: usize, level: u8) {
+        self[attr] = level;
+    }
 }
 
 /// Section 3.1.2: join, prune and edge generation from S_i (the nodes of `g`
 /// still flagged in `in_s`) to the graph of size i + 1.
 fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
+    let mut next = if n <= 16 {
+        join_prune::<u128>(g, in_s, n)
+    } else {
+        join_prune::<Vec<u8>>(g, in_s, n)
+    };
+    add_edges(g, &mut next);
+    next
+}
+
+/// Join: nodes of S_i sharing their first i - 1 (attribute, level) pairs,
+/// p's last attribute before q's; prune: keep a candidate when every i-subset
+/// is in S_i (the two parents are).
+fn join_prune<K: FullKey>(g: &Graph, in_s: &[bool], n: usize) -> Graph {
     let s: Vec<usize> = (0..g.len()).filter(|&v| in_s[v]).collect();
-    let s_keys: HashSet<Vec<u8>, FxBuild> = s
+    let s_keys: HashSet<K, FxBuild> = s
         .iter()
-        .map(|&v| full_key(n, &g.attrs[v], &g.levels[v]))
+        .map(|&v| K::of(n, &g.attrs[v], &g.levels[v]))
         .collect();
-    // join: same first i-1 (dim, index) pairs, p.dim_i < q.dim_i
-    let mut by_prefix: HashMap<Vec<u8>, Vec<usize>, FxBuild> = HashMap::default();
+    let mut by_prefix: HashMap<K, Vec<usize>, FxBuild> = HashMap::default();
     for &v in &s {
-        let mut k = full_key(n, &g.attrs[v], &g.levels[v]);
-        k[*g.attrs[v].last().expect("non-empty")] = ABSENT;
+        let mut k = K::of(n, &g.attrs[v], &g.levels[v]);
+        k.set(*g.attrs[v].last().expect("non-empty"), ABSENT);
         by_prefix.entry(k).or_default().push(v);
     }
     let mut next = Graph::default();
     let mut groups: Vec<&Vec<usize>> = by_prefix.values().collect();
     groups.sort(); // deterministic ids
-    let mut buf = vec![ABSENT; n];
     for members in groups {
         for &p in members {
-            // the candidate's levels in `buf`: p's, plus q's last attribute below
-            buf.fill(ABSENT);
-            for (&a, &l) in g.attrs[p].iter().zip(&g.levels[p]) {
-                buf[a] = l;
-            }
+            // the candidate's key: p's, plus q's last attribute below
+            let mut key = K::of(n, &g.attrs[p], &g.levels[p]);
             let prefix = &g.attrs[p][..g.attrs[p].len() - 1];
             let pa = *g.attrs[p].last().expect("non-empty");
             for &q in members {
@@ -979,26 +1014,31 @@ fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
                 if pa >= qa {
                     continue;
                 }
-                buf[qa] = *g.levels[q].last().expect("non-empty");
-                // prune: every i-subset must be in S_i (the two parents are)
-                let ok = prefix.iter().all(|&a| {
-                    let keep = buf[a];
-                    buf[a] = ABSENT;
-                    let found = s_keys.contains(&buf[..]);
-                    buf[a] = keep;
+                let lq = *g.levels[q].last().expect("non-empty");
+                key.set(qa, lq);
+                let ok = prefix.iter().zip(&g.levels[p]).all(|(&a, &l)| {
+                    key.set(a, ABSENT);
+                    let found = s_keys.contains(&key);
+                    key.set(a, l);
                     found
                 });
                 if ok {
                     let mut attrs = g.attrs[p].clone();
                     attrs.push(qa);
                     let mut levels = g.levels[p].clone();
-                    levels.push(buf[qa]);
+                    levels.push(lq);
                     next.push(attrs, levels, (p, q));
                 }
-                buf[qa] = ABSENT;
+                key.set(qa, ABSENT);
             }
         }
     }
+    next
+}
+
+/// Edges of the new graph from its parents' edges in E_i, without the implied
+/// (two-step) ones.
+fn add_edges(g: &Graph, next: &mut Graph) {
     // edges: from the parents' edges in E_i, then drop implied (two-step) ones.
     // The join emits each first parent's candidates together, second parents
     // ascending, so (p1, p2) -> candidate is a binary search in p1's run (a
@@ -1046,5 +1086,40 @@ fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
         succ.sort_unstable();
         next.succ[v] = succ;
     }
-    next
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    /// Both key types give the same graphs: every singleton anonymous but one
+    /// level, then every pair but one, over attributes of several heights.
+    #[test]
+    fn packed_and_vector_keys_join_and_prune_alike() {
+        let heights = [2u8, 1, 3, 0, 2];
+        let n = heights.len();
+        let mut g = Graph::default();
+        for (a, &h) in heights.iter().enumerate() {
+            let mut prev: Option<usize> = None;
+            for l in 0..=h {
+                let v = g.push(vec![a], vec![l], (usize::MAX, usize::MAX));
+                if let Some(p) = prev {
+                    g.succ[p].push(v);
+                }
+                prev = Some(v);
+            }
+        }
+        let mut in_s = vec![true; g.len()];
+        in_s[0] = false; // attribute 0 at level 0 fails
+        for round in 0..3 {
+            let packed = join_prune::<u128>(&g, &in_s, n);
+            let vector = join_prune::<Vec<u8>>(&g, &in_s, n);
+            assert_eq!(packed.attrs, vector.attrs, "round {round}");
+            assert_eq!(packed.levels, vector.levels, "round {round}");
+            assert_eq!(packed.parents, vector.parents, "round {round}");
+            assert!(!packed.attrs.is_empty());
+            g = generate_graph(&g, &in_s, n);
+            in_s = (0..g.len()).map(|v| v % 7 != 3).collect();
+        }
+    }
 }
