@@ -193,18 +193,26 @@ pub struct GroupStats {
 
 impl GroupStats {
     pub fn of_counts(counts: &[u64], k: u64) -> Self {
+        Self::of_counts_iter(counts.iter().copied(), k)
+    }
+
+    pub fn of_counts_iter(counts: impl Iterator<Item = u64>, k: u64) -> Self {
         let mut s = GroupStats {
-            groups: counts.len() as u64,
-            min_group: counts.iter().copied().min().unwrap_or(0),
+            min_group: u64::MAX,
             ..Default::default()
         };
-        for &c in counts {
+        for c in counts {
+            s.groups += 1;
+            s.min_group = s.min_group.min(c);
             if c < k {
                 s.suppressed += c;
             } else {
                 s.kept_groups += 1;
                 s.kept_sum_sq += (c as u128) * (c as u128);
             }
+        }
+        if s.groups == 0 {
+            s.min_group = 0;
         }
         s
     }
@@ -574,6 +582,19 @@ impl Problem {
         let Some(layout) = &self.layout else {
             return Ok(None);
         };
+        self.aggregate(from, attrs, levels, agg, layout)?;
+        Ok(Some(self.take_set(from, attrs, levels, agg, layout)))
+    }
+
+    /// The groups of a rollup of `from`, left in `agg`'s table.
+    fn aggregate(
+        &self,
+        from: &FreqSet,
+        attrs: &[usize],
+        levels: &[u8],
+        agg: &mut Aggregator,
+        layout: &Arc<Layout>,
+    ) -> Result<()> {
         let mut clear = 0u64;
         for &a in &from.attrs {
             if !attrs.contains(&a) {
@@ -630,8 +651,20 @@ impl Problem {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The groups left in `agg` as a frequency set (the table is emptied).
+    fn take_set(
+        &self,
+        from: &FreqSet,
+        attrs: &[usize],
+        levels: &[u8],
+        agg: &mut Aggregator,
+        layout: &Arc<Layout>,
+    ) -> FreqSet {
         let (keys, counts) = agg.finish();
-        Ok(Some(FreqSet {
+        FreqSet {
             attrs: attrs.to_vec(),
             levels: levels.to_vec(),
             carry: from.carry.clone(),
@@ -640,7 +673,58 @@ impl Problem {
                 keys,
                 counts,
             },
-        }))
+        }
+    }
+
+    /// Roll many jobs up and check each under `model`: its group statistics,
+    /// and its set only when `keep` says so and it is not anonymous (more than
+    /// `max_suppressed` tuples to suppress), the only sets a search reads
+    /// again. With the native kernel and no sensitive criteria the statistics
+    /// are read off the table and the others never become sets.
+    pub fn check_many(
+        &self,
+        jobs: &[(&FreqSet, Vec<usize>, Vec<u8>)],
+        keep: &[bool],
+        model: &Model,
+        max_suppressed: u64,
+        engine: Engine,
+    ) -> Result<Vec<(GroupStats, Option<FreqSet>)>> {
+        let fast = engine != Engine::Polars
+            && model.criteria.is_empty()
+            && jobs.iter().all(|j| j.0.carry.is_empty());
+        let Some(layout) = self.layout.as_ref().filter(|_| fast) else {
+            let sets = self.rollup_many(jobs, engine)?;
+            return sets
+                .into_iter()
+                .zip(keep)
+                .map(|(fs, &keep)| {
+                    let st = self.group_stats(&fs, model)?;
+                    let keep = keep && st.suppressed > max_suppressed;
+                    Ok((st, keep.then_some(fs)))
+                })
+                .collect();
+        };
+        for (from, attrs, levels) in jobs {
+            self.check_target(from, attrs, levels);
+        }
+        let one = |(j, &keep): (&(&FreqSet, Vec<usize>, Vec<u8>), &bool)| {
+            AGGREGATOR.with(|agg| -> Result<(GroupStats, Option<FreqSet>)> {
+                let agg = &mut agg.borrow_mut();
+                self.aggregate(j.0, &j.1, &j.2, agg, layout)?;
+                let st = agg.stats(model.k);
+                if keep && st.suppressed > max_suppressed {
+                    Ok((st, Some(self.take_set(j.0, &j.1, &j.2, agg, layout))))
+                } else {
+                    agg.clear();
+                    Ok((st, None))
+                }
+            })
+        };
+        if jobs.len() < 2 || rayon::current_num_threads() < 2 {
+            return jobs.iter().zip(keep).map(one).collect();
+        }
+        use rayon::prelude::*;
+        jobs.par_iter().zip(keep).with_max_len(1).map(one).collect()
     }
 
     /// Each attribute's own frequency set (with the carried columns), at its
@@ -1007,6 +1091,19 @@ impl Aggregator {
             self.slots[i] = (k, c);
             self.used.push(i as u32);
         }
+    }
+
+    /// Statistics of the groups in the table under k.
+    fn stats(&self, k: u64) -> GroupStats {
+        GroupStats::of_counts_iter(self.used.iter().map(|&i| self.slots[i as usize].1), k)
+    }
+
+    /// Empty the table without reading it out.
+    fn clear(&mut self) {
+        for &i in &self.used {
+            self.slots[i as usize] = (EMPTY, 0);
+        }
+        self.used.clear();
     }
 
     /// The groups in the order they first appeared; leaves the table empty.

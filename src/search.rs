@@ -404,22 +404,51 @@ impl<'p> Searcher<'p> {
     fn compute(&mut self, jobs: Vec<(&FreqSet, Vec<usize>, Vec<u8>)>) -> Result<Vec<FreqSet>> {
         let mut out = Vec::with_capacity(jobs.len());
         for chunk in jobs.chunks(BATCH) {
-            if let Some(tick) = &mut self.progress {
-                if !tick(self.stats.nodes_checked) {
-                    return Err(AnonError::Interrupted);
-                }
-            }
-            for (from, _, _) in chunk {
-                if std::ptr::eq(*from, &self.problem.base) {
-                    self.stats.table_scans += 1;
-                    self.stats.rows_scanned += from.rows() as u64;
-                } else {
-                    self.stats.rows_rolled_up += from.rows() as u64;
-                }
-            }
+            self.tick_and_account(chunk)?;
             out.extend(self.problem.rollup_many(chunk, self.config.engine)?);
         }
         Ok(out)
+    }
+
+    /// Roll nodes up and check them: statistics of each, and the set of each
+    /// failing node that `keep` marks (one a later node will read).
+    #[allow(clippy::type_complexity)]
+    fn check(
+        &mut self,
+        jobs: Vec<(&FreqSet, Vec<usize>, Vec<u8>)>,
+        keep: &[bool],
+    ) -> Result<Vec<(GroupStats, Option<FreqSet>)>> {
+        let mut out = Vec::with_capacity(jobs.len());
+        for (chunk, keep) in jobs.chunks(BATCH).zip(keep.chunks(BATCH)) {
+            self.tick_and_account(chunk)?;
+            out.extend(self.problem.check_many(
+                chunk,
+                keep,
+                &self.model,
+                self.config.max_suppression,
+                self.config.engine,
+            )?);
+        }
+        Ok(out)
+    }
+
+    /// Between batches: the progress callback (which may stop the search) and
+    /// the rows the batch reads.
+    fn tick_and_account(&mut self, chunk: &[(&FreqSet, Vec<usize>, Vec<u8>)]) -> Result<()> {
+        if let Some(tick) = &mut self.progress {
+            if !tick(self.stats.nodes_checked) {
+                return Err(AnonError::Interrupted);
+            }
+        }
+        for (from, _, _) in chunk {
+            if std::ptr::eq(*from, &self.problem.base) {
+                self.stats.table_scans += 1;
+                self.stats.rows_scanned += from.rows() as u64;
+            } else {
+                self.stats.rows_rolled_up += from.rows() as u64;
+            }
+        }
+        Ok(())
     }
 
     pub fn run(mut self, algorithm: Algorithm) -> Result<Outcome> {
@@ -564,7 +593,9 @@ impl<'p> Searcher<'p> {
                     };
                     jobs.push((src, g.attrs[v].clone(), g.levels[v].clone()));
                 }
-                self.compute(jobs)?
+                // a failing node's set is kept for its successors to read
+                let keep: Vec<bool> = todo.iter().map(|&v| pending[v] > 0).collect();
+                self.check(jobs, &keep)?
             };
             for &v in &batch {
                 for &p in &pred[v] {
@@ -574,7 +605,7 @@ impl<'p> Searcher<'p> {
                     }
                 }
             }
-            for (&v, fs) in todo.iter().zip(results) {
+            for (&v, (st, fs)) in todo.iter().zip(results) {
                 if let (Some(tree), true) = (&mut tree, is_root[v]) {
                     tree.release(tree.root_src[&v]);
                 }
@@ -588,7 +619,6 @@ impl<'p> Searcher<'p> {
                 }
                 self.stats.nodes_checked += 1;
                 was_checked[v] = true;
-                let st = self.problem.group_stats(&fs, &self.model)?;
                 if self.anonymous(&st) {
                     if g.attrs[v].len() == self.problem.n_attrs() {
                         checked.insert(g.levels[v].clone(), st);
@@ -607,9 +637,7 @@ impl<'p> Searcher<'p> {
                             queue.entry(g.height(s)).or_default().push(s);
                         }
                     }
-                    if pending[v] > 0 {
-                        sets[v] = Some(fs);
-                    }
+                    sets[v] = fs;
                 }
             }
         }
@@ -811,10 +839,9 @@ impl<'p> Searcher<'p> {
                 .iter()
                 .map(|nd| (&problem.base, all.clone(), nd.clone()))
                 .collect();
-            let sets = self.compute(jobs)?;
-            for (nd, fs) in chunk.iter().zip(sets) {
+            let results = self.check(jobs, &vec![false; chunk.len()])?;
+            for (nd, (st, _)) in chunk.iter().zip(results) {
                 self.stats.nodes_checked += 1;
-                let st = problem.group_stats(&fs, &self.model)?;
                 if self.anonymous(&st) {
                     any = true;
                     checked.insert(nd.clone(), st);
