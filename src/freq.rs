@@ -230,6 +230,10 @@ pub struct Problem {
     /// Sensitive attributes carried by every frequency set (attribute index
     /// `names.len() + j` for the j-th).
     pub sensitive: Vec<Sensitive>,
+    /// Each attribute's own frequency set at level 0 (with the carried
+    /// columns), counted in the same pass over the rows as F0 (native kernel
+    /// only): Cube Incognito's one-attribute cuboids.
+    pub marginals: Option<Vec<FreqSet>>,
 }
 
 /// A sensitive attribute: its values (codes index them) and their distribution
@@ -345,6 +349,7 @@ impl Problem {
         let layout = Layout::new(&sizes).map(Arc::new);
         // Group the rows (the one pass over them): in the native kernel when the
         // codes pack into 64 bits, else as a Polars group-by.
+        let mut marginals = None;
         let data = match &layout {
             Some(layout) => {
                 let mut keys = vec![0u64; height];
@@ -355,9 +360,47 @@ impl Problem {
                 }
                 let mut agg = Aggregator::new();
                 agg.start(height);
+                // each attribute's marginal in the same pass, in tables sized
+                // by its leaves (times the carried values)
+                let carry_bits =
+                    (n..n + sens.len()).fold(0u64, |m, c| m | (layout.mask[c] << layout.shift[c]));
+                let carry_size = sens
+                    .iter()
+                    .map(|s| s.values.len().max(1))
+                    .product::<usize>();
+                let mut margins: Vec<(u64, Aggregator)> = (0..n)
+                    .map(|a| {
+                        let mut m = Aggregator::new();
+                        m.start(height.min(sizes[a].max(1).saturating_mul(carry_size)));
+                        (carry_bits | (layout.mask[a] << layout.shift[a]), m)
+                    })
+                    .collect();
                 for (&k, &c) in keys.iter().zip(&counts) {
                     agg.add(k, c);
+                    for (mask, m) in margins.iter_mut() {
+                        m.add(k & *mask, c);
+                    }
                 }
+                let carry: Vec<usize> = (n..n + sens.len()).collect();
+                marginals = Some(
+                    margins
+                        .into_iter()
+                        .enumerate()
+                        .map(|(a, (_, mut m))| {
+                            let (keys, counts) = m.finish();
+                            FreqSet {
+                                attrs: vec![a],
+                                levels: vec![0],
+                                carry: carry.clone(),
+                                data: SetData::Packed {
+                                    layout: layout.clone(),
+                                    keys,
+                                    counts,
+                                },
+                            }
+                        })
+                        .collect(),
+                );
                 let (keys, counts) = agg.finish();
                 SetData::Packed {
                     layout: layout.clone(),
@@ -385,6 +428,7 @@ impl Problem {
             rows,
             layout,
             sensitive: sens,
+            marginals,
         })
     }
 
@@ -725,56 +769,6 @@ impl Problem {
         }
         use rayon::prelude::*;
         jobs.par_iter().zip(keep).with_max_len(1).map(one).collect()
-    }
-
-    /// Each attribute's own frequency set (with the carried columns), at its
-    /// level in `from`, from one pass over `from`'s rows: what Cube Incognito's
-    /// first iteration reads. `None` without a packed layout.
-    pub fn histograms(&self, from: &FreqSet) -> Result<Option<Vec<FreqSet>>> {
-        let Some(layout) = &self.layout else {
-            return Ok(None);
-        };
-        let (src, counts) = from.packed(layout)?;
-        let carry = from
-            .carry
-            .iter()
-            .fold(0u64, |m, &c| m | (layout.mask[c] << layout.shift[c]));
-        let masks: Vec<u64> = from
-            .attrs
-            .iter()
-            .map(|&a| carry | (layout.mask[a] << layout.shift[a]))
-            .collect();
-        let mut aggs: Vec<Aggregator> = masks
-            .iter()
-            .map(|_| {
-                let mut agg = Aggregator::new();
-                agg.start(src.len());
-                agg
-            })
-            .collect();
-        for (&k, &c) in src.iter().zip(counts.iter()) {
-            for (agg, &m) in aggs.iter_mut().zip(&masks) {
-                agg.add(k & m, c);
-            }
-        }
-        Ok(Some(
-            aggs.iter_mut()
-                .zip(from.attrs.iter().zip(&from.levels))
-                .map(|(agg, (&a, &l))| {
-                    let (keys, counts) = agg.finish();
-                    FreqSet {
-                        attrs: vec![a],
-                        levels: vec![l],
-                        carry: from.carry.clone(),
-                        data: SetData::Packed {
-                            layout: layout.clone(),
-                            keys,
-                            counts,
-                        },
-                    }
-                })
-                .collect(),
-        ))
     }
 
     /// The frequency set of a full-lattice node, rolled up from F0.

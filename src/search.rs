@@ -753,21 +753,17 @@ impl<'p> Searcher<'p> {
         unreachable!("the loop returns at i == n")
     }
 
-    /// The zero-generalization cuboids of single attributes: one pass over F0
-    /// with the native kernel (else one rollup each).
+    /// The zero-generalization cuboids of single attributes: the marginals
+    /// counted with F0 in the table's one pass (else one rollup of F0 each).
     fn single_cuboids(&mut self) -> Result<HashMap<Vec<usize>, FreqSet>> {
         let n = self.problem.n_attrs();
         let base: &'p FreqSet = &self.problem.base;
-        let sets = match (self.config.engine, self.problem.histograms(base)?) {
+        let sets = match (self.config.engine, &self.problem.marginals) {
             (Engine::Polars, _) | (_, None) => {
                 let jobs = (0..n).map(|a| (base, vec![a], vec![0])).collect();
                 self.compute(jobs)?
             }
-            (_, Some(sets)) => {
-                self.stats.table_scans += 1;
-                self.stats.rows_scanned += base.rows() as u64;
-                sets
-            }
+            (_, Some(sets)) => sets.clone(),
         };
         self.stats.cuboids += n as u64;
         Ok((0..n).map(|a| vec![a]).zip(sets).collect())
@@ -775,8 +771,8 @@ impl<'p> Searcher<'p> {
 
     /// Cube Incognito's cuboids of two or more attributes, every attribute at
     /// `levels` (zero-generalization when they are all 0): the full set rolled
-    /// up from F0 (the table's one other read), every other from the smallest
-    /// set one attribute larger.
+    /// up from F0 (the one read of the table Cube makes), every other from the
+    /// smallest set one attribute larger.
     fn build_cube(&mut self, levels: &[u8]) -> Result<HashMap<Vec<usize>, FreqSet>> {
         let n = self.problem.n_attrs();
         let mut cube: HashMap<Vec<usize>, FreqSet> = HashMap::new();
