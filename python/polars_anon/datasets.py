@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -33,9 +34,15 @@ def data_dir() -> Path:
     return Path(__file__).parent / "data"
 
 
-def _load(name: str, table: str, columns: tuple[str, ...]) -> Dataset:
+def _load(
+    name: str,
+    table: str,
+    columns: tuple[str, ...],
+    schema: Mapping[str, pl.DataType] | None = None,
+) -> Dataset:
     d = data_dir() / name
-    lf = pl.scan_csv(d / table, separator=";")
+    # a known schema spares the scan its inference pass (~10 ms of a fresh run)
+    lf = pl.scan_csv(d / table, separator=";", schema=schema)
     hs = {c: Hierarchy.from_csv(str(d / "hierarchies" / f"{c}.csv"), sep=";") for c in columns}
     return Dataset(lf, hs)
 
@@ -47,7 +54,8 @@ def adult() -> Dataset:
     >>> lf.select(pl.len()).collect().item(), hs["age"].height
     (30162, 4)
     """
-    return _load("adult", "adult.csv", ADULT_QUASI_IDENTIFIERS)
+    schema = {c: pl.Int64() if c == "age" else pl.String() for c in ADULT_QUASI_IDENTIFIERS}
+    return _load("adult", "adult.csv", ADULT_QUASI_IDENTIFIERS, schema)
 
 
 def patients() -> Dataset:
