@@ -168,6 +168,21 @@ impl Graph {
     fn height(&self, v: usize) -> u32 {
         node_height(self.levels(v))
     }
+    /// Incognito's first graph: each attribute's levels as a chain.
+    fn singletons(heights: &[u8]) -> Self {
+        let mut g = Graph::new(1);
+        for (a, &h) in heights.iter().enumerate() {
+            let mut prev: Option<usize> = None;
+            for l in 0..=h {
+                let v = g.push(&[a], &[l], (usize::MAX, usize::MAX));
+                if let Some(p) = prev {
+                    g.succ[p].push(v);
+                }
+                prev = Some(v);
+            }
+        }
+        g
+    }
 }
 
 enum RootSource<'a> {
@@ -735,17 +750,7 @@ impl<'p> Searcher<'p> {
             self.stats.phase_ms.push(("cube".into(), ms(t)));
         }
         let t = Instant::now();
-        let mut g = Graph::new(1);
-        for (a, &h) in heights.iter().enumerate() {
-            let mut prev: Option<usize> = None;
-            for l in 0..=h {
-                let v = g.push(&[a], &[l], (usize::MAX, usize::MAX));
-                if let Some(p) = prev {
-                    g.succ[p].push(v);
-                }
-                prev = Some(v);
-            }
-        }
+        let mut g = Graph::singletons(&heights);
         let mut checked = HashMap::new();
         let mut graph_ms = 0.0;
         let mut cube_ms = 0.0; // cuboids built after iteration 1
@@ -1193,17 +1198,7 @@ mod key_tests {
     fn packed_and_vector_keys_join_and_prune_alike() {
         let heights = [2u8, 1, 3, 0, 2];
         let n = heights.len();
-        let mut g = Graph::new(1);
-        for (a, &h) in heights.iter().enumerate() {
-            let mut prev: Option<usize> = None;
-            for l in 0..=h {
-                let v = g.push(&[a], &[l], (usize::MAX, usize::MAX));
-                if let Some(p) = prev {
-                    g.succ[p].push(v);
-                }
-                prev = Some(v);
-            }
-        }
+        let mut g = Graph::singletons(&heights);
         let mut in_s = vec![true; g.len()];
         in_s[0] = false; // attribute 0 at level 0 fails
         for round in 0..3 {
