@@ -366,8 +366,7 @@ impl Problem {
                     (n..n + sens.len()).fold(0u64, |m, c| m | (layout.mask[c] << layout.shift[c]));
                 let carry_size = sens
                     .iter()
-                    .map(|s| s.values.len().max(1))
-                    .product::<usize>();
+                    .fold(1usize, |p, s| p.saturating_mul(s.values.len().max(1)));
                 let mut margins: Vec<(u64, Aggregator)> = (0..n)
                     .map(|a| {
                         let mut m = Aggregator::new();
