@@ -190,7 +190,7 @@ enum RootSource<'a> {
     Table,
     /// one set per family at the roots' meet, then each root rolled up from it
     SuperRoots,
-    /// each root from its attribute set's zero-generalization cuboid
+    /// each root from its attribute set's cuboid, through a `RootTree`
     Cube(&'a HashMap<Vec<usize>, FreqSet>),
 }
 
@@ -199,9 +199,9 @@ enum RootSource<'a> {
 ///
 /// Roots of a family are pairwise incomparable (a root below another would be
 /// its predecessor), so none can feed another; but a root's set is typically a
-/// few dozen to a thousand rows while the zero-generalization cuboid it would
-/// be read from has thousands to tens of thousands (Adult, 9 QIs: 97% of the
-/// rows rolled up were roots read from cuboids). The tree splits a family's
+/// few dozen to a thousand rows while the cuboid it would be read from has
+/// thousands to tens of thousands (Adult, 9 QIs: 97% of the rows rolled up were
+/// roots read from cuboids). The tree splits a family's
 /// roots on one attribute's level at a time; wherever a group of two or more
 /// roots has a meet above what its source holds, the set at that meet (a node
 /// below the roots, not in the graph) is rolled up once and the group is read
