@@ -88,6 +88,13 @@ class SearchResult:
     per quasi-identifier, then ``height``, ``suppressed``, ``groups``, ``precision``,
     ``discernibility``, ``cavg``, ``distortion`` and ``minimal``); its metrics are
     computed on first access.
+
+    ``stats`` says what the search cost: ``nodes_checked`` (frequency sets computed
+    and tested), ``nodes_marked`` (inferred anonymous), ``table_scans`` and
+    ``rows_scanned`` (sets computed from F0, the table's stand-in),
+    ``rows_rolled_up`` (rows of other sets read by rollups), ``cuboids`` and
+    ``intermediate_sets`` (Cube Incognito's cuboids and the sets below its roots),
+    ``candidates_per_iteration`` (Incognito) and ``phase_ms``.
     """
 
     __slots__ = (
