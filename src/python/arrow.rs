@@ -129,10 +129,34 @@ impl UIntColumn {
     }
 }
 
-/// Bytes are read as `width`-byte little-endian values.
+/// What a string column's values are handed to, one at a time.
+pub type OnStr<'a> = &'a mut dyn FnMut(Option<&[u8]>);
+
+/// An unsigned integer column. Bytes are read as `width`-byte little-endian
+/// values; a string column is an error.
 pub fn column(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<UIntColumn> {
+    Ok(read(obj, width, None)?.expect("without a string callback strings are an error"))
+}
+
+/// An unsigned integer column (as `column`), or, for an Arrow string column
+/// (`string_view`, `string`, `large_string`), `None` after calling `on_str` on
+/// the bytes of every value in order (`None` for nulls; UTF-8 is not checked:
+/// the bytes are only looked up). The column's stream is opened once.
+pub fn codes_or_strings(
+    obj: &Bound<'_, PyAny>,
+    width: usize,
+    on_str: OnStr<'_>,
+) -> PyResult<Option<UIntColumn>> {
+    read(obj, width, Some(on_str))
+}
+
+fn read(
+    obj: &Bound<'_, PyAny>,
+    width: usize,
+    on_str: Option<OnStr<'_>>,
+) -> PyResult<Option<UIntColumn>> {
     if let Ok(b) = obj.extract::<PyBackedBytes>() {
-        return Ok(UIntColumn(match width {
+        return Ok(Some(UIntColumn(match width {
             4 => b
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64)
@@ -141,142 +165,146 @@ pub fn column(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<UIntColumn> {
                 .chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
                 .collect(),
-        }));
+        })));
+    }
+    let (stream, format) = open(obj)?;
+    if let (Some(f), b"vu" | b"u" | b"U") = (on_str, format.as_slice()) {
+        each_chunk(stream, |a| strings(&format, a, &mut *f))?;
+        return Ok(None);
     }
     let mut out = Vec::new();
-    each_chunk(obj, |format, a| {
-        let size = match format {
-            b"C" => 1,
-            b"S" => 2,
-            b"I" => 4,
-            b"L" => 8,
-            f => {
-                return Err(bad(&format!(
-                    "expected an unsigned integer column, got Arrow format {:?}",
-                    String::from_utf8_lossy(f)
-                )))
-            }
-        };
-        if a.null_count != 0 {
-            return Err(bad("the column has nulls"));
-        }
-        if a.length == 0 {
-            return Ok(());
-        }
-        let data = buffer(a, 1)?;
-        if !(data as usize).is_multiple_of(size) {
-            return Err(bad("a data buffer that is not aligned"));
-        }
-        let (off, len) = (a.offset as usize, a.length as usize);
-        out.reserve(len);
-        // SAFETY: a primitive array's buffers[1] holds offset + length values
-        // of the schema's width, aligned (checked)
-        unsafe {
-            match size {
-                1 => out.extend(
-                    std::slice::from_raw_parts(data.add(off), len)
-                        .iter()
-                        .map(|&v| v as u64),
-                ),
-                2 => out.extend(
-                    std::slice::from_raw_parts((data as *const u16).add(off), len)
-                        .iter()
-                        .map(|&v| v as u64),
-                ),
-                4 => out.extend(
-                    std::slice::from_raw_parts((data as *const u32).add(off), len)
-                        .iter()
-                        .map(|&v| v as u64),
-                ),
-                _ => out.extend_from_slice(std::slice::from_raw_parts(
-                    (data as *const u64).add(off),
-                    len,
-                )),
-            }
-        }
-        Ok(())
-    })?;
-    Ok(UIntColumn(out))
+    each_chunk(stream, |a| uints(&format, a, &mut out))?;
+    Ok(Some(UIntColumn(out)))
 }
 
-/// Calls `f` on the bytes of every value of an Arrow string column, in order
-/// (`None` for nulls). UTF-8 is not checked here: the bytes are only looked up.
-pub fn each_bytes(obj: &Bound<'_, PyAny>, mut f: impl FnMut(Option<&[u8]>)) -> PyResult<()> {
-    each_chunk(obj, |format, a| {
-        let (off, len) = (a.offset as usize, a.length as usize);
-        if len == 0 {
-            return Ok(());
+/// Appends the values of one chunk of an unsigned integer column to `out`.
+fn uints(format: &[u8], a: &ArrowArray, out: &mut Vec<u64>) -> PyResult<()> {
+    let size = match format {
+        b"C" => 1,
+        b"S" => 2,
+        b"I" => 4,
+        b"L" => 8,
+        f => {
+            return Err(bad(&format!(
+                "expected an unsigned integer column, got Arrow format {:?}",
+                String::from_utf8_lossy(f)
+            )))
         }
-        let validity = if a.null_count == 0 {
-            std::ptr::null()
-        } else {
-            buffer(a, 0)?
-        };
-        // SAFETY: bit `off + i` of a validity bitmap of offset + length bits
-        let valid = |i: usize| {
-            validity.is_null()
-                || unsafe { (*validity.add((off + i) / 8) >> ((off + i) % 8)) & 1 == 1 }
-        };
-        match format {
-            b"vu" => {
-                let views = buffer(a, 1)? as *const [u8; 16];
-                for i in 0..len {
-                    if !valid(i) {
-                        f(None);
-                        continue;
-                    }
-                    // SAFETY: buffers[1] holds offset + length 16-byte views;
-                    // a long view names a data buffer (from index 2) and a range in it
-                    let bytes = unsafe {
-                        let v = &*views.add(off + i);
-                        let n = i32::from_le_bytes([v[0], v[1], v[2], v[3]]) as usize;
-                        if n <= 12 {
-                            std::slice::from_raw_parts(v.as_ptr().add(4), n)
-                        } else {
-                            let b = i32::from_le_bytes([v[8], v[9], v[10], v[11]]) as usize;
-                            let o = i32::from_le_bytes([v[12], v[13], v[14], v[15]]) as usize;
-                            if 2 + b as i64 >= a.n_buffers {
-                                return Err(bad("a string view names a missing buffer"));
-                            }
-                            std::slice::from_raw_parts(buffer(a, 2 + b)?.add(o), n)
-                        }
-                    };
-                    f(Some(bytes));
+    };
+    if a.null_count != 0 {
+        return Err(bad("the column has nulls"));
+    }
+    if a.length == 0 {
+        return Ok(());
+    }
+    let data = buffer(a, 1)?;
+    if !(data as usize).is_multiple_of(size) {
+        return Err(bad("a data buffer that is not aligned"));
+    }
+    let (off, len) = (a.offset as usize, a.length as usize);
+    out.reserve(len);
+    // SAFETY: a primitive array's buffers[1] holds offset + length values
+    // of the schema's width, aligned (checked)
+    unsafe {
+        match size {
+            1 => out.extend(
+                std::slice::from_raw_parts(data.add(off), len)
+                    .iter()
+                    .map(|&v| v as u64),
+            ),
+            2 => out.extend(
+                std::slice::from_raw_parts((data as *const u16).add(off), len)
+                    .iter()
+                    .map(|&v| v as u64),
+            ),
+            4 => out.extend(
+                std::slice::from_raw_parts((data as *const u32).add(off), len)
+                    .iter()
+                    .map(|&v| v as u64),
+            ),
+            _ => out.extend_from_slice(std::slice::from_raw_parts(
+                (data as *const u64).add(off),
+                len,
+            )),
+        }
+    }
+    Ok(())
+}
+
+/// Calls `f` on the bytes of every value of one chunk of a string column.
+fn strings(format: &[u8], a: &ArrowArray, f: OnStr<'_>) -> PyResult<()> {
+    let (off, len) = (a.offset as usize, a.length as usize);
+    if len == 0 {
+        return Ok(());
+    }
+    let validity = if a.null_count == 0 {
+        std::ptr::null()
+    } else {
+        buffer(a, 0)?
+    };
+    // SAFETY: bit `off + i` of a validity bitmap of offset + length bits
+    let valid = |i: usize| {
+        validity.is_null() || unsafe { (*validity.add((off + i) / 8) >> ((off + i) % 8)) & 1 == 1 }
+    };
+    match format {
+        b"vu" => {
+            let views = buffer(a, 1)? as *const [u8; 16];
+            for i in 0..len {
+                if !valid(i) {
+                    f(None);
+                    continue;
                 }
-            }
-            b"u" | b"U" => {
-                let offsets = buffer(a, 1)?;
-                let data = buffer(a, 2)?;
-                let at = |i: usize| -> usize {
-                    // SAFETY: offset + length + 1 offsets of the format's width
-                    unsafe {
-                        if format == b"u" {
-                            *(offsets as *const i32).add(off + i) as usize
-                        } else {
-                            *(offsets as *const i64).add(off + i) as usize
+                // SAFETY: buffers[1] holds offset + length 16-byte views;
+                // a long view names a data buffer (from index 2) and a range in it
+                let bytes = unsafe {
+                    let v = &*views.add(off + i);
+                    let n = i32::from_le_bytes([v[0], v[1], v[2], v[3]]) as usize;
+                    if n <= 12 {
+                        std::slice::from_raw_parts(v.as_ptr().add(4), n)
+                    } else {
+                        let b = i32::from_le_bytes([v[8], v[9], v[10], v[11]]) as usize;
+                        let o = i32::from_le_bytes([v[12], v[13], v[14], v[15]]) as usize;
+                        if 2 + b as i64 >= a.n_buffers {
+                            return Err(bad("a string view names a missing buffer"));
                         }
+                        std::slice::from_raw_parts(buffer(a, 2 + b)?.add(o), n)
                     }
                 };
-                for i in 0..len {
-                    if !valid(i) {
-                        f(None);
-                        continue;
-                    }
-                    let (s, e) = (at(i), at(i + 1));
-                    // SAFETY: offsets index the data buffer
-                    let bytes = unsafe { std::slice::from_raw_parts(data.add(s), e - s) };
-                    f(Some(bytes));
-                }
-            }
-            other => {
-                return Err(bad(&format!(
-                    "expected a string column, got Arrow format {:?}",
-                    String::from_utf8_lossy(other)
-                )))
+                f(Some(bytes));
             }
         }
-        Ok(())
-    })
+        b"u" | b"U" => {
+            let offsets = buffer(a, 1)?;
+            let data = buffer(a, 2)?;
+            let at = |i: usize| -> usize {
+                // SAFETY: offset + length + 1 offsets of the format's width
+                unsafe {
+                    if format == b"u" {
+                        *(offsets as *const i32).add(off + i) as usize
+                    } else {
+                        *(offsets as *const i64).add(off + i) as usize
+                    }
+                }
+            };
+            for i in 0..len {
+                if !valid(i) {
+                    f(None);
+                    continue;
+                }
+                let (s, e) = (at(i), at(i + 1));
+                // SAFETY: offsets index the data buffer
+                let bytes = unsafe { std::slice::from_raw_parts(data.add(s), e - s) };
+                f(Some(bytes));
+            }
+        }
+        other => {
+            return Err(bad(&format!(
+                "expected a string column, got Arrow format {:?}",
+                String::from_utf8_lossy(other)
+            )))
+        }
+    }
+    Ok(())
 }
 
 /// Buffer `i` of an array (checked to exist and be non-null).
@@ -326,21 +354,11 @@ fn open(obj: &Bound<'_, PyAny>) -> PyResult<(Owned<ArrowArrayStream>, Vec<u8>)> 
     Ok((stream, format))
 }
 
-/// Is `obj` an Arrow string column (`string_view`, `string`, `large_string`)?
-pub fn is_strings(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    if obj.extract::<PyBackedBytes>().is_ok() {
-        return Ok(false);
-    }
-    let (_, format) = open(obj)?;
-    Ok(matches!(format.as_slice(), b"vu" | b"u" | b"U"))
-}
-
-/// Runs `f` on each chunk of `obj`'s Arrow stream with the schema's format.
+/// Runs `f` on each chunk of an opened stream.
 fn each_chunk(
-    obj: &Bound<'_, PyAny>,
-    mut f: impl FnMut(&[u8], &ArrowArray) -> PyResult<()>,
+    mut stream: Owned<ArrowArrayStream>,
+    mut f: impl FnMut(&ArrowArray) -> PyResult<()>,
 ) -> PyResult<()> {
-    let (mut stream, format) = open(obj)?;
     let get_next = stream.0.get_next.ok_or_else(|| bad("no get_next"))?;
     loop {
         let mut array = Owned(empty_array());
@@ -351,7 +369,7 @@ fn each_chunk(
         if array.0.release.is_none() {
             return Ok(()); // end of stream
         }
-        f(&format, &array.0)?;
+        f(&array.0)?;
     }
 }
 

@@ -335,16 +335,15 @@ impl PyProblem {
         }
         let mut columns = Vec::with_capacity(codes.len());
         for ((c, n), h) in codes.iter().zip(&names).zip(&hierarchies) {
-            columns.push(if arrow::is_strings(c)? {
-                let mut e = h.inner.encoder(n, counts.len());
-                let mut row = 0;
-                arrow::each_bytes(c, |v| {
-                    e.push_bytes(v, counts.get(row).copied().unwrap_or(1));
-                    row += 1;
-                })?;
-                e.finish().map_err(to_py)?
-            } else {
-                arrow::column(c, 4)?.u32s(&format!("codes of '{n}'"))?
+            let mut e = h.inner.encoder(n, counts.len());
+            let mut row = 0;
+            let mut on_str = |v: Option<&[u8]>| {
+                e.push_bytes(v, counts.get(row).copied().unwrap_or(1));
+                row += 1;
+            };
+            columns.push(match arrow::codes_or_strings(c, 4, &mut on_str)? {
+                Some(codes) => codes.u32s(&format!("codes of '{n}'"))?,
+                None => e.finish().map_err(to_py)?,
             });
         }
         let codes = columns;
