@@ -516,7 +516,7 @@ impl Problem {
         for (from, attrs, levels) in jobs {
             self.check_target(from, attrs, levels);
         }
-        if engine == Engine::Polars || self.layout.is_none() {
+        let Some(layout) = self.layout.as_ref().filter(|_| engine != Engine::Polars) else {
             if engine == Engine::Native {
                 return Err(AnonError::Config(
                     "the codes of these hierarchies do not pack into 63 bits; use engine=\"polars\""
@@ -524,21 +524,35 @@ impl Problem {
                 ));
             }
             return self.rollup_polars(jobs);
-        }
-        // Independent rollups, spread over rayon's pool one job at a time (they
-        // differ wildly in size: a root from a cuboid against a small child);
-        // each pool thread keeps its own table between rollups and batches.
-        let one = |j: &(&FreqSet, Vec<usize>, Vec<u8>)| -> Result<FreqSet> {
-            AGGREGATOR.with(|agg| {
-                self.rollup_native(j.0, &j.1, &j.2, &mut agg.borrow_mut())?
-                    .ok_or_else(|| AnonError::Config("no packed layout".into()))
-            })
+        };
+        self.native_jobs(jobs, |_, j, agg| {
+            self.aggregate(j.0, &j.1, &j.2, agg, layout)?;
+            Ok(self.take_set(j.0, &j.1, &j.2, agg, layout))
+        })
+    }
+
+    /// Runs `f` on every job (with its index) and the native kernel's table of
+    /// the thread it lands on: independent rollups spread over rayon's pool one
+    /// job at a time (they differ wildly in size: a root from a cuboid against a
+    /// small child), each pool thread keeping its own table between rollups and
+    /// batches; small batches stay on the calling thread.
+    fn native_jobs<T: Send>(
+        &self,
+        jobs: &[(&FreqSet, Vec<usize>, Vec<u8>)],
+        f: impl Fn(usize, &(&FreqSet, Vec<usize>, Vec<u8>), &mut Aggregator) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let one = |(i, j): (usize, &(&FreqSet, Vec<usize>, Vec<u8>))| {
+            AGGREGATOR.with(|agg| f(i, j, &mut agg.borrow_mut()))
         };
         if serial(jobs) {
-            return jobs.iter().map(one).collect();
+            return jobs.iter().enumerate().map(one).collect();
         }
         use rayon::prelude::*;
-        jobs.par_iter().with_max_len(1).map(one).collect()
+        jobs.par_iter()
+            .enumerate()
+            .with_max_len(1)
+            .map(one)
+            .collect()
     }
 
     pub fn rollup(
@@ -612,24 +626,9 @@ impl Problem {
             .collect())
     }
 
-    /// The tight kernel: rewrite the packed key of each row (map the fields of
-    /// the attributes that go up, clear those dropped) and sum counts in an
-    /// open-addressing hash table. `None` when the codes do not pack into 63 bits.
-    fn rollup_native(
-        &self,
-        from: &FreqSet,
-        attrs: &[usize],
-        levels: &[u8],
-        agg: &mut Aggregator,
-    ) -> Result<Option<FreqSet>> {
-        let Some(layout) = &self.layout else {
-            return Ok(None);
-        };
-        self.aggregate(from, attrs, levels, agg, layout)?;
-        Ok(Some(self.take_set(from, attrs, levels, agg, layout)))
-    }
-
-    /// The groups of a rollup of `from`, left in `agg`'s table.
+    /// The tight kernel: rewrite the packed key of each row of `from` (map the
+    /// fields of the attributes that go up, clear those dropped) and sum counts
+    /// in `agg`'s open-addressing table, where the groups are left.
     fn aggregate(
         &self,
         from: &FreqSet,
@@ -750,24 +749,16 @@ impl Problem {
         for (from, attrs, levels) in jobs {
             self.check_target(from, attrs, levels);
         }
-        let one = |(j, &keep): (&(&FreqSet, Vec<usize>, Vec<u8>), &bool)| {
-            AGGREGATOR.with(|agg| -> Result<(GroupStats, Option<FreqSet>)> {
-                let agg = &mut agg.borrow_mut();
-                self.aggregate(j.0, &j.1, &j.2, agg, layout)?;
-                let st = agg.stats(model.k);
-                if keep && st.suppressed > max_suppressed {
-                    Ok((st, Some(self.take_set(j.0, &j.1, &j.2, agg, layout))))
-                } else {
-                    agg.clear();
-                    Ok((st, None))
-                }
-            })
-        };
-        if serial(jobs) {
-            return jobs.iter().zip(keep).map(one).collect();
-        }
-        use rayon::prelude::*;
-        jobs.par_iter().zip(keep).with_max_len(1).map(one).collect()
+        self.native_jobs(jobs, |i, j, agg| {
+            self.aggregate(j.0, &j.1, &j.2, agg, layout)?;
+            let st = agg.stats(model.k);
+            if keep[i] && st.suppressed > max_suppressed {
+                Ok((st, Some(self.take_set(j.0, &j.1, &j.2, agg, layout))))
+            } else {
+                agg.clear();
+                Ok((st, None))
+            }
+        })
     }
 
     /// The frequency set of a full-lattice node, rolled up from F0.
