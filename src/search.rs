@@ -1107,12 +1107,8 @@ fn join_prune<K: FullKey>(g: &Graph, in_s: &[bool], n: usize) -> Graph {
         }
         part
     };
-    use rayon::prelude::*;
-    let parts: Vec<Graph> = if s.len() < PARALLEL_GRAPH_MIN {
-        groups.iter().map(one_group).collect()
-    } else {
-        groups.par_iter().map(one_group).collect()
-    };
+    let parallel = s.len() >= PARALLEL_GRAPH_MIN;
+    let parts = map_indices(groups.len(), parallel, |i| one_group(&groups[i]));
     let mut next = Graph::new(width);
     for part in parts {
         next.attrs.extend_from_slice(&part.attrs);
@@ -1125,6 +1121,16 @@ fn join_prune<K: FullKey>(g: &Graph, in_s: &[bool], n: usize) -> Graph {
 
 /// Nodes of S_i below which graph generation stays on the calling thread.
 const PARALLEL_GRAPH_MIN: usize = 2_000;
+
+/// `f` of 0..n, in order, on the pool when `parallel`.
+fn map_indices<T: Send>(n: usize, parallel: bool, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    if parallel {
+        use rayon::prelude::*;
+        (0..n).into_par_iter().map(f).collect()
+    } else {
+        (0..n).map(f).collect()
+    }
+}
 
 fn add_edges(g: &Graph, next: &mut Graph) {
     // edges: from the parents' edges in E_i, then drop implied (two-step) ones.
@@ -1166,13 +1172,8 @@ fn add_edges(g: &Graph, next: &mut Graph) {
         targets.dedup();
         targets
     };
-    use rayon::prelude::*;
     let parallel = next.len() >= PARALLEL_GRAPH_MIN;
-    let cand: Vec<Vec<usize>> = if parallel {
-        (0..next.len()).into_par_iter().map(candidates).collect()
-    } else {
-        (0..next.len()).map(candidates).collect()
-    };
+    let cand = map_indices(next.len(), parallel, candidates);
     let reduce = |v: usize| -> Vec<usize> {
         cand[v]
             .iter()
@@ -1180,12 +1181,7 @@ fn add_edges(g: &Graph, next: &mut Graph) {
             .filter(|&c| !cand[v].iter().any(|&b| cand[b].binary_search(&c).is_ok()))
             .collect()
     };
-    let succ: Vec<Vec<usize>> = if parallel {
-        (0..next.len()).into_par_iter().map(reduce).collect()
-    } else {
-        (0..next.len()).map(reduce).collect()
-    };
-    next.succ = succ;
+    next.succ = map_indices(next.len(), parallel, reduce);
 }
 
 #[cfg(test)]
