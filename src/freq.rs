@@ -362,8 +362,9 @@ impl Problem {
                 agg.start(height);
                 // each attribute's marginal in the same pass, in tables sized
                 // by its leaves (times the carried values)
-                let carry_bits =
-                    (n..n + sens.len()).fold(0u64, |m, c| m | (layout.mask[c] << layout.shift[c]));
+                let carry_bits = carry
+                    .iter()
+                    .fold(0u64, |m, &c| m | (layout.mask[c] << layout.shift[c]));
                 let carry_size = sens
                     .iter()
                     .fold(1usize, |p, s| p.saturating_mul(s.values.len().max(1)));
@@ -380,24 +381,11 @@ impl Problem {
                         m.add(k & *mask, c);
                     }
                 }
-                let carry: Vec<usize> = (n..n + sens.len()).collect();
                 marginals = Some(
                     margins
-                        .into_iter()
+                        .iter_mut()
                         .enumerate()
-                        .map(|(a, (_, mut m))| {
-                            let (keys, counts) = m.finish();
-                            FreqSet {
-                                attrs: vec![a],
-                                levels: vec![0],
-                                carry: carry.clone(),
-                                data: SetData::Packed {
-                                    layout: layout.clone(),
-                                    keys,
-                                    counts,
-                                },
-                            }
-                        })
+                        .map(|(a, (_, m))| m.take_set(&[a], &[0], &carry, layout))
                         .collect(),
                 );
                 let (keys, counts) = agg.finish();
@@ -527,7 +515,7 @@ impl Problem {
         };
         self.native_jobs(jobs, |_, j, agg| {
             self.aggregate(j.0, &j.1, &j.2, agg, layout)?;
-            Ok(self.take_set(j.0, &j.1, &j.2, agg, layout))
+            Ok(agg.take_set(&j.1, &j.2, &j.0.carry, layout))
         })
     }
 
@@ -696,28 +684,6 @@ impl Problem {
         Ok(())
     }
 
-    /// The groups left in `agg` as a frequency set (the table is emptied).
-    fn take_set(
-        &self,
-        from: &FreqSet,
-        attrs: &[usize],
-        levels: &[u8],
-        agg: &mut Aggregator,
-        layout: &Arc<Layout>,
-    ) -> FreqSet {
-        let (keys, counts) = agg.finish();
-        FreqSet {
-            attrs: attrs.to_vec(),
-            levels: levels.to_vec(),
-            carry: from.carry.clone(),
-            data: SetData::Packed {
-                layout: layout.clone(),
-                keys,
-                counts,
-            },
-        }
-    }
-
     /// Roll many jobs up and check each under `model`: its group statistics,
     /// and its set only when `keep` says so and it is not anonymous (more than
     /// `max_suppressed` tuples to suppress), the only sets a search reads
@@ -753,7 +719,7 @@ impl Problem {
             self.aggregate(j.0, &j.1, &j.2, agg, layout)?;
             let st = agg.stats(model.k);
             if keep[i] && st.suppressed > max_suppressed {
-                Ok((st, Some(self.take_set(j.0, &j.1, &j.2, agg, layout))))
+                Ok((st, Some(agg.take_set(&j.1, &j.2, &j.0.carry, layout))))
             } else {
                 agg.clear();
                 Ok((st, None))
@@ -1099,6 +1065,27 @@ impl Aggregator {
             self.slots[i as usize] = (EMPTY, 0);
         }
         self.used.clear();
+    }
+
+    /// The groups in the table as a packed frequency set; leaves it empty.
+    fn take_set(
+        &mut self,
+        attrs: &[usize],
+        levels: &[u8],
+        carry: &[usize],
+        layout: &Arc<Layout>,
+    ) -> FreqSet {
+        let (keys, counts) = self.finish();
+        FreqSet {
+            attrs: attrs.to_vec(),
+            levels: levels.to_vec(),
+            carry: carry.to_vec(),
+            data: SetData::Packed {
+                layout: layout.clone(),
+                keys,
+                counts,
+            },
+        }
     }
 
     /// The groups in the order they first appeared; leaves the table empty.
