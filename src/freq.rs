@@ -658,27 +658,19 @@ impl Problem {
             .unwrap_or(usize::MAX);
         agg.start(src.len().min(bound));
         match maps.as_slice() {
-            [] => {
-                for (&k, &c) in src.iter().zip(counts.iter()) {
-                    agg.add(k & keep, c);
-                }
-            }
-            [(sh, mk, map)] => {
-                for (&k, &c) in src.iter().zip(counts.iter()) {
-                    agg.add((k & keep) | map[((k >> sh) & mk) as usize], c);
-                }
-            }
+            [] => agg.feed(&src, &counts, |k| k & keep),
+            [(sh, mk, map)] => agg.feed(&src, &counts, |k| {
+                (k & keep) | map[((k >> sh) & mk) as usize]
+            }),
             _ => {
                 // Many fields change: when the source is large enough to pay
                 // for it, remap whole runs of adjacent fields with one lookup.
                 let (keep, maps) = chunk_maps(&maps, keep, src.len()).unwrap_or((keep, maps));
-                for (&k, &c) in src.iter().zip(counts.iter()) {
-                    let mut out = k & keep;
-                    for (sh, mk, map) in &maps {
-                        out |= map[((k >> sh) & mk) as usize];
-                    }
-                    agg.add(out, c);
-                }
+                agg.feed(&src, &counts, |k| {
+                    maps.iter().fold(k & keep, |v, (sh, mk, map)| {
+                        v | map[((k >> sh) & mk) as usize]
+                    })
+                })
             }
         }
         Ok(())
@@ -962,10 +954,34 @@ struct Aggregator {
     slots: Vec<(u64, u64)>,
     mask: usize,
     bits: u32,
+    /// Slots filled, in order: the first `n` entries (the vector is kept
+    /// longer than half the table, so `add_many` records a slot whether or
+    /// not it was new and keeps the record only if it was, without a branch).
     used: Vec<u32>,
+    n: usize,
 }
 
 const EMPTY: u64 = u64::MAX;
+
+/// Keys hashed and prefetched ahead of their inserts (`Aggregator::add_many`).
+const PROBES: usize = 32;
+
+/// Tables from this many slots up (32 KiB) are fed in prefetched batches.
+const PREFETCH_SLOTS: usize = 2048;
+
+/// Ask for the cache line holding `slot` (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(slot: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults, and the pointer comes
+    // from a reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((slot as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
+}
 
 thread_local! {
     /// The rollup table of this thread (see `Aggregator`).
@@ -979,13 +995,14 @@ impl Aggregator {
             mask: 0,
             bits: 1,
             used: Vec::new(),
+            n: 0,
         }
     }
 
     /// Start a rollup of `input` rows (at most `1 << 22` slots up front; a
     /// larger one grows as it fills).
     fn start(&mut self, input: usize) {
-        debug_assert!(self.used.is_empty(), "finish the previous rollup first");
+        debug_assert!(self.n == 0, "finish the previous rollup first");
         let cap = (2 * input).clamp(64, 1 << 22).next_power_of_two();
         if self.slots.len() > (1 << 20).max(8 * cap) {
             // do not hold a large table (16 MiB and up) for small rollups
@@ -995,8 +1012,16 @@ impl Aggregator {
         if self.slots.len() < cap {
             self.slots.resize(cap, (EMPTY, 0));
         }
+        if self.used.len() < cap / 2 + 1 {
+            self.used.resize(cap / 2 + 1, 0);
+        }
         self.mask = cap - 1;
         self.bits = cap.trailing_zeros();
+    }
+
+    /// The slots filled so far.
+    fn filled(&self) -> &[u32] {
+        &self.used[..self.n]
     }
 
     /// Multiplicative hashing; the slot is taken from the product's top bits,
@@ -1008,6 +1033,7 @@ impl Aggregator {
         (h >> (64 - bits)) as usize & mask
     }
 
+    /// Add `c` to key `k`'s count.
     #[inline(always)]
     fn add(&mut self, k: u64, c: u64) {
         let mut i = Self::slot(k, self.bits, self.mask);
@@ -1019,8 +1045,9 @@ impl Aggregator {
             }
             if s.0 == EMPTY {
                 *s = (k, c);
-                self.used.push(i as u32);
-                if self.used.len() * 2 > self.mask + 1 {
+                self.used[self.n] = i as u32;
+                self.n += 1;
+                if self.n * 2 > self.mask {
                     self.grow_cold();
                 }
                 return;
@@ -1029,42 +1056,97 @@ impl Aggregator {
         }
     }
 
+    /// Add every source row under `remap`. A table that fits in the first
+    /// level cache takes rows one by one; a larger one takes them in batches
+    /// whose slots are prefetched (`add_many`): measured on Adult with 5%
+    /// suppression, where most rollups read and fill tables of thousands of
+    /// groups, ~10% less time, and none gained on small tables.
+    #[inline(always)]
+    fn feed(&mut self, src: &[u64], counts: &[u64], remap: impl Fn(u64) -> u64) {
+        if self.mask < PREFETCH_SLOTS {
+            for (&k, &c) in src.iter().zip(counts) {
+                self.add(remap(k), c);
+            }
+            return;
+        }
+        let mut out = [0u64; PROBES];
+        for (keys, counts) in src.chunks(PROBES).zip(counts.chunks(PROBES)) {
+            for (o, &k) in out.iter_mut().zip(keys) {
+                *o = remap(k);
+            }
+            self.add_many(&out[..keys.len()], counts);
+        }
+    }
+
+    /// Add a batch of (key, count) pairs, at most `PROBES`.
+    #[inline(always)]
+    fn add_many(&mut self, keys: &[u64], counts: &[u64]) {
+        debug_assert!(keys.len() <= PROBES && counts.len() == keys.len());
+        // room for every key of the batch at most half full, so the slots
+        // found first stay valid through the batch
+        while (self.n + keys.len()) * 2 > self.mask + 1 {
+            self.grow_cold();
+        }
+        // find every slot first and ask for its cache line, then insert:
+        // the loads of a batch overlap instead of waiting one by one
+        let mut at = [0usize; PROBES];
+        for (a, &k) in at.iter_mut().zip(keys) {
+            *a = Self::slot(k, self.bits, self.mask);
+            prefetch(&self.slots[*a]);
+        }
+        for ((&a, &k), &c) in at.iter().zip(keys).zip(counts) {
+            let mut i = a;
+            while self.slots[i].0 != k && self.slots[i].0 != EMPTY {
+                i = (i + 1) & self.mask;
+            }
+            let s = &mut self.slots[i];
+            let new = s.0 == EMPTY;
+            s.0 = k;
+            s.1 += c;
+            self.used[self.n] = i as u32;
+            self.n += new as usize;
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn grow_cold(&mut self) {
         let cap = (self.mask + 1) * 2;
-        let entries: Vec<(u64, u64)> = self
-            .used
+        let entries: Vec<(u64, u64)> = self.used[..self.n]
             .iter()
             .map(|&i| std::mem::replace(&mut self.slots[i as usize], (EMPTY, 0)))
             .collect();
         if self.slots.len() < cap {
             self.slots.resize(cap, (EMPTY, 0));
         }
+        if self.used.len() < cap / 2 + 1 {
+            self.used.resize(cap / 2 + 1, 0);
+        }
         self.mask = cap - 1;
         self.bits = cap.trailing_zeros();
-        self.used.clear();
+        self.n = 0;
         for (k, c) in entries {
             let mut i = Self::slot(k, self.bits, self.mask);
             while self.slots[i].0 != EMPTY {
                 i = (i + 1) & self.mask;
             }
             self.slots[i] = (k, c);
-            self.used.push(i as u32);
+            self.used[self.n] = i as u32;
+            self.n += 1;
         }
     }
 
     /// Statistics of the groups in the table under k.
     fn stats(&self, k: u64) -> GroupStats {
-        GroupStats::of_counts_iter(self.used.iter().map(|&i| self.slots[i as usize].1), k)
+        GroupStats::of_counts_iter(self.filled().iter().map(|&i| self.slots[i as usize].1), k)
     }
 
     /// Empty the table without reading it out.
     fn clear(&mut self) {
-        for &i in &self.used {
+        for &i in &self.used[..self.n] {
             self.slots[i as usize] = (EMPTY, 0);
         }
-        self.used.clear();
+        self.n = 0;
     }
 
     /// The groups in the table as a packed frequency set; leaves it empty.
@@ -1090,14 +1172,14 @@ impl Aggregator {
 
     /// The groups in the order they first appeared; leaves the table empty.
     fn finish(&mut self) -> (Vec<u64>, Vec<u64>) {
-        let mut keys = Vec::with_capacity(self.used.len());
-        let mut counts = Vec::with_capacity(self.used.len());
-        for &i in &self.used {
+        let mut keys = Vec::with_capacity(self.n);
+        let mut counts = Vec::with_capacity(self.n);
+        for &i in &self.used[..self.n] {
             let (k, c) = std::mem::replace(&mut self.slots[i as usize], (EMPTY, 0));
             keys.push(k);
             counts.push(c);
         }
-        self.used.clear();
+        self.n = 0;
         (keys, counts)
     }
 }
@@ -1144,5 +1226,62 @@ impl Problem {
             cur.insert(node.clone(), fs);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod aggregator_tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Keys with repeats, drawn by a fixed linear congruential generator.
+    fn rows(n: usize, distinct: u64) -> (Vec<u64>, Vec<u64>) {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                ((x >> 20) % distinct * 0x9e37, (x >> 8) % 5 + 1)
+            })
+            .unzip()
+    }
+
+    fn expected(keys: &[u64], counts: &[u64]) -> Vec<(u64, u64)> {
+        let mut m: HashMap<u64, u64> = HashMap::new();
+        for (&k, &c) in keys.iter().zip(counts) {
+            *m.entry(k).or_default() += c;
+        }
+        let mut v: Vec<_> = m.into_iter().collect();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn both_feeds_and_growth_count_every_row() {
+        // (rows, distinct keys, size the table is started for): a table in
+        // the first-level cache, a prefetched one, and tables started too
+        // small so that each path grows while it is fed
+        for (n, distinct, start) in [
+            (5_000, 300, 5_000),
+            (50_000, 20_000, 50_000),
+            (50_000, 20_000, 10),
+            (50_000, 20_000, 1_500),
+            (3_000, 900, 10),
+        ] {
+            let (keys, counts) = rows(n, distinct);
+            let mut agg = Aggregator::new();
+            agg.start(start);
+            agg.feed(&keys, &counts, |k| k ^ 1);
+            let (got_k, got_c) = agg.finish();
+            let mut got: Vec<(u64, u64)> = got_k.into_iter().map(|k| k ^ 1).zip(got_c).collect();
+            got.sort_unstable();
+            assert_eq!(got, expected(&keys, &counts), "{n} rows, {distinct} keys");
+            // the table is left empty for the next rollup
+            agg.start(10);
+            agg.feed(&keys[..100], &counts[..100], |k| k);
+            assert_eq!(
+                agg.finish().0.len(),
+                expected(&keys[..100], &counts[..100]).len()
+            );
+        }
     }
 }
