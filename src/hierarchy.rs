@@ -19,7 +19,97 @@ pub struct Hierarchy {
     leaf_to: Vec<Vec<u32>>,
     parent: Vec<Vec<u32>>,
     /// Leaf label bytes -> leaf code.
-    leaf_index: HashMap<Box<[u8]>, u32, crate::fx::FxBuild>,
+    leaf_index: LeafIndex,
+}
+
+/// Leaf label -> leaf code, the lookup every value of a column goes through.
+/// A label of at most 16 bytes (most are) is its length and two overlapping
+/// little-endian words, which together determine it: such labels sit in a
+/// small open-addressed table and are found by comparing three integers,
+/// with no byte loop and no `memcmp`. Longer labels go through a hash map.
+/// Measured on Adult's columns: ~27 ns a value through the map alone.
+#[derive(Clone, Debug, PartialEq)]
+struct LeafIndex {
+    /// (first word, last word, length + 1 (0: empty slot), code)
+    short: Vec<(u64, u64, u32, u32)>,
+    bits: u32,
+    long: HashMap<Box<[u8]>, u32, crate::fx::FxBuild>,
+}
+
+impl LeafIndex {
+    fn new(mut leaves: Vec<(String, u32)>) -> Self {
+        // in code order, so that equal hierarchies have equal tables
+        leaves.sort_unstable_by_key(|&(_, code)| code);
+        let n_short = leaves.iter().filter(|(l, _)| l.len() <= 16).count();
+        let cap = (2 * n_short).max(8).next_power_of_two();
+        let mut index = LeafIndex {
+            short: vec![(0, 0, 0, 0); cap],
+            bits: cap.trailing_zeros(),
+            long: HashMap::default(),
+        };
+        for (label, code) in leaves {
+            let b = label.as_bytes();
+            if b.len() > 16 {
+                index.long.insert(b.into(), code);
+                continue;
+            }
+            let (x, y) = Self::words(b);
+            let mut i = index.slot(x, y, b.len());
+            while index.short[i].2 != 0 {
+                i = (i + 1) & (cap - 1);
+            }
+            index.short[i] = (x, y, b.len() as u32 + 1, code);
+        }
+        index
+    }
+
+    /// The first and last 8 bytes (zero-padded below 8): with the length,
+    /// they are the whole label when it has at most 16 bytes.
+    /// Short labels are assembled from overlapping loads (copying them into a
+    /// zeroed buffer and loading it back stalled on every value).
+    #[inline(always)]
+    fn words(b: &[u8]) -> (u64, u64) {
+        let n = b.len();
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes")) as u64;
+        match n {
+            8.. => (u64_at(0), u64_at(n - 8)),
+            // the two halves overlap on equal bytes, so OR puts each in place
+            4..=7 => (u32_at(0) | (u32_at(n - 4) << (8 * (n - 4))), 0),
+            1..=3 => {
+                let at = |i: usize| (b[i] as u64) << (8 * i);
+                (at(0) | at(n / 2) | at(n - 1), 0)
+            }
+            0 => (0, 0),
+        }
+    }
+
+    #[inline(always)]
+    fn slot(&self, x: u64, y: u64, len: usize) -> usize {
+        let h = (x ^ y.rotate_left(29) ^ ((len as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> (64 - self.bits)) as usize
+    }
+
+    #[inline(always)]
+    fn get(&self, b: &[u8]) -> Option<u32> {
+        if b.len() > 16 {
+            return self.long.get(b).copied();
+        }
+        let (x, y) = Self::words(b);
+        let len = b.len() as u32 + 1;
+        let mask = self.short.len() - 1;
+        let mut i = self.slot(x, y, b.len());
+        loop {
+            let e = self.short[i];
+            if e.2 == len && e.0 == x && e.1 == y {
+                return Some(e.3);
+            }
+            if e.2 == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -124,11 +214,7 @@ impl Hierarchy {
                 show_values(top, 8)
             )));
         }
-        let leaf_index = index
-            .swap_remove(0)
-            .into_iter()
-            .map(|(k, v)| (k.into_bytes().into_boxed_slice(), v))
-            .collect();
+        let leaf_index = LeafIndex::new(index.swap_remove(0).into_iter().collect());
         Ok(Hierarchy {
             rows,
             labels,
@@ -292,7 +378,7 @@ impl Encoder<'_> {
         match value {
             None => self.nulls += weight,
             Some(b) => match self.h.leaf_index.get(b) {
-                Some(&c) => self.out.push(c),
+                Some(c) => self.out.push(c),
                 None => {
                     let s = String::from_utf8_lossy(b);
                     if !self.missing.iter().any(|m| *m == s) {
@@ -338,6 +424,60 @@ mod tests {
             "zip.csv",
         )
         .unwrap()
+    }
+
+    #[test]
+    fn leaf_index_finds_every_label_and_nothing_else() {
+        // lengths around the 8- and 16-byte words, shared prefixes and
+        // suffixes, a NUL byte, and one long label
+        let labels: Vec<String> = [
+            "",
+            "a",
+            "a\0",
+            "ab",
+            "abc",
+            "abd",
+            "abcd",
+            "abce",
+            "abcde",
+            "abcdef",
+            "bbcdef",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "xbcdefghi",
+            "abcdefgxi",
+            "0123456789abcdef",
+            "0123456789abcdeF",
+            "0123456789abcdefg",
+            "Married-civ-spouse",
+            "Married-AF-spouse",
+            "United-States",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let index = LeafIndex::new(labels.iter().cloned().zip(0u32..).collect());
+        for (code, l) in labels.iter().enumerate() {
+            assert_eq!(index.get(l.as_bytes()), Some(code as u32), "{l:?}");
+        }
+        for absent in [
+            "b",
+            "ab\0",
+            "acb",
+            "abcdf",
+            "a\0\0",
+            "abcdefgh\0",
+            "abcdefghij",
+            "0123456789abcde",
+            "Married-civ-spous",
+        ] {
+            assert_eq!(index.get(absent.as_bytes()), None, "{absent:?}");
+        }
+        // the same labels in another order give an equal index
+        let mut shuffled: Vec<(String, u32)> = labels.iter().cloned().zip(0u32..).collect();
+        shuffled.reverse();
+        assert_eq!(LeafIndex::new(shuffled), index);
     }
 
     #[test]
