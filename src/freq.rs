@@ -358,10 +358,18 @@ impl Problem {
                         *k |= (c as u64) << layout.shift[a];
                     }
                 }
+                // at most one group per combination of codes: few columns
+                // with few values need a small table, not one per row
+                let groups = sizes
+                    .iter()
+                    .fold(1usize, |p, &d| p.saturating_mul(d.max(1)));
                 let mut agg = Aggregator::new();
-                agg.start(height);
-                // each attribute's marginal in the same pass, in tables sized
-                // by its leaves (times the carried values)
+                agg.start(height.min(groups));
+                agg.feed(&keys, &counts, |k| k);
+                // each attribute's marginal in tables sized by its leaves
+                // (times the carried values); without carried values, counted
+                // first in an array by leaf code, which is cheaper per row
+                // than a table
                 let carry_bits = carry
                     .iter()
                     .fold(0u64, |m, &c| m | (layout.mask[c] << layout.shift[c]));
@@ -375,10 +383,25 @@ impl Problem {
                         (carry_bits | (layout.mask[a] << layout.shift[a]), m)
                     })
                     .collect();
-                for (&k, &c) in keys.iter().zip(&counts) {
-                    agg.add(k, c);
-                    for (mask, m) in margins.iter_mut() {
-                        m.add(k & *mask, c);
+                if carry.is_empty() {
+                    for (a, (_, m)) in margins.iter_mut().enumerate() {
+                        let mut dense = vec![0u64; sizes[a]];
+                        let column = columns[a].u32()?;
+                        for (code, &c) in column.into_no_null_iter().zip(&counts) {
+                            dense[code as usize] += c;
+                        }
+                        let (codes, sums): (Vec<u64>, Vec<u64>) = (0u64..)
+                            .zip(dense)
+                            .filter(|&(_, c)| c > 0)
+                            .map(|(code, c)| (code << layout.shift[a], c))
+                            .unzip();
+                        m.feed(&codes, &sums, |k| k);
+                    }
+                } else {
+                    for (&k, &c) in keys.iter().zip(&counts) {
+                        for (mask, m) in margins.iter_mut() {
+                            m.add(k & *mask, c);
+                        }
                     }
                 }
                 marginals = Some(
