@@ -244,3 +244,33 @@ def test_columns_cross_to_the_core_through_arrow_streams() -> None:
         )
     with pytest.raises(TypeError, match="unsigned integer"):
         pa._core.Problem(["v"], [h], [pl.Series([0, 1], dtype=pl.Int32)], counts_bytes[:16])
+
+
+def test_signed_integer_columns_cross_as_their_decimal_strings() -> None:
+    """Int8 to Int64 columns are values, written as Polars casts them to
+    strings (extremes included); nulls and values missing from the hierarchy
+    are named as for strings."""
+    leaves = ["-128", "0", "7", "127"]
+    h = pa.Hierarchy.from_rows([[v, "*"] for v in leaves])
+    values = [7, -128, 0, 127, 7, 7]
+
+    def groups(p: pa._core.Problem) -> list[tuple[str, int]]:
+        codes, sizes = p.groups([0])
+        return sorted((leaves[c], s) for c, s in zip(codes[0], sizes, strict=True))
+
+    def ones(n: int) -> pl.Series:
+        return pl.Series([1] * n, dtype=pl.UInt64)
+
+    for dtype in (pl.Int8, pl.Int16, pl.Int32, pl.Int64):
+        column = pl.Series(values, dtype=dtype)
+        assert [str(v) for v in column.cast(pl.String)] == [str(v) for v in values]
+        p = pa._core.Problem(["v"], [h], [column], ones(6))
+        assert groups(p) == [("-128", 1), ("0", 1), ("127", 1), ("7", 3)], dtype
+        with pytest.raises(pa.MissingValueError, match=r"'v': 2 null"):
+            pa._core.Problem(["v"], [h], [pl.Series([None, 7, None], dtype=dtype)], ones(3))
+        with pytest.raises(pa.MissingValueError, match=r"'v'.*\"-7\""):
+            pa._core.Problem(["v"], [h], [pl.Series([-7, 7], dtype=dtype)], ones(2))
+    extremes = [-(2**63), 2**63 - 1, 2**63 - 1]
+    wide = pa.Hierarchy.from_rows([[str(v), "*"] for v in extremes[:2]])
+    p = pa._core.Problem(["v"], [wide], [pl.Series(extremes, dtype=pl.Int64)], ones(3))
+    assert sorted(p.groups([0])[1]) == [1, 2]

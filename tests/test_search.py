@@ -217,3 +217,35 @@ def test_progress_is_called_and_can_stop_a_long_search(
     with pytest.raises(RuntimeError, match="stop here"):
         prep.problem.search("bottom_up", "no_rollup", 2, 1500, "auto", False, stop)
     assert len(calls) == 1 and calls[0][1] >= 0.2 and calls[0][0] >= 0
+
+
+def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    """An in-memory frame is encoded and grouped by the core row by row, a
+    LazyFrame grouped by Polars first: same F0, same answers, whatever integer
+    type the ages come in (signed ones cross as values, others are cast)."""
+    from polars_anon import _frames
+
+    df, hs = adult
+    qis = ADULT[:5]
+    scanned = _frames.prepare(df.lazy(), qis, hs)
+    assert scanned.grouped is not None
+    expect = pa.search(df.lazy(), qis, hs, 5, 0.01)
+    ages = [pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.String]
+    for data in [df.with_columns(pl.col("age").cast(t)) for t in ages]:
+        prep = _frames.prepare(data, qis, hs)
+        assert prep.grouped is None  # the core grouped the rows
+        assert (prep.problem.distinct, prep.problem.rows) == (
+            scanned.problem.distinct,
+            scanned.problem.rows,
+        )
+        codes, counts = prep.problem.groups([0] * len(qis))
+        ref_codes, ref_counts = scanned.problem.groups([0] * len(qis))
+        assert sorted(zip(*codes, counts, strict=True)) == sorted(
+            zip(*ref_codes, ref_counts, strict=True)
+        )
+        # the Polars F0 that releases are checked on, made when first asked for
+        assert prep.f0.sort(qis).equals(scanned.f0.sort(qis))
+        r = pa.search(data, qis, hs, 5, 0.01)
+        assert r.anonymous.sort(qis).equals(expect.anonymous.sort(qis)), data.schema["age"]

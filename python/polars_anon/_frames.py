@@ -24,15 +24,28 @@ Levels: TypeAlias = "Mapping[str, int] | Sequence[int]"
 
 COUNT = "__polars_anon_count"
 
+# An in-memory frame of at most this many rows crosses to the core row by row
+# and is grouped there after encoding; a larger one, and every LazyFrame, is
+# grouped by Polars first (a streaming scan). Measured on Adult (30,162 rows):
+# preparing 9 quasi-identifiers took ~15 ms through Polars' group-by of the
+# strings and ~5 ms row by row.
+ROWS_IN_CORE = 1 << 20
+SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
+
 
 def as_lazy(data: Any) -> pl.LazyFrame:
     """A LazyFrame over `data`: a Polars frame or anything with `__arrow_c_stream__`."""
     if isinstance(data, pl.LazyFrame):
         return data
+    return as_frame(data).lazy()
+
+
+def as_frame(data: Any) -> pl.DataFrame:
+    """`data` in memory: a Polars DataFrame, or anything with `__arrow_c_stream__`."""
     if isinstance(data, pl.DataFrame):
-        return data.lazy()
+        return data
     if hasattr(data, "__arrow_c_stream__"):
-        return pl.DataFrame(data).lazy()
+        return pl.DataFrame(data)
     raise TypeError(
         "data must be a polars DataFrame or LazyFrame, or an object exposing "
         f"__arrow_c_stream__ (pandas, pyarrow, DuckDB); got {type(data).__name__}"
@@ -122,7 +135,9 @@ class Prepared:
     lazy: pl.LazyFrame
     quasi_identifiers: list[str]
     hierarchies: list[Hierarchy]
-    f0: pl.DataFrame  # raw values as strings + COUNT: the one scan of the table
+    # raw values as strings + COUNT, grouped by Polars; None until first asked
+    # for when the core grouped the rows itself
+    grouped: pl.DataFrame | None
     problem: Problem
     sensitive: list[str] = field(default_factory=list)
     sensitive_values: dict[str, list[str]] = field(default_factory=dict)
@@ -130,6 +145,17 @@ class Prepared:
     @property
     def rows(self) -> int:
         return self.problem.rows
+
+    @property
+    def f0(self) -> pl.DataFrame:
+        """F0 grouped by Polars from the raw values (as strings, with COUNT):
+        the releases are checked on it, independently of the core's codes."""
+        if self.grouped is None:
+            object.__setattr__(
+                self, "grouped", group_strings(self.lazy, self.quasi_identifiers + self.sensitive)
+            )
+        assert self.grouped is not None
+        return self.grouped
 
     def levels(self, levels: Levels | None) -> list[int]:
         qis = self.quasi_identifiers
@@ -157,8 +183,10 @@ def prepare(
     hierarchies: Hierarchies | None,
     sensitive: Sequence[str] = (),
 ) -> Prepared:
-    """One lazy group-by over the raw quasi-identifiers (and sensitive attributes),
-    then encode its values."""
+    """F0 from the raw quasi-identifiers (and sensitive attributes): an
+    in-memory frame (up to ``ROWS_IN_CORE`` rows) crosses to the core row by row
+    and is encoded and grouped there in one pass; a LazyFrame or larger frame is
+    grouped by one streaming Polars scan first and its distinct values encoded."""
     if isinstance(quasi_identifiers, str):
         quasi_identifiers = [quasi_identifiers]
     qis = list(quasi_identifiers)
@@ -166,7 +194,8 @@ def prepare(
         raise ConfigError("at least one quasi-identifier is needed")
     if len(set(qis)) != len(qis):
         raise ConfigError(f"quasi-identifiers named twice: {qis}")
-    lazy = as_lazy(data)
+    frame = None if isinstance(data, pl.LazyFrame) else as_frame(data)
+    lazy = data if frame is None else frame.lazy()
     schema = lazy.collect_schema()
     sens = list(sensitive)
     both = sorted(set(sens) & set(qis))
@@ -176,23 +205,27 @@ def prepare(
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
     hs_by_col = resolve_hierarchies(hierarchies)
-    # Group the raw values (no per-row casts: the scan stays lean and streaming),
-    # then turn the distinct values into strings; should two ever coincide, the
-    # core merges their rows when it groups the codes.
-    f0 = (
-        lazy.select(qis + sens)
-        .group_by(qis + sens)
-        .agg(pl.len().cast(pl.UInt64).alias(COUNT))
-        .collect(engine="streaming")
-        .with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
-    )
+    grouped: pl.DataFrame | None = None
+    if frame is not None and frame.height <= ROWS_IN_CORE:
+        # every row as it is, each counting once: the core encodes strings and
+        # (through a hierarchy) 8- to 64-bit signed integers itself, and groups
+        # the codes; Polars casts other types to strings first
+        def as_value(c: str) -> pl.Expr:
+            native = schema[c] == pl.String or (c in hs_by_col and schema[c] in SIGNED)
+            return pl.col(c) if native else pl.col(c).cast(pl.String)
+
+        table = frame.select([as_value(c) for c in qis + sens])
+        counts = pl.repeat(1, table.height, dtype=pl.UInt64, eager=True)
+    else:
+        grouped = group_strings(lazy, qis + sens)
+        table, counts = grouped, grouped.get_column(COUNT)
     hs: list[Hierarchy] = []
     codes: list[pl.Series | bytes] = []
     for q in qis:
-        col = f0.get_column(q)
+        col = table.get_column(q)
         h = hs_by_col.get(q)
         if h is None:
-            _no_nulls(f0, q, "a quasi-identifier")
+            _no_nulls(col, counts, q, "a quasi-identifier")
             distinct = sorted(col.unique().to_list())
             h = Hierarchy.from_rows([[v] for v in distinct], source=f"identity of '{q}'")
             codes.append(encode_values(col, distinct))
@@ -204,18 +237,33 @@ def prepare(
     sensitive_cols: list[tuple[str, list[str], pl.Series | bytes]] = []
     values_of: dict[str, list[str]] = {}
     for name in sens:
-        col = f0.get_column(name)
-        _no_nulls(f0, name, "a sensitive attribute")
+        col = table.get_column(name)
+        _no_nulls(col, counts, name, "a sensitive attribute")
         values = sorted(col.unique().to_list())
         sensitive_cols.append((name, values, encode_values(col, values)))
         values_of[name] = values
-    counts = f0.get_column(COUNT).cast(pl.UInt64)
-    problem = Problem(qis, hs, codes, counts, sensitive_cols)
-    return Prepared(lazy, qis, hs, f0, problem, sens, values_of)
+    problem = Problem(qis, hs, codes, counts.cast(pl.UInt64), sensitive_cols)
+    return Prepared(lazy, qis, hs, grouped, problem, sens, values_of)
 
 
-def _no_nulls(f0: pl.DataFrame, column: str, role: str) -> None:
-    nulls = int(f0.filter(pl.col(column).is_null()).get_column(COUNT).sum())
+def group_strings(lazy: pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
+    """F0 by Polars: the distinct raw values of `columns` and their counts (no
+    per-row casts, so the scan stays lean and streaming), then the distinct
+    values as strings; should two ever coincide, the core merges their rows
+    when it groups the codes."""
+    return (
+        lazy.select(columns)
+        .group_by(columns)
+        .agg(pl.len().cast(pl.UInt64).alias(COUNT))
+        .collect(engine="streaming")
+        .with_columns([pl.col(c).cast(pl.String) for c in columns])
+    )
+
+
+def _no_nulls(col: pl.Series, counts: pl.Series, column: str, role: str) -> None:
+    if not col.null_count():
+        return
+    nulls = int(counts.filter(col.is_null()).sum())
     if nulls:
         raise MissingValueError(
             f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first "

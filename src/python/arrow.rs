@@ -141,7 +141,9 @@ pub fn column(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<UIntColumn> {
 /// An unsigned integer column (as `column`), or, for an Arrow string column
 /// (`string_view`, `string`, `large_string`), `None` after calling `on_str` on
 /// the bytes of every value in order (`None` for nulls; UTF-8 is not checked:
-/// the bytes are only looked up). The column's stream is opened once.
+/// the bytes are only looked up). Signed integer columns (`int8` to `int64`)
+/// are values too, handed over as their decimal strings (as Polars writes
+/// them when it casts to strings). The column's stream is opened once.
 pub fn codes_or_strings(
     obj: &Bound<'_, PyAny>,
     width: usize,
@@ -168,7 +170,8 @@ fn read(
         })));
     }
     let (stream, format) = open(obj)?;
-    if let (Some(f), b"vu" | b"u" | b"U") = (on_str, format.as_slice()) {
+    if let (Some(f), b"vu" | b"u" | b"U" | b"c" | b"s" | b"i" | b"l") = (on_str, format.as_slice())
+    {
         each_chunk(stream, |a| strings(&format, a, &mut *f))?;
         return Ok(None);
     }
@@ -297,6 +300,36 @@ fn strings(format: &[u8], a: &ArrowArray, f: OnStr<'_>) -> PyResult<()> {
                 f(Some(bytes));
             }
         }
+        b"c" | b"s" | b"i" | b"l" => {
+            let size = match format {
+                b"c" => 1,
+                b"s" => 2,
+                b"i" => 4,
+                _ => 8,
+            };
+            let data = buffer(a, 1)?;
+            if !(data as usize).is_multiple_of(size) {
+                return Err(bad("a data buffer that is not aligned"));
+            }
+            let mut text = [0u8; 20];
+            for i in 0..len {
+                if !valid(i) {
+                    f(None);
+                    continue;
+                }
+                // SAFETY: a primitive array's buffers[1] holds offset + length
+                // values of the schema's width, aligned (checked)
+                let v = unsafe {
+                    match size {
+                        1 => *(data as *const i8).add(off + i) as i64,
+                        2 => *(data as *const i16).add(off + i) as i64,
+                        4 => *(data as *const i32).add(off + i) as i64,
+                        _ => *(data as *const i64).add(off + i),
+                    }
+                };
+                f(Some(decimal(v, &mut text)));
+            }
+        }
         other => {
             return Err(bad(&format!(
                 "expected a string column, got Arrow format {:?}",
@@ -305,6 +338,25 @@ fn strings(format: &[u8], a: &ArrowArray, f: OnStr<'_>) -> PyResult<()> {
         }
     }
     Ok(())
+}
+
+/// `v` in decimal, written at the end of `text` (20 bytes hold any i64).
+fn decimal(v: i64, text: &mut [u8; 20]) -> &[u8] {
+    let mut n = v.unsigned_abs();
+    let mut at = text.len();
+    loop {
+        at -= 1;
+        text[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        at -= 1;
+        text[at] = b'-';
+    }
+    &text[at..]
 }
 
 /// Buffer `i` of an array (checked to exist and be non-null).

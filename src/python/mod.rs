@@ -312,10 +312,11 @@ impl PyProblem {
 #[pymethods]
 impl PyProblem {
     /// `codes`: one column per attribute: its values as a string column (a
-    /// Polars String Series or any Arrow string column, encoded here through
-    /// the attribute's hierarchy: nulls and unknown values are errors naming
-    /// the column), or leaf codes as an unsigned Series (or any
-    /// Arrow-exporting column) or little-endian u32 bytes;
+    /// Polars String Series or any Arrow string column) or a signed integer
+    /// one (read as its decimal strings), encoded here through the
+    /// attribute's hierarchy (nulls and unknown values are errors naming the
+    /// column); or leaf codes as an unsigned Series (or any Arrow-exporting
+    /// column) or little-endian u32 bytes. Rows may repeat: they are grouped.
     /// `counts`: one such column (bytes: little-endian u64).
     /// `sensitive`: (name, values, codes column) per sensitive attribute.
     #[new]
