@@ -243,7 +243,7 @@ def test_columns_cross_to_the_core_through_arrow_streams() -> None:
             ["v"], [h], [pl.Series(["beta", None])], pl.Series([1, 2], dtype=pl.UInt64)
         )
     with pytest.raises(TypeError, match="unsigned integer"):
-        pa._core.Problem(["v"], [h], [pl.Series([0, 1], dtype=pl.Int32)], counts_bytes[:16])
+        pa._core.Problem(["v"], [h], [pl.Series([0.0, 1.0])], counts_bytes[:16])
 
 
 def test_signed_integer_columns_cross_as_their_decimal_strings() -> None:

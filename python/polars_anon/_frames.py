@@ -212,7 +212,8 @@ def prepare(
         # (through a hierarchy) 8- to 64-bit signed integers itself, and groups
         # the codes; Polars casts other types to strings first
         def as_value(c: str) -> pl.Expr:
-            native = schema[c] == pl.String or (c in hs_by_col and schema[c] in SIGNED)
+            encoded_in_core = c in qis and c in hs_by_col
+            native = schema[c] == pl.String or (encoded_in_core and schema[c] in SIGNED)
             return pl.col(c) if native else pl.col(c).cast(pl.String)
 
         table = frame.select([as_value(c) for c in qis + sens])
