@@ -55,7 +55,7 @@ class Problem:
         names: list[str],
         hierarchies: list[Hierarchy],
         codes: Sequence[pl.Series | bytes],
-        counts: pl.Series | bytes,
+        counts: pl.Series | bytes | None,
         sensitive: Sequence[tuple[str, list[str], pl.Series | bytes]] = ...,
     ) -> Problem: ...
     @property

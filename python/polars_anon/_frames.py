@@ -211,20 +211,22 @@ def prepare(
         # every row as it is, each counting once: the core encodes strings and
         # (through a hierarchy) 8- to 64-bit signed integers itself, and groups
         # the codes; Polars casts other types to strings first
-        def as_value(c: str) -> pl.Expr:
+        def as_value(c: str) -> pl.Series:
             encoded_in_core = c in qis and c in hs_by_col
             native = schema[c] == pl.String or (encoded_in_core and schema[c] in SIGNED)
-            return pl.col(c) if native else pl.col(c).cast(pl.String)
+            column = frame.get_column(c)
+            return column if native else column.cast(pl.String)
 
-        table = frame.select([as_value(c) for c in qis + sens])
-        counts = pl.repeat(1, table.height, dtype=pl.UInt64, eager=True)
+        table = {c: as_value(c) for c in qis + sens}
+        counts = None
     else:
         grouped = group_strings(lazy, qis + sens)
-        table, counts = grouped, grouped.get_column(COUNT)
+        table = {c: grouped.get_column(c) for c in qis + sens}
+        counts = grouped.get_column(COUNT)
     hs: list[Hierarchy] = []
     codes: list[pl.Series | bytes] = []
     for q in qis:
-        col = table.get_column(q)
+        col = table[q]
         h = hs_by_col.get(q)
         if h is None:
             _no_nulls(col, counts, q, "a quasi-identifier")
@@ -239,12 +241,12 @@ def prepare(
     sensitive_cols: list[tuple[str, list[str], pl.Series | bytes]] = []
     values_of: dict[str, list[str]] = {}
     for name in sens:
-        col = table.get_column(name)
+        col = table[name]
         _no_nulls(col, counts, name, "a sensitive attribute")
         values = sorted(col.unique().to_list())
         sensitive_cols.append((name, values, encode_values(col, values)))
         values_of[name] = values
-    problem = Problem(qis, hs, codes, counts.cast(pl.UInt64), sensitive_cols)
+    problem = Problem(qis, hs, codes, counts, sensitive_cols)
     return Prepared(lazy, qis, hs, grouped, problem, sens, values_of)
 
 
@@ -262,10 +264,11 @@ def group_strings(lazy: pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
     )
 
 
-def _no_nulls(col: pl.Series, counts: pl.Series, column: str, role: str) -> None:
+def _no_nulls(col: pl.Series, counts: pl.Series | None, column: str, role: str) -> None:
+    """`counts`: the tuples each row stands for (None: one each)."""
     if not col.null_count():
         return
-    nulls = int(counts.filter(col.is_null()).sum())
+    nulls = col.null_count() if counts is None else int(counts.filter(col.is_null()).sum())
     if nulls:
         raise MissingValueError(
             f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first "

@@ -317,7 +317,8 @@ impl PyProblem {
     /// attribute's hierarchy (nulls and unknown values are errors naming the
     /// column); or leaf codes as an unsigned Series (or any Arrow-exporting
     /// column) or little-endian u32 bytes. Rows may repeat: they are grouped.
-    /// `counts`: one such column (bytes: little-endian u64).
+    /// `counts`: one such column (bytes: little-endian u64), or `None`: each
+    /// row counts once.
     /// `sensitive`: (name, values, codes column) per sensitive attribute.
     #[new]
     #[pyo3(signature = (names, hierarchies, codes, counts, sensitive = Vec::new()))]
@@ -325,10 +326,16 @@ impl PyProblem {
         names: Vec<String>,
         hierarchies: Vec<PyHierarchy>,
         codes: Vec<Bound<'_, PyAny>>,
-        counts: Bound<'_, PyAny>,
+        counts: Option<Bound<'_, PyAny>>,
         sensitive: Vec<(String, Vec<String>, Bound<'_, PyAny>)>,
     ) -> PyResult<Self> {
-        let counts = arrow::column(&counts, 8)?.0;
+        // without counts every row weighs 1 (nulls are counted so while
+        // encoding) and the counts are made once the rows are known
+        let given = counts.is_some();
+        let mut counts = match &counts {
+            Some(c) => arrow::column(c, 8)?.0,
+            None => Vec::new(),
+        };
         if codes.len() != names.len() || hierarchies.len() != names.len() {
             return Err(ConfigError::new_err(
                 "one code column and one hierarchy per quasi-identifier",
@@ -346,6 +353,9 @@ impl PyProblem {
                 Some(codes) => codes.u32s(&format!("codes of '{n}'"))?,
                 None => e.finish().map_err(to_py)?,
             });
+        }
+        if !given {
+            counts = vec![1; columns.first().map_or(0, Vec::len)];
         }
         let codes = columns;
         let hs = hierarchies.into_iter().map(|h| h.inner).collect();
