@@ -135,30 +135,36 @@ pub type OnStr<'a> = &'a mut dyn FnMut(Option<&[u8]>);
 /// An unsigned integer column. Bytes are read as `width`-byte little-endian
 /// values; a string column is an error.
 pub fn column(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<UIntColumn> {
-    Ok(read(obj, width, None)?.expect("without a string callback strings are an error"))
+    Ok(take(obj, width)?
+        .decode(None)?
+        .expect("without a string callback strings are an error"))
 }
 
-/// An unsigned integer column (as `column`), or, for an Arrow string column
-/// (`string_view`, `string`, `large_string`), `None` after calling `on_str` on
-/// the bytes of every value in order (`None` for nulls; UTF-8 is not checked:
-/// the bytes are only looked up). Signed integer columns (`int8` to `int64`)
-/// are values too, handed over as their decimal strings (as Polars writes
-/// them when it casts to strings). The column's stream is opened once.
-pub fn codes_or_strings(
-    obj: &Bound<'_, PyAny>,
-    width: usize,
-    on_str: OnStr<'_>,
-) -> PyResult<Option<UIntColumn>> {
-    read(obj, width, Some(on_str))
+/// A column taken from Python (`take`) and not decoded yet: little-endian
+/// bytes already read as integers, or the chunks of its Arrow stream. Decoding
+/// needs no Python, so several columns can be decoded at once on the pool.
+pub struct Taken(TakenData);
+
+enum TakenData {
+    Ints(Vec<u64>),
+    Arrow {
+        format: Vec<u8>,
+        chunks: Vec<Owned<ArrowArray>>,
+    },
 }
 
-fn read(
-    obj: &Bound<'_, PyAny>,
-    width: usize,
-    on_str: Option<OnStr<'_>>,
-) -> PyResult<Option<UIntColumn>> {
+// SAFETY: the chunks are Arrow C arrays whose buffers nobody writes while we
+// hold them; a `Taken` is only read through shared references (one thread
+// decodes each column) and is released by its owner, as the C data interface
+// allows from any thread.
+unsafe impl Send for Taken {}
+unsafe impl Sync for Taken {}
+
+/// Take `obj`'s values out of Python: bytes of `width`-byte little-endian
+/// values, or the chunks of its Arrow stream (the stream is opened once).
+pub fn take(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<Taken> {
     if let Ok(b) = obj.extract::<PyBackedBytes>() {
-        return Ok(Some(UIntColumn(match width {
+        return Ok(Taken(TakenData::Ints(match width {
             4 => b
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64)
@@ -170,14 +176,41 @@ fn read(
         })));
     }
     let (stream, format) = open(obj)?;
-    if let (Some(f), b"vu" | b"u" | b"U" | b"c" | b"s" | b"i" | b"l") = (on_str, format.as_slice())
-    {
-        each_chunk(stream, |a| strings(&format, a, &mut *f))?;
-        return Ok(None);
+    let mut chunks = Vec::new();
+    each_chunk(stream, |a| {
+        chunks.push(a);
+        Ok(())
+    })?;
+    Ok(Taken(TakenData::Arrow { format, chunks }))
+}
+
+impl Taken {
+    /// An unsigned integer column (as `column`), or, for an Arrow string
+    /// column (`string_view`, `string`, `large_string`) when there is an
+    /// `on_str`, `None` after calling it on the bytes of every value in order
+    /// (`None` for nulls; UTF-8 is not checked: the bytes are only looked
+    /// up). Signed integer columns (`int8` to `int64`) are values too, handed
+    /// over as their decimal strings (as Polars writes them when it casts to
+    /// strings). Without `on_str` values are an error.
+    pub fn decode(&self, on_str: Option<OnStr<'_>>) -> PyResult<Option<UIntColumn>> {
+        let (format, chunks) = match &self.0 {
+            TakenData::Ints(v) => return Ok(Some(UIntColumn(v.clone()))),
+            TakenData::Arrow { format, chunks } => (format, chunks),
+        };
+        if let (Some(f), b"vu" | b"u" | b"U" | b"c" | b"s" | b"i" | b"l") =
+            (on_str, format.as_slice())
+        {
+            for a in chunks {
+                strings(format, &a.0, &mut *f)?;
+            }
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for a in chunks {
+            uints(format, &a.0, &mut out)?;
+        }
+        Ok(Some(UIntColumn(out)))
     }
-    let mut out = Vec::new();
-    each_chunk(stream, |a| uints(&format, a, &mut out))?;
-    Ok(Some(UIntColumn(out)))
 }
 
 /// Appends the values of one chunk of an unsigned integer column to `out`.
@@ -406,10 +439,10 @@ fn open(obj: &Bound<'_, PyAny>) -> PyResult<(Owned<ArrowArrayStream>, Vec<u8>)> 
     Ok((stream, format))
 }
 
-/// Runs `f` on each chunk of an opened stream.
+/// Runs `f` on each chunk of an opened stream, handing it over.
 fn each_chunk(
     mut stream: Owned<ArrowArrayStream>,
-    mut f: impl FnMut(&ArrowArray) -> PyResult<()>,
+    mut f: impl FnMut(Owned<ArrowArray>) -> PyResult<()>,
 ) -> PyResult<()> {
     let get_next = stream.0.get_next.ok_or_else(|| bad("no get_next"))?;
     loop {
@@ -421,7 +454,7 @@ fn each_chunk(
         if array.0.release.is_none() {
             return Ok(()); // end of stream
         }
-        f(&array.0)?;
+        f(array)?;
     }
 }
 

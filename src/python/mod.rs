@@ -323,6 +323,7 @@ impl PyProblem {
     #[new]
     #[pyo3(signature = (names, hierarchies, codes, counts, sensitive = Vec::new()))]
     fn new(
+        py: Python<'_>,
         names: Vec<String>,
         hierarchies: Vec<PyHierarchy>,
         codes: Vec<Bound<'_, PyAny>>,
@@ -341,19 +342,36 @@ impl PyProblem {
                 "one code column and one hierarchy per quasi-identifier",
             ));
         }
-        let mut columns = Vec::with_capacity(codes.len());
-        for ((c, n), h) in codes.iter().zip(&names).zip(&hierarchies) {
+        // the columns leave Python first; then each is decoded and encoded
+        // on the pool (measured on Adult's 9 columns of 30,162 rows: ~4 ms
+        // on one thread)
+        let taken = codes
+            .iter()
+            .map(|c| arrow::take(c, 4))
+            .collect::<PyResult<Vec<_>>>()?;
+        let encode = |((c, n), h): ((&arrow::Taken, &String), &PyHierarchy)| -> PyResult<Vec<u32>> {
             let mut e = h.inner.encoder(n, counts.len());
             let mut row = 0;
             let mut on_str = |v: Option<&[u8]>| {
                 e.push_bytes(v, counts.get(row).copied().unwrap_or(1));
                 row += 1;
             };
-            columns.push(match arrow::codes_or_strings(c, 4, &mut on_str)? {
-                Some(codes) => codes.u32s(&format!("codes of '{n}'"))?,
-                None => e.finish().map_err(to_py)?,
-            });
-        }
+            match c.decode(Some(&mut on_str))? {
+                Some(codes) => codes.u32s(&format!("codes of '{n}'")),
+                None => e.finish().map_err(to_py),
+            }
+        };
+        let columns = py.detach(|| {
+            use rayon::prelude::*;
+            taken
+                .par_iter()
+                .zip(names.par_iter())
+                .zip(hierarchies.par_iter())
+                .with_max_len(1)
+                .map(encode)
+                .collect::<PyResult<Vec<_>>>()
+        })?;
+        drop(taken);
         if !given {
             counts = vec![1; columns.first().map_or(0, Vec::len)];
         }
