@@ -577,14 +577,17 @@ impl Problem {
         Ok(v.pop().expect("one job, one result"))
     }
 
-    fn level_map(&self, from: &FreqSet, attr: usize, to: u8) -> (Vec<u32>, u8) {
+    /// The map taking `attr`'s codes in `from` up to level `to`, or `None`
+    /// when they are at that level already (no identity map is built: most
+    /// attributes of a rollup do not change).
+    fn level_map(&self, from: &FreqSet, attr: usize, to: u8) -> Option<Vec<u32>> {
         let pos = from
             .attrs
             .iter()
             .position(|&x| x == attr)
             .expect("attr in source");
         let src = from.levels[pos];
-        (self.hierarchies[attr].map_between(src, to), src)
+        (src != to).then(|| self.hierarchies[attr].map_between(src, to))
     }
 
     fn rollup_polars(&self, jobs: &[(&FreqSet, Vec<usize>, Vec<u8>)]) -> Result<Vec<FreqSet>> {
@@ -593,14 +596,14 @@ impl Problem {
             let frame = from.frame()?;
             let mut columns = Vec::with_capacity(attrs.len() + 1);
             for (&a, &l) in attrs.iter().zip(levels) {
-                let (map, src) = self.level_map(from, a, l);
                 let name = code_col(a);
                 let c = frame.column(&name)?;
-                if src == l {
-                    columns.push(c.clone());
-                } else {
-                    let mapped = c.u32()?.apply_values(|v| map[v as usize]);
-                    columns.push(mapped.into_column());
+                match self.level_map(from, a, l) {
+                    None => columns.push(c.clone()),
+                    Some(map) => {
+                        let mapped = c.u32()?.apply_values(|v| map[v as usize]);
+                        columns.push(mapped.into_column());
+                    }
                 }
             }
             for &c in &from.carry {
@@ -656,8 +659,7 @@ impl Problem {
         }
         let mut maps: Vec<(u32, u64, Vec<u64>)> = Vec::new();
         for (&a, &l) in attrs.iter().zip(levels) {
-            let (map, src) = self.level_map(from, a, l);
-            if src != l {
+            if let Some(map) = self.level_map(from, a, l) {
                 let shifted = map.iter().map(|&c| (c as u64) << layout.shift[a]).collect();
                 maps.push((layout.shift[a], layout.mask[a], shifted));
             }
