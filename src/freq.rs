@@ -304,12 +304,12 @@ impl Problem {
                     names[a]
                 )));
             }
-            columns.push(UInt32Chunked::from_vec(code_col(a).into(), col).into_column());
+            columns.push(col);
         }
         let n = names.len();
         let rows: u64 = counts.iter().sum();
         let mut sens = Vec::with_capacity(sensitive.len());
-        for (j, (name, values, col)) in sensitive.into_iter().enumerate() {
+        for (name, values, col) in sensitive {
             if names.contains(&name) {
                 return Err(AnonError::Config(format!(
                     "column '{name}' is both a quasi-identifier and sensitive"
@@ -333,7 +333,7 @@ impl Problem {
                     }
                 }
             }
-            columns.push(UInt32Chunked::from_vec(code_col(n + j).into(), col).into_column());
+            columns.push(col);
             sens.push(Sensitive {
                 name,
                 values,
@@ -354,7 +354,7 @@ impl Problem {
             Some(layout) => {
                 let mut keys = vec![0u64; height];
                 for (a, column) in columns.iter().enumerate() {
-                    for (k, c) in keys.iter_mut().zip(column.u32()?.into_no_null_iter()) {
+                    for (k, &c) in keys.iter_mut().zip(column) {
                         *k |= (c as u64) << layout.shift[a];
                     }
                 }
@@ -386,8 +386,7 @@ impl Problem {
                 if carry.is_empty() {
                     for (a, (_, m)) in margins.iter_mut().enumerate() {
                         let mut dense = vec![0u64; sizes[a]];
-                        let column = columns[a].u32()?;
-                        for (code, &c) in column.into_no_null_iter().zip(&counts) {
+                        for (&code, &c) in columns[a].iter().zip(&counts) {
                             dense[code as usize] += c;
                         }
                         let (codes, sums): (Vec<u64>, Vec<u64>) = (0u64..)
@@ -419,8 +418,13 @@ impl Problem {
                 }
             }
             None => {
-                columns.push(UInt64Chunked::from_vec(COUNT.into(), counts).into_column());
-                let df = DataFrame::new(height, columns)?;
+                let mut frame: Vec<Column> = columns
+                    .into_iter()
+                    .enumerate()
+                    .map(|(a, c)| UInt32Chunked::from_vec(code_col(a).into(), c).into_column())
+                    .collect();
+                frame.push(UInt64Chunked::from_vec(COUNT.into(), counts).into_column());
+                let df = DataFrame::new(height, frame)?;
                 let keys: Vec<Expr> = (0..n + sens.len()).map(|a| col(code_col(a))).collect();
                 SetData::Frame(df.lazy().group_by(keys).agg([col(COUNT).sum()]).collect()?)
             }

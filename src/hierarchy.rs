@@ -374,6 +374,7 @@ impl Encoder<'_> {
 
     /// One value as bytes (UTF-8 is not checked: invalid bytes match no leaf
     /// and are reported, lossily decoded, as missing).
+    #[inline]
     pub fn push_bytes(&mut self, value: Option<&[u8]>, weight: u64) {
         match value {
             None => self.nulls += weight,

@@ -129,14 +129,11 @@ impl UIntColumn {
     }
 }
 
-/// What a string column's values are handed to, one at a time.
-pub type OnStr<'a> = &'a mut dyn FnMut(Option<&[u8]>);
-
 /// An unsigned integer column. Bytes are read as `width`-byte little-endian
 /// values; a string column is an error.
 pub fn column(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<UIntColumn> {
     Ok(take(obj, width)?
-        .decode(None)?
+        .decode(None::<fn(Option<&[u8]>)>)?
         .expect("without a string callback strings are an error"))
 }
 
@@ -192,7 +189,11 @@ impl Taken {
     /// up). Signed integer columns (`int8` to `int64`) are values too, handed
     /// over as their decimal strings (as Polars writes them when it casts to
     /// strings). Without `on_str` values are an error.
-    pub fn decode(&self, on_str: Option<OnStr<'_>>) -> PyResult<Option<UIntColumn>> {
+    /// `on_str` is generic so that it is inlined into the per-value loops.
+    pub fn decode<F: FnMut(Option<&[u8]>)>(
+        &self,
+        on_str: Option<F>,
+    ) -> PyResult<Option<UIntColumn>> {
         let (format, chunks) = match &self.0 {
             TakenData::Ints(v) => return Ok(Some(UIntColumn(v.clone()))),
             TakenData::Arrow { format, chunks } => (format, chunks),
@@ -200,8 +201,9 @@ impl Taken {
         if let (Some(f), b"vu" | b"u" | b"U" | b"c" | b"s" | b"i" | b"l") =
             (on_str, format.as_slice())
         {
+            let mut f = f;
             for a in chunks {
-                strings(format, &a.0, &mut *f)?;
+                strings(format, &a.0, &mut f)?;
             }
             return Ok(None);
         }
@@ -268,7 +270,7 @@ fn uints(format: &[u8], a: &ArrowArray, out: &mut Vec<u64>) -> PyResult<()> {
 }
 
 /// Calls `f` on the bytes of every value of one chunk of a string column.
-fn strings(format: &[u8], a: &ArrowArray, f: OnStr<'_>) -> PyResult<()> {
+fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) -> PyResult<()> {
     let (off, len) = (a.offset as usize, a.length as usize);
     if len == 0 {
         return Ok(());

@@ -352,11 +352,11 @@ impl PyProblem {
         let encode = |((c, n), h): ((&arrow::Taken, &String), &PyHierarchy)| -> PyResult<Vec<u32>> {
             let mut e = h.inner.encoder(n, counts.len());
             let mut row = 0;
-            let mut on_str = |v: Option<&[u8]>| {
+            let on_str = |v: Option<&[u8]>| {
                 e.push_bytes(v, counts.get(row).copied().unwrap_or(1));
                 row += 1;
             };
-            match c.decode(Some(&mut on_str))? {
+            match c.decode(Some(on_str))? {
                 Some(codes) => codes.u32s(&format!("codes of '{n}'")),
                 None => e.finish().map_err(to_py),
             }
