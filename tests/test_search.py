@@ -249,3 +249,24 @@ def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
         assert prep.f0.sort(qis).equals(scanned.f0.sort(qis))
         r = pa.search(data, qis, hs, 5, 0.01)
         assert r.anonymous.sort(qis).equals(expect.anonymous.sort(qis)), data.schema["age"]
+
+
+def test_frames_above_the_row_limit_are_grouped_by_polars(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A DataFrame with more rows than ``ROWS_IN_CORE`` takes Polars' group-by,
+    with the same F0 and answers as when the core groups it."""
+    from polars_anon import _frames
+
+    df, hs = adult
+    qis = ADULT[:4]
+    in_core = _frames.prepare(df, qis, hs)
+    monkeypatch.setattr(_frames, "ROWS_IN_CORE", df.height - 1)
+    scanned = _frames.prepare(df, qis, hs)
+    assert in_core.grouped is None and scanned.grouped is not None
+    assert scanned.problem.distinct == in_core.problem.distinct
+    assert scanned.f0.sort(qis).equals(in_core.f0.sort(qis))
+    a = pa.search(df, qis, hs, 10, 0.02)
+    monkeypatch.setattr(_frames, "ROWS_IN_CORE", 10**9)
+    b = pa.search(df, qis, hs, 10, 0.02)
+    assert a.anonymous.sort(qis).equals(b.anonymous.sort(qis))
