@@ -1038,6 +1038,12 @@ impl Aggregator {
             self.slots = Vec::new();
             self.used = Vec::new();
         }
+        self.size_to(cap);
+    }
+
+    /// Use the first `cap` slots (a power of two), growing the vectors when
+    /// they are shorter; `used` is kept longer than half of them.
+    fn size_to(&mut self, cap: usize) {
         if self.slots.len() < cap {
             self.slots.resize(cap, (EMPTY, 0));
         }
@@ -1145,14 +1151,7 @@ impl Aggregator {
             .iter()
             .map(|&i| std::mem::replace(&mut self.slots[i as usize], (EMPTY, 0)))
             .collect();
-        if self.slots.len() < cap {
-            self.slots.resize(cap, (EMPTY, 0));
-        }
-        if self.used.len() < cap / 2 + 1 {
-            self.used.resize(cap / 2 + 1, 0);
-        }
-        self.mask = cap - 1;
-        self.bits = cap.trailing_zeros();
+        self.size_to(cap);
         self.n = 0;
         for (k, c) in entries {
             let mut i = Self::slot(k, self.bits, self.mask);
