@@ -198,10 +198,9 @@ impl Taken {
             TakenData::Ints(v) => return Ok(Some(UIntColumn(v.clone()))),
             TakenData::Arrow { format, chunks } => (format, chunks),
         };
-        if let (Some(f), b"vu" | b"u" | b"U" | b"c" | b"s" | b"i" | b"l") =
+        if let (Some(mut f), b"vu" | b"u" | b"U" | b"c" | b"s" | b"i" | b"l") =
             (on_str, format.as_slice())
         {
-            let mut f = f;
             for a in chunks {
                 strings(format, &a.0, &mut f)?;
             }
@@ -235,10 +234,7 @@ fn uints(format: &[u8], a: &ArrowArray, out: &mut Vec<u64>) -> PyResult<()> {
     if a.length == 0 {
         return Ok(());
     }
-    let data = buffer(a, 1)?;
-    if !(data as usize).is_multiple_of(size) {
-        return Err(bad("a data buffer that is not aligned"));
-    }
+    let data = values(a, size)?;
     let (off, len) = (a.offset as usize, a.length as usize);
     out.reserve(len);
     // SAFETY: a primitive array's buffers[1] holds offset + length values
@@ -342,10 +338,7 @@ fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) ->
                 b"i" => 4,
                 _ => 8,
             };
-            let data = buffer(a, 1)?;
-            if !(data as usize).is_multiple_of(size) {
-                return Err(bad("a data buffer that is not aligned"));
-            }
+            let data = values(a, size)?;
             let mut text = [0u8; 20];
             for i in 0..len {
                 if !valid(i) {
@@ -392,6 +385,16 @@ fn decimal(v: i64, text: &mut [u8; 20]) -> &[u8] {
         text[at] = b'-';
     }
     &text[at..]
+}
+
+/// The values buffer of a primitive array of `size`-byte values (checked to
+/// be aligned to them).
+fn values(a: &ArrowArray, size: usize) -> PyResult<*const u8> {
+    let data = buffer(a, 1)?;
+    if !(data as usize).is_multiple_of(size) {
+        return Err(bad("a data buffer that is not aligned"));
+    }
+    Ok(data)
 }
 
 /// Buffer `i` of an array (checked to exist and be non-null).
