@@ -75,6 +75,13 @@ pub struct Config {
     pub engine: Engine,
     /// Record every graph searched in `Outcome::trace` (costly on large lattices).
     pub trace: bool,
+    /// Incognito, from iteration 2 on: take a candidate in which some attribute
+    /// is generalized to a level of one value (such as `*`) as anonymous
+    /// without checking it. That attribute splits no group, so the node's
+    /// frequency set is the one of its projection without it, and graph
+    /// generation kept the node only because that projection is in S of the
+    /// previous iteration. Same answers; `false` checks them as the paper does.
+    pub infer_projections: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -83,6 +90,9 @@ pub struct Stats {
     pub nodes_checked: u64,
     /// Nodes found anonymous without a check (generalization property).
     pub nodes_marked: u64,
+    /// Nodes found anonymous without a check because they equal their
+    /// projection in the previous iteration (`Config::infer_projections`).
+    pub nodes_projected: u64,
     /// Frequency sets computed from F0, the stand-in for the table.
     pub table_scans: u64,
     /// F0 rows read by those scans.
@@ -108,6 +118,9 @@ pub struct IterationTrace {
     pub root: Vec<bool>,
     pub checked: Vec<bool>,
     pub marked: Vec<bool>,
+    /// Anonymous as their projection of the previous iteration is
+    /// (`Config::infer_projections`), not checked.
+    pub projected: Vec<bool>,
     pub anonymous: Vec<bool>,
     pub edges: Vec<(usize, usize)>,
 }
@@ -528,7 +541,7 @@ impl<'p> Searcher<'p> {
             Algorithm::BottomUp { rollup } => {
                 let g = full_lattice_graph(&self.problem.heights());
                 let mut checked = HashMap::new();
-                let in_s = self.bfs(&g, RootSource::Table, !rollup, &mut checked)?;
+                let in_s = self.bfs(&g, RootSource::Table, !rollup, false, &mut checked)?;
                 self.finish_complete(&g, &in_s, checked)
             }
             Algorithm::MinGen => self.exhaustive()?,
@@ -540,6 +553,35 @@ impl<'p> Searcher<'p> {
         Ok(out)
     }
 
+    /// Which nodes of an Incognito graph `Config::infer_projections` takes as
+    /// anonymous: from iteration 2 on, those with an attribute at a level of
+    /// one value. (In iteration 1 the projection is the empty attribute set,
+    /// which is not searched.)
+    fn projected(&self, g: &Graph, incognito: bool) -> Vec<bool> {
+        if !(incognito && self.config.infer_projections && g.width >= 2) {
+            return vec![false; g.len()];
+        }
+        // the lowest level of each attribute at which its hierarchy has one value
+        let one: Vec<u8> = self
+            .problem
+            .hierarchies
+            .iter()
+            .map(|h| {
+                (0..=h.height())
+                    .find(|&l| h.domain_size(l) == 1)
+                    .unwrap_or(u8::MAX)
+            })
+            .collect();
+        (0..g.len())
+            .map(|v| {
+                g.attrs(v)
+                    .iter()
+                    .zip(g.levels(v))
+                    .any(|(&a, &l)| l >= one[a])
+            })
+            .collect()
+    }
+
     /// The modified bottom-up breadth-first search of Figure 8 over one graph.
     /// Returns which nodes stay in S (anonymous). With `from_table`, every node
     /// is computed from the table (bottom-up without rollup).
@@ -548,6 +590,7 @@ impl<'p> Searcher<'p> {
         g: &Graph,
         roots: RootSource,
         from_table: bool,
+        incognito: bool,
         checked: &mut HashMap<Node, GroupStats>,
     ) -> Result<Vec<bool>> {
         let n = g.len();
@@ -568,6 +611,9 @@ impl<'p> Searcher<'p> {
         let mut sets: Vec<Option<FreqSet>> = vec![None; n];
         let mut queue: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         let is_root: Vec<bool> = indeg.iter().map(|&d| d == 0).collect();
+        let projected = self.projected(g, incognito);
+        // roots whose sets are rolled up (the others are known anonymous)
+        let rolled_root: Vec<bool> = (0..n).map(|v| is_root[v] && !projected[v]).collect();
         // families of roots, for super-roots: attrs -> (meet, roots left)
         let mut families: HashMap<Vec<usize>, (Vec<u8>, usize), FxBuild> = HashMap::default();
         let mut super_sets: HashMap<Vec<usize>, FreqSet, FxBuild> = HashMap::default();
@@ -575,6 +621,8 @@ impl<'p> Searcher<'p> {
             if is_root[v] {
                 queued[v] = true;
                 queue.entry(g.height(v)).or_default().push(v);
+            }
+            if rolled_root[v] {
                 let e = families
                     .entry(g.attrs(v).to_vec())
                     .or_insert_with(|| (g.levels(v).to_vec(), 0));
@@ -585,13 +633,35 @@ impl<'p> Searcher<'p> {
             }
         }
         let mut tree = match (&roots, from_table) {
-            (RootSource::Cube(cube), false) => Some(RootTree::new(g, &is_root, cube, self.problem)),
+            (RootSource::Cube(cube), false) => {
+                Some(RootTree::new(g, &rolled_root, cube, self.problem))
+            }
             _ => None,
         };
         let mut marked_count = 0u64;
         let mut was_checked = vec![false; n];
+        let mut was_projected = vec![false; n];
         while let Some((_, batch)) = queue.pop_first() {
-            let todo: Vec<usize> = batch.iter().copied().filter(|&v| !marked[v]).collect();
+            let todo: Vec<usize> = batch
+                .iter()
+                .copied()
+                .filter(|&v| !marked[v] && !projected[v])
+                .collect();
+            let inferred: Vec<usize> = batch
+                .iter()
+                .copied()
+                .filter(|&v| !marked[v] && projected[v])
+                .collect();
+            for v in inferred {
+                was_projected[v] = true;
+                self.stats.nodes_projected += 1;
+                for &s in &g.succ[v] {
+                    if !marked[s] {
+                        marked[s] = true;
+                        marked_count += 1;
+                    }
+                }
+            }
             // super-root sets needed by roots of this batch
             if let RootSource::SuperRoots = roots {
                 let mut need = Vec::new();
@@ -620,7 +690,7 @@ impl<'p> Searcher<'p> {
             }
             if let (Some(tree), RootSource::Cube(cube)) = (&mut tree, &roots) {
                 let batch_roots: Vec<usize> =
-                    todo.iter().copied().filter(|&v| is_root[v]).collect();
+                    todo.iter().copied().filter(|&v| rolled_root[v]).collect();
                 tree.materialize(self, cube, &batch_roots)?;
             }
             let results = {
@@ -705,6 +775,7 @@ impl<'p> Searcher<'p> {
             root: is_root,
             checked: was_checked,
             marked,
+            projected: was_projected,
             anonymous: in_s.clone(),
             edges: (0..n)
                 .flat_map(|v| g.succ[v].iter().map(move |&t| (v, t)))
@@ -761,7 +832,7 @@ impl<'p> Searcher<'p> {
                 Variant::SuperRoots => RootSource::SuperRoots,
                 Variant::Cube => RootSource::Cube(&cube),
             };
-            let in_s = self.bfs(&g, roots, false, &mut checked)?;
+            let in_s = self.bfs(&g, roots, false, true, &mut checked)?;
             if i == n {
                 if let Some(c) = self.stats.phase_ms.iter_mut().find(|p| p.0 == "cube") {
                     c.1 += cube_ms;

@@ -153,6 +153,16 @@ fn labelled(problem: &Problem, fs: &crate::freq::FreqSet) -> BTreeMap<Vec<String
 }
 
 fn search(problem: &Problem, alg: Algorithm, k: u64, sup: u64) -> crate::search::Outcome {
+    search_with(problem, alg, k, sup, true)
+}
+
+fn search_with(
+    problem: &Problem,
+    alg: Algorithm,
+    k: u64,
+    sup: u64,
+    infer_projections: bool,
+) -> crate::search::Outcome {
     Searcher::new(
         problem,
         Config {
@@ -161,6 +171,7 @@ fn search(problem: &Problem, alg: Algorithm, k: u64, sup: u64) -> crate::search:
             max_suppression: sup,
             engine: Engine::Auto,
             trace: true,
+            infer_projections,
         },
     )
     .unwrap()
@@ -206,7 +217,9 @@ fn patients_statements_of_the_paper() {
 fn incognito_reproduces_figures_5_and_7() {
     let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
     let p = f.problem(&["Birthdate", "Sex", "Zipcode"]);
-    let out = search(&p, Algorithm::Incognito(Variant::Basic), 2, 0);
+    // as the paper: every candidate with a failed or no direct specialization
+    // is checked, also those with Sex at its one value
+    let out = search_with(&p, Algorithm::Incognito(Variant::Basic), 2, 0, false);
     assert_eq!(out.trace.len(), 3);
     // Figure 5(a): the <Sex, Zipcode> graph
     let it2 = &out.trace[1];
@@ -394,6 +407,69 @@ fn incognito_prunes_and_counts_scans() {
 }
 
 #[test]
+fn candidates_with_a_one_value_attribute_take_their_projections_answer() {
+    // The paper's example: <S1, Z0> has Sex at its one value (*), so its set
+    // is <Z0>'s, which iteration 1 found 2-anonymous: not checked.
+    let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
+    let p = f.problem(&["Birthdate", "Sex", "Zipcode"]);
+    let out = search(&p, Algorithm::Incognito(Variant::Basic), 2, 0);
+    let it2 = &out.trace[1];
+    let v = (0..it2.attrs.len())
+        .find(|&v| it2.attrs[v] == [1, 2] && it2.levels[v] == [1, 0])
+        .unwrap();
+    assert!(it2.projected[v] && !it2.checked[v] && it2.anonymous[v]);
+    assert!(
+        out.trace[0].projected.iter().all(|&x| !x),
+        "not in iteration 1"
+    );
+
+    // Adult: the inference changes which nodes are checked, never the answer;
+    // exactly the nodes it answers are the ones the paper's search checks
+    // that have an attribute at its top level (all of which pass).
+    let f = Fixture::adult();
+    let qis = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "workclass",
+    ];
+    let p = f.problem(&qis);
+    let heights = p.heights();
+    for variant in [Variant::Basic, Variant::SuperRoots, Variant::Cube] {
+        for (k, sup) in [(2u64, 0u64), (5, 300), (10, 1500)] {
+            let alg = Algorithm::Incognito(variant);
+            let on = search_with(&p, alg, k, sup, true);
+            let off = search_with(&p, alg, k, sup, false);
+            let ctx = format!("{variant:?} k={k} sup={sup}");
+            assert_eq!(on.anonymous, off.anonymous, "{ctx}");
+            assert!(on.stats.nodes_projected > 0, "{ctx}");
+            assert_eq!(
+                on.stats.nodes_checked + on.stats.nodes_projected,
+                off.stats.nodes_checked,
+                "{ctx}"
+            );
+            for (a, b) in on.trace.iter().zip(&off.trace) {
+                for v in 0..a.attrs.len() {
+                    let top = a.attrs[v]
+                        .iter()
+                        .zip(&a.levels[v])
+                        .any(|(&x, &l)| l == heights[x]);
+                    let first = a.attrs[v].len() == 1;
+                    assert_eq!(a.projected[v], b.checked[v] && top && !first, "{ctx}");
+                    assert_eq!(b.checked[v], a.checked[v] || a.projected[v], "{ctx}");
+                    assert_eq!(a.anonymous[v], b.anonymous[v], "{ctx}");
+                }
+            }
+        }
+    }
+    let brute = f.brute_anonymous(&qis, 5, 300);
+    let cube = search(&p, Algorithm::Incognito(Variant::Cube), 5, 300);
+    assert_eq!(cube.anonymous, brute);
+}
+
+#[test]
 fn errors_name_the_column_and_values() {
     let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
     let df = df!("Zipcode" => ["53715", "99999", "00000"]).unwrap();
@@ -418,6 +494,7 @@ fn errors_name_the_column_and_values() {
             max_suppression: 0,
             engine: Engine::Auto,
             trace: true,
+            infer_projections: true,
         },
     )
     .err()
@@ -604,6 +681,7 @@ mod sensitive {
                         max_suppression: sup,
                         engine: Engine::Auto,
                         trace: false,
+                        infer_projections: true,
                     },
                 )
                 .unwrap()

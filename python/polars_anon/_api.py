@@ -225,7 +225,8 @@ def search(
     or ``"mingen"`` (every node). ``engine`` picks how rollups run: ``"auto"``,
     ``"native"`` or ``"polars"`` (lazy plans); the answers are identical. With
     ``trace=True`` the result's ``trace`` lists every graph searched (for Incognito,
-    one per iteration: nodes, roots, edges and what was checked or marked). A search
+    one per iteration: nodes, roots, edges and what was checked, marked or
+    projected). A search
     that runs over a second shows a progress bar unless ``progress=False``; Ctrl-C
     stops it with ``KeyboardInterrupt``. ``criteria`` adds sensitive-attribute models
     (`PSensitive`, `DistinctLDiversity`, `TCloseness`, ...): every node returned

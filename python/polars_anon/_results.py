@@ -90,7 +90,10 @@ class SearchResult:
     computed on first access.
 
     ``stats`` says what the search cost: ``nodes_checked`` (frequency sets computed
-    and tested), ``nodes_marked`` (inferred anonymous), ``table_scans`` and
+    and tested), ``nodes_marked`` (inferred anonymous from an anonymous
+    specialization), ``nodes_projected`` (Incognito: inferred anonymous because an
+    attribute is generalized to a level of one value, so the node's frequency set
+    is its projection's, found anonymous in the previous iteration), ``table_scans`` and
     ``rows_scanned`` (sets computed from F0, the table's stand-in),
     ``rows_rolled_up`` (rows of other sets read by rollups), ``cuboids`` and
     ``intermediate_sets`` (Cube Incognito's cuboids and the sets below its roots),
@@ -288,7 +291,10 @@ class SearchResult:
                 [dict(zip(self.quasi_identifiers, n, strict=True)) for n in self._minimal_nodes[:5]]
                 + (["..."] if len(self._minimal_nodes) > 5 else []),
             ),
-            ("nodes checked / marked", f"{s['nodes_checked']} / {s['nodes_marked']}"),
+            (
+                "nodes checked / marked / projected",
+                f"{s['nodes_checked']} / {s['nodes_marked']} / {s.get('nodes_projected', 0)}",
+            ),
             ("table scans", s["table_scans"]),
             ("time (ms)", round(s["phase_ms"].get("total", 0.0), 1)),
         ]

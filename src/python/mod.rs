@@ -518,6 +518,7 @@ impl PyProblem {
             max_suppression,
             engine,
             trace,
+            infer_projections: true,
         };
         // Every 200 ms the search takes the GIL back for a moment: Ctrl-C stops
         // it, and the progress callable hears how many nodes were checked.
@@ -568,6 +569,7 @@ impl PyProblem {
         let s = PyDict::new(py);
         s.set_item("nodes_checked", out.stats.nodes_checked)?;
         s.set_item("nodes_marked", out.stats.nodes_marked)?;
+        s.set_item("nodes_projected", out.stats.nodes_projected)?;
         s.set_item("table_scans", out.stats.table_scans)?;
         s.set_item("rows_scanned", out.stats.rows_scanned)?;
         s.set_item("rows_rolled_up", out.stats.rows_rolled_up)?;
@@ -591,6 +593,7 @@ impl PyProblem {
             t.set_item("root", &it.root)?;
             t.set_item("checked", &it.checked)?;
             t.set_item("marked", &it.marked)?;
+            t.set_item("projected", &it.projected)?;
             t.set_item("anonymous", &it.anonymous)?;
             t.set_item("edges", &it.edges)?;
             trace.append(t)?;
