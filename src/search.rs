@@ -75,12 +75,12 @@ pub struct Config {
     pub engine: Engine,
     /// Record every graph searched in `Outcome::trace` (costly on large lattices).
     pub trace: bool,
-    /// Incognito, from iteration 2 on: take a candidate in which some attribute
-    /// is generalized to a level of one value (such as `*`) as anonymous
-    /// without checking it. That attribute splits no group, so the node's
-    /// frequency set is the one of its projection without it, and graph
-    /// generation kept the node only because that projection is in S of the
-    /// previous iteration. Same answers; `false` checks them as the paper does.
+    /// Incognito: leave out of the graphs of iteration 2 on every candidate
+    /// in which some attribute is generalized to a level of one value (such as
+    /// `*`). That attribute splits no group, so the node's frequency set and
+    /// answer are those of its projection without it, a node of an earlier
+    /// iteration; the answer lists them from there. Same answers, same checks
+    /// of the other nodes; `false` builds and checks them as the paper does.
     pub infer_projections: bool,
 }
 
@@ -90,8 +90,8 @@ pub struct Stats {
     pub nodes_checked: u64,
     /// Nodes found anonymous without a check (generalization property).
     pub nodes_marked: u64,
-    /// Nodes found anonymous without a check because they equal their
-    /// projection in the previous iteration (`Config::infer_projections`).
+    /// Anonymous nodes of the answer taken from an earlier Incognito
+    /// iteration, as their projection (`Config::infer_projections`).
     pub nodes_projected: u64,
     /// Frequency sets computed from F0, the stand-in for the table.
     pub table_scans: u64,
@@ -118,9 +118,6 @@ pub struct IterationTrace {
     pub root: Vec<bool>,
     pub checked: Vec<bool>,
     pub marked: Vec<bool>,
-    /// Anonymous as their projection of the previous iteration is
-    /// (`Config::infer_projections`), not checked.
-    pub projected: Vec<bool>,
     pub anonymous: Vec<bool>,
     pub edges: Vec<(usize, usize)>,
 }
@@ -541,7 +538,7 @@ impl<'p> Searcher<'p> {
             Algorithm::BottomUp { rollup } => {
                 let g = full_lattice_graph(&self.problem.heights());
                 let mut checked = HashMap::new();
-                let in_s = self.bfs(&g, RootSource::Table, !rollup, false, &mut checked)?;
+                let in_s = self.bfs(&g, RootSource::Table, !rollup, &mut checked)?;
                 self.finish_complete(&g, &in_s, checked)
             }
             Algorithm::MinGen => self.exhaustive()?,
@@ -553,35 +550,6 @@ impl<'p> Searcher<'p> {
         Ok(out)
     }
 
-    /// Which nodes of an Incognito graph `Config::infer_projections` takes as
-    /// anonymous: from iteration 2 on, those with an attribute at a level of
-    /// one value. (In iteration 1 the projection is the empty attribute set,
-    /// which is not searched.)
-    fn projected(&self, g: &Graph, incognito: bool) -> Vec<bool> {
-        if !(incognito && self.config.infer_projections && g.width >= 2) {
-            return vec![false; g.len()];
-        }
-        // the lowest level of each attribute at which its hierarchy has one value
-        let one: Vec<u8> = self
-            .problem
-            .hierarchies
-            .iter()
-            .map(|h| {
-                (0..=h.height())
-                    .find(|&l| h.domain_size(l) == 1)
-                    .unwrap_or(u8::MAX)
-            })
-            .collect();
-        (0..g.len())
-            .map(|v| {
-                g.attrs(v)
-                    .iter()
-                    .zip(g.levels(v))
-                    .any(|(&a, &l)| l >= one[a])
-            })
-            .collect()
-    }
-
     /// The modified bottom-up breadth-first search of Figure 8 over one graph.
     /// Returns which nodes stay in S (anonymous). With `from_table`, every node
     /// is computed from the table (bottom-up without rollup).
@@ -590,7 +558,6 @@ impl<'p> Searcher<'p> {
         g: &Graph,
         roots: RootSource,
         from_table: bool,
-        incognito: bool,
         checked: &mut HashMap<Node, GroupStats>,
     ) -> Result<Vec<bool>> {
         let n = g.len();
@@ -611,9 +578,6 @@ impl<'p> Searcher<'p> {
         let mut sets: Vec<Option<FreqSet>> = vec![None; n];
         let mut queue: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         let is_root: Vec<bool> = indeg.iter().map(|&d| d == 0).collect();
-        let projected = self.projected(g, incognito);
-        // roots whose sets are rolled up (the others are known anonymous)
-        let rolled_root: Vec<bool> = (0..n).map(|v| is_root[v] && !projected[v]).collect();
         // families of roots, for super-roots: attrs -> (meet, roots left)
         let mut families: HashMap<Vec<usize>, (Vec<u8>, usize), FxBuild> = HashMap::default();
         let mut super_sets: HashMap<Vec<usize>, FreqSet, FxBuild> = HashMap::default();
@@ -621,8 +585,6 @@ impl<'p> Searcher<'p> {
             if is_root[v] {
                 queued[v] = true;
                 queue.entry(g.height(v)).or_default().push(v);
-            }
-            if rolled_root[v] {
                 let e = families
                     .entry(g.attrs(v).to_vec())
                     .or_insert_with(|| (g.levels(v).to_vec(), 0));
@@ -633,35 +595,13 @@ impl<'p> Searcher<'p> {
             }
         }
         let mut tree = match (&roots, from_table) {
-            (RootSource::Cube(cube), false) => {
-                Some(RootTree::new(g, &rolled_root, cube, self.problem))
-            }
+            (RootSource::Cube(cube), false) => Some(RootTree::new(g, &is_root, cube, self.problem)),
             _ => None,
         };
         let mut marked_count = 0u64;
         let mut was_checked = vec![false; n];
-        let mut was_projected = vec![false; n];
         while let Some((_, batch)) = queue.pop_first() {
-            let todo: Vec<usize> = batch
-                .iter()
-                .copied()
-                .filter(|&v| !marked[v] && !projected[v])
-                .collect();
-            let inferred: Vec<usize> = batch
-                .iter()
-                .copied()
-                .filter(|&v| !marked[v] && projected[v])
-                .collect();
-            for v in inferred {
-                was_projected[v] = true;
-                self.stats.nodes_projected += 1;
-                for &s in &g.succ[v] {
-                    if !marked[s] {
-                        marked[s] = true;
-                        marked_count += 1;
-                    }
-                }
-            }
+            let todo: Vec<usize> = batch.iter().copied().filter(|&v| !marked[v]).collect();
             // super-root sets needed by roots of this batch
             if let RootSource::SuperRoots = roots {
                 let mut need = Vec::new();
@@ -690,7 +630,7 @@ impl<'p> Searcher<'p> {
             }
             if let (Some(tree), RootSource::Cube(cube)) = (&mut tree, &roots) {
                 let batch_roots: Vec<usize> =
-                    todo.iter().copied().filter(|&v| rolled_root[v]).collect();
+                    todo.iter().copied().filter(|&v| is_root[v]).collect();
                 tree.materialize(self, cube, &batch_roots)?;
             }
             let results = {
@@ -775,7 +715,6 @@ impl<'p> Searcher<'p> {
             root: is_root,
             checked: was_checked,
             marked,
-            projected: was_projected,
             anonymous: in_s.clone(),
             edges: (0..n)
                 .flat_map(|v| g.succ[v].iter().map(move |&t| (v, t)))
@@ -812,6 +751,8 @@ impl<'p> Searcher<'p> {
         let problem = self.problem;
         let n = problem.n_attrs();
         let heights = problem.heights();
+        let infer = self.config.infer_projections;
+        let one = self.one_value_levels();
         let mut cube = HashMap::new();
         if variant == Variant::Cube {
             // The one-attribute cuboids first, from one pass over F0; the
@@ -825,6 +766,11 @@ impl<'p> Searcher<'p> {
         let mut checked = HashMap::new();
         let mut graph_ms = 0.0;
         let mut cube_ms = 0.0; // cuboids built after iteration 1
+                               // with `infer`: the anonymous nodes of every iteration (none has an
+                               // attribute at a one-value level), and whether the empty projection
+                               // (the whole table as one group) is anonymous
+        let mut found: Vec<(Vec<usize>, Vec<u8>)> = Vec::new();
+        let mut empty_ok = false;
         for i in 1..=n {
             self.stats.candidates_per_iteration.push(g.len() as u64);
             let roots = match variant {
@@ -832,8 +778,27 @@ impl<'p> Searcher<'p> {
                 Variant::SuperRoots => RootSource::SuperRoots,
                 Variant::Cube => RootSource::Cube(&cube),
             };
-            let in_s = self.bfs(&g, roots, false, true, &mut checked)?;
-            if i == n {
+            let mut in_s = self.bfs(&g, roots, false, &mut checked)?;
+            if infer {
+                // Iteration 1 is searched whole, as the paper does (its
+                // one-value nodes are the empty projection, found nowhere
+                // else); from here on no graph holds a one-value node.
+                for (v, in_s) in in_s.iter_mut().enumerate() {
+                    let lifted = g
+                        .attrs(v)
+                        .iter()
+                        .zip(g.levels(v))
+                        .any(|(&a, &l)| l >= one[a]);
+                    if lifted {
+                        empty_ok |= *in_s;
+                        *in_s = false;
+                    } else if *in_s {
+                        found.push((g.attrs(v).to_vec(), g.levels(v).to_vec()));
+                    }
+                }
+            }
+            let last = i == n || (infer && !in_s.iter().any(|&x| x));
+            if last {
                 if let Some(c) = self.stats.phase_ms.iter_mut().find(|p| p.0 == "cube") {
                     c.1 += cube_ms;
                 }
@@ -843,6 +808,9 @@ impl<'p> Searcher<'p> {
                 self.stats
                     .phase_ms
                     .push(("search".into(), ms(t) - graph_ms - cube_ms));
+                if infer {
+                    return Ok(self.finish_projected(&found, empty_ok, &one, checked));
+                }
                 return Ok(self.finish_complete(&g, &in_s, checked));
             }
             if i == 1 && variant == Variant::Cube {
@@ -866,6 +834,84 @@ impl<'p> Searcher<'p> {
             graph_ms += ms(tg);
         }
         unreachable!("the loop returns at i == n")
+    }
+
+    /// The lowest level of each attribute at which its hierarchy has a single
+    /// value (`u8::MAX` where none has).
+    fn one_value_levels(&self) -> Vec<u8> {
+        self.problem
+            .hierarchies
+            .iter()
+            .map(|h| {
+                (0..=h.height())
+                    .find(|&l| h.domain_size(l) == 1)
+                    .unwrap_or(u8::MAX)
+            })
+            .collect()
+    }
+
+    /// The complete answer from the anonymous nodes of every iteration
+    /// (`Config::infer_projections`): each is the full-lattice node with the
+    /// attributes it lacks at any of their one-value levels.
+    fn finish_projected(
+        &mut self,
+        found: &[(Vec<usize>, Vec<u8>)],
+        empty_ok: bool,
+        one: &[u8],
+        checked: HashMap<Node, GroupStats>,
+    ) -> Outcome {
+        let heights = self.problem.heights();
+        let n = heights.len();
+        let lat = Lattice::new(heights.clone());
+        let mut anonymous: Vec<Node> = Vec::new();
+        let empty = (Vec::new(), Vec::new());
+        let all = found.iter().chain(empty_ok.then_some(&empty));
+        for (attrs, levels) in all {
+            let mut node = vec![0u8; n];
+            let mut free = Vec::new();
+            for a in 0..n {
+                match attrs.iter().position(|&x| x == a) {
+                    Some(j) => node[a] = levels[j],
+                    None if one[a] <= heights[a] => {
+                        node[a] = one[a];
+                        free.push(a);
+                    }
+                    None => {
+                        free.clear();
+                        node.clear();
+                        break;
+                    }
+                }
+            }
+            if node.is_empty() {
+                continue; // a lacking attribute has no one-value level
+            }
+            // every combination of the free attributes' one-value levels
+            loop {
+                if attrs.len() < n {
+                    self.stats.nodes_projected += 1;
+                }
+                anonymous.push(node.clone());
+                let Some(p) = free.iter().position(|&a| node[a] < heights[a]) else {
+                    break;
+                };
+                node[free[p]] += 1;
+                for &a in &free[..p] {
+                    node[a] = one[a];
+                }
+            }
+        }
+        anonymous.sort_by_key(|n| lat.id(n));
+        let minimal = minimal_of_complete(&lat, &anonymous);
+        Outcome {
+            anonymous,
+            rejected: Vec::new(),
+            minimal,
+            complete: true,
+            checked_stats: checked,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        }
     }
 
     /// The zero-generalization cuboids of single attributes: the marginals

@@ -407,25 +407,24 @@ fn incognito_prunes_and_counts_scans() {
 }
 
 #[test]
-fn candidates_with_a_one_value_attribute_take_their_projections_answer() {
-    // The paper's example: <S1, Z0> has Sex at its one value (*), so its set
-    // is <Z0>'s, which iteration 1 found 2-anonymous: not checked.
+fn one_value_candidates_are_left_out_and_answered_by_their_projections() {
+    // The paper's example: <S1, Z0> has Sex at its one value (*), so it is
+    // <Z0> of iteration 1 and the graph of iteration 2 leaves it out.
     let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
     let p = f.problem(&["Birthdate", "Sex", "Zipcode"]);
     let out = search(&p, Algorithm::Incognito(Variant::Basic), 2, 0);
     let it2 = &out.trace[1];
-    let v = (0..it2.attrs.len())
-        .find(|&v| it2.attrs[v] == [1, 2] && it2.levels[v] == [1, 0])
-        .unwrap();
-    assert!(it2.projected[v] && !it2.checked[v] && it2.anonymous[v]);
-    assert!(
-        out.trace[0].projected.iter().all(|&x| !x),
-        "not in iteration 1"
-    );
+    assert!(!(0..it2.attrs.len()).any(|v| it2.attrs[v] == [1, 2] && it2.levels[v] == [1, 0]));
+    // <B1, S1, Z0> is <Z0> (Birthdate and Sex at *), 2-anonymous
+    assert!(out.anonymous.contains(&vec![1, 1, 0]));
+    // the five of Figure 7 all have Birthdate or Sex at its top: every one is
+    // taken from an earlier iteration
+    assert_eq!(out.anonymous.len(), 5);
+    assert_eq!(out.stats.nodes_projected, 5);
 
-    // Adult: the inference changes which nodes are checked, never the answer;
-    // exactly the nodes it answers are the ones the paper's search checks
-    // that have an attribute at its top level (all of which pass).
+    // Adult: the same answers and, node for node, the same search of every
+    // node that has no attribute at its top level; the answer's other nodes
+    // are all taken from earlier iterations.
     let f = Fixture::adult();
     let qis = [
         "sex",
@@ -437,6 +436,8 @@ fn candidates_with_a_one_value_attribute_take_their_projections_answer() {
     ];
     let p = f.problem(&qis);
     let heights = p.heights();
+    let lifted =
+        |attrs: &[usize], levels: &[u8]| attrs.iter().zip(levels).any(|(&a, &l)| l == heights[a]);
     for variant in [Variant::Basic, Variant::SuperRoots, Variant::Cube] {
         for (k, sup) in [(2u64, 0u64), (5, 300), (10, 1500)] {
             let alg = Algorithm::Incognito(variant);
@@ -444,29 +445,124 @@ fn candidates_with_a_one_value_attribute_take_their_projections_answer() {
             let off = search_with(&p, alg, k, sup, false);
             let ctx = format!("{variant:?} k={k} sup={sup}");
             assert_eq!(on.anonymous, off.anonymous, "{ctx}");
-            assert!(on.stats.nodes_projected > 0, "{ctx}");
-            assert_eq!(
-                on.stats.nodes_checked + on.stats.nodes_projected,
-                off.stats.nodes_checked,
-                "{ctx}"
-            );
-            for (a, b) in on.trace.iter().zip(&off.trace) {
-                for v in 0..a.attrs.len() {
-                    let top = a.attrs[v]
-                        .iter()
-                        .zip(&a.levels[v])
-                        .any(|(&x, &l)| l == heights[x]);
-                    let first = a.attrs[v].len() == 1;
-                    assert_eq!(a.projected[v], b.checked[v] && top && !first, "{ctx}");
-                    assert_eq!(b.checked[v], a.checked[v] || a.projected[v], "{ctx}");
-                    assert_eq!(a.anonymous[v], b.anonymous[v], "{ctx}");
-                }
+            assert!(on.trace.len() <= off.trace.len(), "{ctx}");
+            let mut checked_off = 0;
+            for (i, b) in off.trace.iter().enumerate() {
+                let kept: Vec<usize> = (0..b.attrs.len())
+                    .filter(|&v| i == 0 || !lifted(&b.attrs[v], &b.levels[v]))
+                    .collect();
+                let Some(a) = on.trace.get(i) else {
+                    // a graph the inference never built: no node to search
+                    assert!(kept.is_empty(), "{ctx} iteration {}", i + 1);
+                    continue;
+                };
+                checked_off += kept.iter().filter(|&&v| b.checked[v]).count() as u64;
+                let flags = |t: &crate::search::IterationTrace, v: usize| {
+                    (
+                        t.attrs[v].clone(),
+                        t.levels[v].clone(),
+                        t.root[v],
+                        t.checked[v],
+                        t.marked[v],
+                        t.anonymous[v],
+                    )
+                };
+                let mut x: Vec<_> = (0..a.attrs.len()).map(|v| flags(a, v)).collect();
+                let mut y: Vec<_> = kept.iter().map(|&v| flags(b, v)).collect();
+                x.sort();
+                y.sort();
+                assert_eq!(x, y, "{ctx} iteration {}", i + 1);
             }
+            assert_eq!(on.stats.nodes_checked, checked_off, "{ctx}");
+            assert!(on.stats.nodes_checked < off.stats.nodes_checked, "{ctx}");
+            let projected = on
+                .anonymous
+                .iter()
+                .filter(|n| lifted(&(0..n.len()).collect::<Vec<_>>(), n))
+                .count() as u64;
+            assert!(projected > 0);
+            assert_eq!(on.stats.nodes_projected, projected, "{ctx}");
         }
     }
     let brute = f.brute_anonymous(&qis, 5, 300);
     let cube = search(&p, Algorithm::Incognito(Variant::Cube), 5, 300);
     assert_eq!(cube.anonymous, brute);
+}
+
+#[test]
+fn one_value_levels_below_the_top_and_at_the_leaves() {
+    // a and b: leaf -> pair -> *; c: one value from level 1 on, twice; d: a
+    // single value already at the leaves
+    let rows = |r: &[&[&str]]| {
+        r.iter()
+            .map(|x| x.iter().map(|s| s.to_string()).collect())
+            .collect::<Vec<Vec<String>>>()
+    };
+    let ha = Hierarchy::from_rows(
+        rows(&[
+            &["1", "12", "*"],
+            &["2", "12", "*"],
+            &["3", "34", "*"],
+            &["4", "34", "*"],
+        ]),
+        "a",
+    )
+    .unwrap();
+    let hb = Hierarchy::from_rows(
+        rows(&[&["x", "xy", "*"], &["y", "xy", "*"], &["z", "z", "*"]]),
+        "b",
+    )
+    .unwrap();
+    let hc = Hierarchy::from_rows(rows(&[&["p", "*", "*"], &["q", "*", "*"]]), "c").unwrap();
+    let hd = Hierarchy::from_rows(rows(&[&["only", "*"]]), "d").unwrap();
+    // 40 rows from a fixed pseudo-random sequence
+    let mut seed = 7u64;
+    let mut next = |m: u32| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) % m as u64) as u32
+    };
+    let rows_n = 40;
+    let codes: Vec<Vec<u32>> = [4u32, 3, 2, 1]
+        .iter()
+        .map(|&m| (0..rows_n).map(|_| next(m)).collect())
+        .collect();
+    let p = Problem::from_codes(
+        vec!["a".into(), "b".into(), "c".into(), "d".into()],
+        vec![ha, hb, hc, hd],
+        codes,
+        vec![1; rows_n],
+    )
+    .unwrap();
+    for (k, sup) in [(2u64, 0u64), (3, 4), (5, 10), (12, 3), (40, 0)] {
+        let every = search(&p, Algorithm::MinGen, k, sup).anonymous;
+        if k == 40 {
+            // one group of all 40 rows: a and b at *, c at either *, d at either
+            assert_eq!(
+                every,
+                vec![
+                    vec![2, 2, 1, 0],
+                    vec![2, 2, 2, 0],
+                    vec![2, 2, 1, 1],
+                    vec![2, 2, 2, 1]
+                ]
+            );
+        }
+        for variant in [Variant::Basic, Variant::SuperRoots, Variant::Cube] {
+            let alg = Algorithm::Incognito(variant);
+            assert_eq!(
+                search_with(&p, alg, k, sup, true).anonymous,
+                every,
+                "{variant:?} k={k} sup={sup}"
+            );
+            assert_eq!(
+                search_with(&p, alg, k, sup, false).anonymous,
+                every,
+                "{variant:?} k={k} sup={sup}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -113,8 +113,14 @@ def _argbest(frame: pl.DataFrame, qis: list[str], col: str, descending: bool) ->
 
 def test_patients_figures_and_survey_example() -> None:
     lf, hs = pa.datasets.patients()
-    r = pa.incognito(lf, ["Birthdate", "Sex", "Zipcode"], hs, k=2, variant="basic", trace=True)
+    qis = ["Birthdate", "Sex", "Zipcode"]
+    r = pa.incognito(lf, qis, hs, k=2, variant="basic", trace=True, infer_projections=False)
     assert pa.incognito(lf, ["Sex"], hs, k=2).trace == []
+    # the same answer without building candidates with Birthdate or Sex at their top
+    inferred = pa.incognito(lf, qis, hs, k=2, variant="basic", trace=True)
+    assert nodes(inferred.anonymous, qis) == nodes(r.anonymous, qis)
+    assert len(inferred.trace) == 2 and inferred.stats["nodes_projected"] == 5
+    assert inferred.stats["nodes_checked"] < r.stats["nodes_checked"]
     three = r.trace[2]
     roots = sorted(tuple(v) for v, root in zip(three["levels"], three["root"], strict=True) if root)
     assert roots == [(0, 1, 2), (1, 0, 2), (1, 1, 0)]

@@ -216,6 +216,7 @@ def search(
     trace: bool = False,
     progress: bool = True,
     criteria: Sequence[Criterion] | None = None,
+    infer_projections: bool = True,
 ) -> SearchResult:
     """Search the full-domain generalization lattice for k-anonymous nodes.
 
@@ -225,8 +226,12 @@ def search(
     or ``"mingen"`` (every node). ``engine`` picks how rollups run: ``"auto"``,
     ``"native"`` or ``"polars"`` (lazy plans); the answers are identical. With
     ``trace=True`` the result's ``trace`` lists every graph searched (for Incognito,
-    one per iteration: nodes, roots, edges and what was checked, marked or
-    projected). A search
+    one per iteration: nodes, roots, edges and what was checked or marked). From
+    iteration 2 on, Incognito's graphs leave out every candidate with an attribute
+    at a level of one value (``*``): its frequency set is that of its projection
+    without the attribute, a node of an earlier iteration, which answers for it;
+    ``infer_projections=False`` builds and checks them as the paper does (same
+    answers, many more checks; the traces are then the paper's figures). A search
     that runs over a second shows a progress bar unless ``progress=False``; Ctrl-C
     stops it with ``KeyboardInterrupt``. ``criteria`` adds sensitive-attribute models
     (`PSensitive`, `DistinctLDiversity`, `TCloseness`, ...): every node returned
@@ -252,7 +257,9 @@ def search(
     model = specs(criteria, prep.sensitive_values)
     bar = SearchProgress(f"polars-anon {algorithm}") if progress else None
     try:
-        raw = prep.problem.search(algorithm, variant, k, max_sup, engine, trace, bar, model)
+        raw = prep.problem.search(
+            algorithm, variant, k, max_sup, engine, trace, bar, model, infer_projections
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -269,8 +276,11 @@ def incognito(
     trace: bool = False,
     criteria: Sequence[Criterion] | None = None,
     progress: bool = True,
+    infer_projections: bool = True,
 ) -> SearchResult:
-    """Incognito (LeFevre et al. 2005): every k-anonymous full-domain generalization."""
+    """Incognito (LeFevre et al. 2005): every k-anonymous full-domain generalization.
+
+    ``infer_projections``: see `search`."""
     return search(
         data,
         quasi_identifiers,
@@ -282,4 +292,5 @@ def incognito(
         trace=trace,
         criteria=criteria,
         progress=progress,
+        infer_projections=infer_projections,
     )

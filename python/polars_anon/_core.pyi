@@ -89,6 +89,7 @@ class Problem:
         trace: bool = False,
         progress: Callable[[int, float], object] | None = None,
         criteria: list[dict[str, Any]] = ...,
+        infer_projections: bool = True,
     ) -> dict[str, object]: ...
 
 def localpk(

@@ -91,9 +91,10 @@ class SearchResult:
 
     ``stats`` says what the search cost: ``nodes_checked`` (frequency sets computed
     and tested), ``nodes_marked`` (inferred anonymous from an anonymous
-    specialization), ``nodes_projected`` (Incognito: inferred anonymous because an
-    attribute is generalized to a level of one value, so the node's frequency set
-    is its projection's, found anonymous in the previous iteration), ``table_scans`` and
+    specialization), ``nodes_projected`` (Incognito: anonymous nodes of the answer
+    with an attribute generalized to a level of one value, such as ``*``, whose
+    frequency set is therefore that of their projection without it, taken from an
+    earlier iteration and never built as candidates), ``table_scans`` and
     ``rows_scanned`` (sets computed from F0, the table's stand-in),
     ``rows_rolled_up`` (rows of other sets read by rollups), ``cuboids`` and
     ``intermediate_sets`` (Cube Incognito's cuboids and the sets below its roots),

@@ -495,7 +495,7 @@ impl PyProblem {
         Ok(d)
     }
     /// Run one search; returns plain Python data the package wraps.
-    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new()))]
+    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn search<'py>(
         &self,
@@ -508,6 +508,7 @@ impl PyProblem {
         trace: bool,
         progress: Option<Py<PyAny>>,
         criteria: Vec<Bound<'py, PyDict>>,
+        infer_projections: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let model = self.model(k, &criteria)?;
         let alg = Algorithm::parse(algorithm, variant).map_err(to_py)?;
@@ -518,7 +519,7 @@ impl PyProblem {
             max_suppression,
             engine,
             trace,
-            infer_projections: true,
+            infer_projections,
         };
         // Every 200 ms the search takes the GIL back for a moment: Ctrl-C stops
         // it, and the progress callable hears how many nodes were checked.
@@ -593,7 +594,6 @@ impl PyProblem {
             t.set_item("root", &it.root)?;
             t.set_item("checked", &it.checked)?;
             t.set_item("marked", &it.marked)?;
-            t.set_item("projected", &it.projected)?;
             t.set_item("anonymous", &it.anonymous)?;
             t.set_item("edges", &it.edges)?;
             trace.append(t)?;
