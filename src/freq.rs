@@ -354,8 +354,9 @@ impl Problem {
             Some(layout) => {
                 let mut keys = vec![0u64; height];
                 for (a, column) in columns.iter().enumerate() {
+                    let shift = layout.shift[a];
                     for (k, &c) in keys.iter_mut().zip(column) {
-                        *k |= (c as u64) << layout.shift[a];
+                        *k |= (c as u64) << shift;
                     }
                 }
                 // at most one group per combination of codes: few columns
@@ -363,9 +364,14 @@ impl Problem {
                 let groups = sizes
                     .iter()
                     .fold(1usize, |p, &d| p.saturating_mul(d.max(1)));
-                let mut agg = Aggregator::new();
-                agg.start(height.min(groups));
-                agg.feed(&keys, &counts, |k| k);
+                // the thread's warm table: a fresh one of this size costs
+                // page faults that outweigh the rows
+                let (f0_keys, f0_counts) = AGGREGATOR.with(|agg| {
+                    let mut agg = agg.borrow_mut();
+                    agg.start(height.min(groups));
+                    agg.feed(&keys, &counts, |k| k);
+                    agg.finish()
+                });
                 // each attribute's marginal in tables sized by its leaves
                 // (times the carried values); without carried values, counted
                 // first in an array by leaf code, which is cheaper per row
@@ -385,12 +391,22 @@ impl Problem {
                     .collect();
                 if carry.is_empty() {
                     for (a, (_, m)) in margins.iter_mut().enumerate() {
-                        let mut dense = vec![0u64; sizes[a]];
-                        for (&code, &c) in columns[a].iter().zip(&counts) {
-                            dense[code as usize] += c;
+                        // four counters per code, taken in turn: a column of
+                        // few values would otherwise wait on the same counter
+                        // row after row
+                        let mut lanes = vec![[0u64; 4]; sizes[a]];
+                        let mut rows = columns[a].chunks_exact(4).zip(counts.chunks_exact(4));
+                        for (codes, cs) in &mut rows {
+                            for l in 0..4 {
+                                lanes[codes[l] as usize][l] += cs[l];
+                            }
+                        }
+                        let tail = columns[a].len() / 4 * 4;
+                        for (&code, &c) in columns[a][tail..].iter().zip(&counts[tail..]) {
+                            lanes[code as usize][0] += c;
                         }
                         let (codes, sums): (Vec<u64>, Vec<u64>) = (0u64..)
-                            .zip(dense)
+                            .zip(lanes.iter().map(|l| l.iter().sum::<u64>()))
                             .filter(|&(_, c)| c > 0)
                             .map(|(code, c)| (code << layout.shift[a], c))
                             .unzip();
@@ -410,11 +426,10 @@ impl Problem {
                         .map(|(a, (_, m))| m.take_set(&[a], &[0], &carry, layout))
                         .collect(),
                 );
-                let (keys, counts) = agg.finish();
                 SetData::Packed {
                     layout: layout.clone(),
-                    keys,
-                    counts,
+                    keys: f0_keys,
+                    counts: f0_counts,
                 }
             }
             None => {
