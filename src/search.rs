@@ -932,17 +932,23 @@ impl<'p> Searcher<'p> {
 
     /// Cube Incognito's cuboids of two or more attributes, every attribute at
     /// `levels` (zero-generalization when they are all 0): the full set rolled
-    /// up from F0 (the one read of the table Cube makes), every other from the
-    /// smallest set one attribute larger.
+    /// up from F0 (the one read of the table Cube makes; F0 itself when the
+    /// levels are its own), every other from the smallest set one attribute
+    /// larger.
     fn build_cube(&mut self, levels: &[u8]) -> Result<HashMap<Vec<usize>, FreqSet>> {
         let n = self.problem.n_attrs();
         let mut cube: HashMap<Vec<usize>, FreqSet> = HashMap::new();
         let all: Vec<usize> = (0..n).collect();
         let base: &'p FreqSet = &self.problem.base;
-        let top = self
-            .compute(vec![(base, all.clone(), levels.to_vec())])?
-            .pop()
-            .expect("one job");
+        let top = if levels == base.levels.as_slice() {
+            // F0 is the full cuboid itself (every attribute's floor is its
+            // leaves, as with suppression): no rollup
+            base.clone()
+        } else {
+            self.compute(vec![(base, all.clone(), levels.to_vec())])?
+                .pop()
+                .expect("one job")
+        };
         cube.insert(all, top);
         self.stats.cuboids += 1;
         for size in (2..n).rev() {
