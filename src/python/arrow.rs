@@ -133,8 +133,16 @@ impl UIntColumn {
 /// values; a string column is an error.
 pub fn column(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<UIntColumn> {
     Ok(take(obj, width)?
-        .decode(None::<fn(Option<&[u8]>)>)?
+        .decode(None::<fn(Value<'_>)>)?
         .expect("without a string callback strings are an error"))
+}
+
+/// One value of a column being decoded: a null, a string's bytes, or a
+/// signed integer (which stands for its decimal string).
+pub enum Value<'a> {
+    Null,
+    Bytes(&'a [u8]),
+    Int(i64),
 }
 
 /// A column taken from Python (`take`) and not decoded yet: little-endian
@@ -184,16 +192,14 @@ pub fn take(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<Taken> {
 impl Taken {
     /// An unsigned integer column (as `column`), or, for an Arrow string
     /// column (`string_view`, `string`, `large_string`) when there is an
-    /// `on_str`, `None` after calling it on the bytes of every value in order
-    /// (`None` for nulls; UTF-8 is not checked: the bytes are only looked
+    /// `on_str`, `None` after calling it on every value in order (its bytes,
+    /// or `Value::Null`; UTF-8 is not checked: the bytes are only looked
     /// up). Signed integer columns (`int8` to `int64`) are values too, handed
-    /// over as their decimal strings (as Polars writes them when it casts to
-    /// strings). Without `on_str` values are an error.
+    /// over as `Value::Int` (standing for their decimal strings, as Polars
+    /// writes them when it casts to strings). Without `on_str` values are an
+    /// error.
     /// `on_str` is generic so that it is inlined into the per-value loops.
-    pub fn decode<F: FnMut(Option<&[u8]>)>(
-        &self,
-        on_str: Option<F>,
-    ) -> PyResult<Option<UIntColumn>> {
+    pub fn decode<F: FnMut(Value<'_>)>(&self, on_str: Option<F>) -> PyResult<Option<UIntColumn>> {
         let (format, chunks) = match &self.0 {
             TakenData::Ints(v) => return Ok(Some(UIntColumn(v.clone()))),
             TakenData::Arrow { format, chunks } => (format, chunks),
@@ -266,7 +272,7 @@ fn uints(format: &[u8], a: &ArrowArray, out: &mut Vec<u64>) -> PyResult<()> {
 }
 
 /// Calls `f` on the bytes of every value of one chunk of a string column.
-fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) -> PyResult<()> {
+fn strings<F: FnMut(Value<'_>)>(format: &[u8], a: &ArrowArray, f: &mut F) -> PyResult<()> {
     let (off, len) = (a.offset as usize, a.length as usize);
     if len == 0 {
         return Ok(());
@@ -285,7 +291,7 @@ fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) ->
             let views = buffer(a, 1)? as *const [u8; 16];
             for i in 0..len {
                 if !valid(i) {
-                    f(None);
+                    f(Value::Null);
                     continue;
                 }
                 // SAFETY: buffers[1] holds offset + length 16-byte views;
@@ -304,7 +310,7 @@ fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) ->
                         std::slice::from_raw_parts(buffer(a, 2 + b)?.add(o), n)
                     }
                 };
-                f(Some(bytes));
+                f(Value::Bytes(bytes));
             }
         }
         b"u" | b"U" => {
@@ -322,13 +328,13 @@ fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) ->
             };
             for i in 0..len {
                 if !valid(i) {
-                    f(None);
+                    f(Value::Null);
                     continue;
                 }
                 let (s, e) = (at(i), at(i + 1));
                 // SAFETY: offsets index the data buffer
                 let bytes = unsafe { std::slice::from_raw_parts(data.add(s), e - s) };
-                f(Some(bytes));
+                f(Value::Bytes(bytes));
             }
         }
         b"c" | b"s" | b"i" | b"l" => {
@@ -339,10 +345,9 @@ fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) ->
                 _ => 8,
             };
             let data = values(a, size)?;
-            let mut text = [0u8; 20];
             for i in 0..len {
                 if !valid(i) {
-                    f(None);
+                    f(Value::Null);
                     continue;
                 }
                 // SAFETY: a primitive array's buffers[1] holds offset + length
@@ -355,7 +360,7 @@ fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) ->
                         _ => *(data as *const i64).add(off + i),
                     }
                 };
-                f(Some(decimal(v, &mut text)));
+                f(Value::Int(v));
             }
         }
         other => {
@@ -366,25 +371,6 @@ fn strings<F: FnMut(Option<&[u8]>)>(format: &[u8], a: &ArrowArray, f: &mut F) ->
         }
     }
     Ok(())
-}
-
-/// `v` in decimal, written at the end of `text` (20 bytes hold any i64).
-fn decimal(v: i64, text: &mut [u8; 20]) -> &[u8] {
-    let mut n = v.unsigned_abs();
-    let mut at = text.len();
-    loop {
-        at -= 1;
-        text[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if v < 0 {
-        at -= 1;
-        text[at] = b'-';
-    }
-    &text[at..]
 }
 
 /// The values buffer of a primitive array of `size`-byte values (checked to
