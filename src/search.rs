@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
 use crate::error::{AnonError, Result};
-use crate::freq::{Engine, FreqSet, GroupStats, Model, Problem};
+use crate::freq::{Engine, FreqSet, Model, Problem};
 use crate::fx::FxBuild;
 use crate::lattice::{node_height, Lattice, Node};
 
@@ -130,8 +130,6 @@ pub struct Outcome {
     pub rejected: Vec<Node>,
     pub minimal: Vec<Node>,
     pub complete: bool,
-    /// Group statistics of the anonymous nodes that were checked directly.
-    pub checked_stats: HashMap<Node, GroupStats>,
     pub stats: Stats,
     /// The graphs searched, in order (Incognito: one per iteration).
     pub trace: Vec<IterationTrace>,
@@ -460,8 +458,8 @@ impl<'p> Searcher<'p> {
         self
     }
 
-    fn anonymous(&self, s: &GroupStats) -> bool {
-        s.suppressed <= self.config.max_suppression
+    fn anonymous(&self, suppressed: u64) -> bool {
+        suppressed <= self.config.max_suppression
     }
 
     /// Roll many jobs up, batching, and account rows read.
@@ -481,7 +479,7 @@ impl<'p> Searcher<'p> {
         &mut self,
         jobs: Vec<(&FreqSet, Vec<usize>, Vec<u8>)>,
         keep: &[bool],
-    ) -> Result<Vec<(GroupStats, Option<FreqSet>)>> {
+    ) -> Result<Vec<(u64, Option<FreqSet>)>> {
         let mut out = Vec::with_capacity(jobs.len());
         for (chunk, keep) in jobs.chunks(BATCH).zip(keep.chunks(BATCH)) {
             self.tick_and_account(chunk)?;
@@ -537,9 +535,8 @@ impl<'p> Searcher<'p> {
             Algorithm::Incognito(v) => self.incognito(v)?,
             Algorithm::BottomUp { rollup } => {
                 let g = full_lattice_graph(&self.problem.heights());
-                let mut checked = HashMap::new();
-                let in_s = self.bfs(&g, RootSource::Table, !rollup, &mut checked)?;
-                self.finish_complete(&g, &in_s, checked)
+                let in_s = self.bfs(&g, RootSource::Table, !rollup)?;
+                self.finish_complete(&g, &in_s)
             }
             Algorithm::MinGen => self.exhaustive()?,
             Algorithm::Samarati => self.samarati()?,
@@ -553,13 +550,7 @@ impl<'p> Searcher<'p> {
     /// The modified bottom-up breadth-first search of Figure 8 over one graph.
     /// Returns which nodes stay in S (anonymous). With `from_table`, every node
     /// is computed from the table (bottom-up without rollup).
-    fn bfs(
-        &mut self,
-        g: &Graph,
-        roots: RootSource,
-        from_table: bool,
-        checked: &mut HashMap<Node, GroupStats>,
-    ) -> Result<Vec<bool>> {
+    fn bfs(&mut self, g: &Graph, roots: RootSource, from_table: bool) -> Result<Vec<bool>> {
         let n = g.len();
         let mut indeg = vec![0u32; n];
         let mut pred: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -669,7 +660,7 @@ impl<'p> Searcher<'p> {
                     }
                 }
             }
-            for (&v, (st, fs)) in todo.iter().zip(results) {
+            for (&v, (suppressed, fs)) in todo.iter().zip(results) {
                 if let (Some(tree), true) = (&mut tree, is_root[v]) {
                     tree.release(tree.root_src[&v]);
                 }
@@ -683,10 +674,7 @@ impl<'p> Searcher<'p> {
                 }
                 self.stats.nodes_checked += 1;
                 was_checked[v] = true;
-                if self.anonymous(&st) {
-                    if g.attrs(v).len() == self.problem.n_attrs() {
-                        checked.insert(g.levels(v).to_vec(), st);
-                    }
+                if self.anonymous(suppressed) {
                     for &s in &g.succ[v] {
                         if !marked[s] {
                             marked[s] = true;
@@ -723,12 +711,7 @@ impl<'p> Searcher<'p> {
         Ok(in_s)
     }
 
-    fn finish_complete(
-        &self,
-        g: &Graph,
-        in_s: &[bool],
-        checked: HashMap<Node, GroupStats>,
-    ) -> Outcome {
+    fn finish_complete(&self, g: &Graph, in_s: &[bool]) -> Outcome {
         let lat = Lattice::new(self.problem.heights());
         let mut anonymous: Vec<Node> = (0..g.len())
             .filter(|&v| in_s[v])
@@ -741,7 +724,6 @@ impl<'p> Searcher<'p> {
             rejected: Vec::new(),
             minimal,
             complete: true,
-            checked_stats: checked,
             stats: Stats::default(),
             trace: Vec::new(),
         }
@@ -763,7 +745,6 @@ impl<'p> Searcher<'p> {
         }
         let t = Instant::now();
         let mut g = Graph::singletons(&heights);
-        let mut checked = HashMap::new();
         let mut graph_ms = 0.0;
         let mut cube_ms = 0.0; // cuboids built after iteration 1
                                // with `infer`: the anonymous nodes of every iteration (none has an
@@ -778,7 +759,7 @@ impl<'p> Searcher<'p> {
                 Variant::SuperRoots => RootSource::SuperRoots,
                 Variant::Cube => RootSource::Cube(&cube),
             };
-            let mut in_s = self.bfs(&g, roots, false, &mut checked)?;
+            let mut in_s = self.bfs(&g, roots, false)?;
             if infer {
                 // Iteration 1 is searched whole, as the paper does (its
                 // one-value nodes are the empty projection, found nowhere
@@ -809,9 +790,9 @@ impl<'p> Searcher<'p> {
                     .phase_ms
                     .push(("search".into(), ms(t) - graph_ms - cube_ms));
                 if infer {
-                    return Ok(self.finish_projected(&found, empty_ok, &one, checked));
+                    return Ok(self.finish_projected(&found, empty_ok, &one));
                 }
-                return Ok(self.finish_complete(&g, &in_s, checked));
+                return Ok(self.finish_complete(&g, &in_s));
             }
             if i == 1 && variant == Variant::Cube {
                 // Every later candidate generalizes each attribute at least to
@@ -858,7 +839,6 @@ impl<'p> Searcher<'p> {
         found: &[(Vec<usize>, Vec<u8>)],
         empty_ok: bool,
         one: &[u8],
-        checked: HashMap<Node, GroupStats>,
     ) -> Outcome {
         let heights = self.problem.heights();
         let n = heights.len();
@@ -908,7 +888,6 @@ impl<'p> Searcher<'p> {
             rejected: Vec::new(),
             minimal,
             complete: true,
-            checked_stats: checked,
             stats: Stats::default(),
             trace: Vec::new(),
         }
@@ -986,11 +965,10 @@ impl<'p> Searcher<'p> {
     }
 
     /// Check `nodes` of the full lattice, each from the table; sorts them into
-    /// `anonymous` (with their statistics in `checked`) and `rejected`.
+    /// `anonymous` and `rejected`.
     fn check_from_table(
         &mut self,
         nodes: &[Node],
-        checked: &mut HashMap<Node, GroupStats>,
         anonymous: &mut Vec<Node>,
         rejected: &mut Vec<Node>,
     ) -> Result<bool> {
@@ -1003,11 +981,10 @@ impl<'p> Searcher<'p> {
                 .map(|nd| (&problem.base, all.clone(), nd.clone()))
                 .collect();
             let results = self.check(jobs, &vec![false; chunk.len()])?;
-            for (nd, (st, _)) in chunk.iter().zip(results) {
+            for (nd, (suppressed, _)) in chunk.iter().zip(results) {
                 self.stats.nodes_checked += 1;
-                if self.anonymous(&st) {
+                if self.anonymous(suppressed) {
                     any = true;
-                    checked.insert(nd.clone(), st);
                     anonymous.push(nd.clone());
                 } else {
                     rejected.push(nd.clone());
@@ -1021,17 +998,15 @@ impl<'p> Searcher<'p> {
     fn exhaustive(&mut self) -> Result<Outcome> {
         let lat = Lattice::new(self.problem.heights());
         let nodes: Vec<Node> = lat.all().collect();
-        let mut checked = HashMap::new();
         let mut anonymous = Vec::new();
         let mut rejected = Vec::new();
-        self.check_from_table(&nodes, &mut checked, &mut anonymous, &mut rejected)?;
+        self.check_from_table(&nodes, &mut anonymous, &mut rejected)?;
         let minimal = minimal_of_complete(&lat, &anonymous);
         Ok(Outcome {
             anonymous,
             rejected,
             minimal,
             complete: true,
-            checked_stats: checked,
             stats: Stats::default(),
             trace: Vec::new(),
         })
@@ -1041,19 +1016,13 @@ impl<'p> Searcher<'p> {
     /// anonymous node; every node of each probed height is evaluated.
     fn samarati(&mut self) -> Result<Outcome> {
         let lat = Lattice::new(self.problem.heights());
-        let mut checked = HashMap::new();
         let mut anonymous = Vec::new();
         let mut rejected = Vec::new();
         let mut found_at: HashMap<u32, Vec<Node>> = HashMap::new();
         let (mut lo, mut hi) = (0u32, lat.max_height());
         let mut probe = |h: u32, this: &mut Self| -> Result<bool> {
             let before = anonymous.len();
-            let any = this.check_from_table(
-                &lat.at_height(h),
-                &mut checked,
-                &mut anonymous,
-                &mut rejected,
-            )?;
+            let any = this.check_from_table(&lat.at_height(h), &mut anonymous, &mut rejected)?;
             found_at
                 .entry(h)
                 .or_default()
@@ -1082,7 +1051,6 @@ impl<'p> Searcher<'p> {
             rejected,
             minimal,
             complete: false,
-            checked_stats: checked,
             stats: Stats::default(),
             trace: Vec::new(),
         })
