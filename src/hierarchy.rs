@@ -388,7 +388,7 @@ impl Encoder<'_> {
 
     /// One value as bytes (UTF-8 is not checked: invalid bytes match no leaf
     /// and are reported, lossily decoded, as missing).
-    #[inline]
+    #[inline(always)]
     pub fn push_bytes(&mut self, value: Option<&[u8]>, weight: u64) {
         match value {
             None => self.nulls += weight,
@@ -407,7 +407,7 @@ impl Encoder<'_> {
     /// One integer value, which stands for its decimal string. Small
     /// non-negative values (ages, years) are looked up once each and then
     /// found by value.
-    #[inline]
+    #[inline(always)]
     pub fn push_int(&mut self, v: i64, weight: u64) {
         const UNSEEN: u32 = u32::MAX;
         const MISSING: u32 = u32::MAX - 1;

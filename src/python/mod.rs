@@ -350,18 +350,8 @@ impl PyProblem {
             .map(|c| arrow::take(c, 4))
             .collect::<PyResult<Vec<_>>>()?;
         let encode = |((c, n), h): ((&arrow::Taken, &String), &PyHierarchy)| -> PyResult<Vec<u32>> {
-            let mut e = h.inner.encoder(n, counts.len());
-            let mut row = 0;
-            let on_str = |v: arrow::Value<'_>| {
-                let w = counts.get(row).copied().unwrap_or(1);
-                match v {
-                    arrow::Value::Null => e.push_bytes(None, w),
-                    arrow::Value::Bytes(b) => e.push_bytes(Some(b), w),
-                    arrow::Value::Int(i) => e.push_int(i, w),
-                }
-                row += 1;
-            };
-            match c.decode(Some(on_str))? {
+            let mut e = h.inner.encoder(n, c.len());
+            match c.decode(Some((&mut e, &counts)))? {
                 Some(codes) => codes.u32s(&format!("codes of '{n}'")),
                 None => e.finish().map_err(to_py),
             }
