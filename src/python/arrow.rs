@@ -310,23 +310,27 @@ fn strings(
                     e.push_bytes(None, weight(i));
                     continue;
                 }
-                // SAFETY: buffers[1] holds offset + length 16-byte views;
-                // a long view names a data buffer (from index 2) and a range in it
-                let bytes = unsafe {
+                // SAFETY: buffers[1] holds offset + length 16-byte views; a
+                // short string is inside its view, a long view names a data
+                // buffer (from index 2) and a range in it
+                unsafe {
                     let v = &*views.add(off + i);
                     let n = i32::from_le_bytes([v[0], v[1], v[2], v[3]]) as usize;
                     if n <= 12 {
-                        std::slice::from_raw_parts(v.as_ptr().add(4), n)
+                        let lo = u64::from_le_bytes(v[..8].try_into().expect("8 bytes"));
+                        let hi = u64::from_le_bytes(v[8..].try_into().expect("8 bytes"));
+                        let bytes = std::slice::from_raw_parts(v.as_ptr().add(4), n);
+                        e.push_view(lo, hi, bytes);
                     } else {
                         let b = i32::from_le_bytes([v[8], v[9], v[10], v[11]]) as usize;
                         let o = i32::from_le_bytes([v[12], v[13], v[14], v[15]]) as usize;
                         if 2 + b as i64 >= a.n_buffers {
                             return Err(bad("a string view names a missing buffer"));
                         }
-                        std::slice::from_raw_parts(buffer(a, 2 + b)?.add(o), n)
+                        let bytes = std::slice::from_raw_parts(buffer(a, 2 + b)?.add(o), n);
+                        e.push_bytes(Some(bytes), weight(i));
                     }
-                };
-                e.push_bytes(Some(bytes), weight(i));
+                }
             }
         }
         b"u" | b"U" => {
