@@ -305,6 +305,11 @@ fn strings(
     match format {
         b"vu" => {
             let views = buffer(a, 1)? as *const [u8; 16];
+            // the data buffers (after the validity and views buffers, before
+            // the one listing their sizes)
+            let data = (2..(a.n_buffers.max(3) - 1) as usize)
+                .map(|i| buffer(a, i))
+                .collect::<PyResult<Vec<_>>>()?;
             for i in 0..len {
                 if !valid(i) {
                     e.push_bytes(None, weight(i));
@@ -324,10 +329,10 @@ fn strings(
                     } else {
                         let b = i32::from_le_bytes([v[8], v[9], v[10], v[11]]) as usize;
                         let o = i32::from_le_bytes([v[12], v[13], v[14], v[15]]) as usize;
-                        if 2 + b as i64 >= a.n_buffers {
+                        let Some(&buf) = data.get(b) else {
                             return Err(bad("a string view names a missing buffer"));
-                        }
-                        let bytes = std::slice::from_raw_parts(buffer(a, 2 + b)?.add(o), n);
+                        };
+                        let bytes = std::slice::from_raw_parts(buf.add(o), n);
                         e.push_bytes(Some(bytes), weight(i));
                     }
                 }
