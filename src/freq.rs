@@ -375,12 +375,25 @@ impl Problem {
                     .fold(1usize, |p, &d| p.saturating_mul(d.max(1)));
                 // the thread's warm table: a fresh one of this size costs
                 // page faults that outweigh the rows
-                let (f0_keys, f0_counts) = AGGREGATOR.with(|agg| {
-                    let mut agg = agg.borrow_mut();
-                    agg.start(height.min(groups));
-                    agg.feed(&keys, &counts, |k| k);
-                    agg.finish()
-                });
+                fn group<W: Word>(
+                    tables: &'static std::thread::LocalKey<std::cell::RefCell<Aggregator<W>>>,
+                    keys: &[u64],
+                    counts: &[u64],
+                    start: usize,
+                ) -> (Vec<u64>, Vec<u64>) {
+                    tables.with(|agg| {
+                        let mut agg = agg.borrow_mut();
+                        agg.start(start);
+                        agg.feed(keys, counts, |k| k);
+                        agg.finish()
+                    })
+                }
+                let start = height.min(groups);
+                let (f0_keys, f0_counts) = if layout.narrow && rows < u32::MAX as u64 {
+                    group(&NARROW, &keys, &counts, start)
+                } else {
+                    group(&AGGREGATOR, &keys, &counts, start)
+                };
                 // each attribute's marginal in tables sized by its leaves
                 // (times the carried values); without carried values, counted
                 // first in an array by leaf code, which is cheaper per row
