@@ -712,11 +712,17 @@ impl<'p> Searcher<'p> {
     }
 
     fn finish_complete(&self, g: &Graph, in_s: &[bool]) -> Outcome {
-        let lat = Lattice::new(self.problem.heights());
-        let mut anonymous: Vec<Node> = (0..g.len())
+        let anonymous: Vec<Node> = (0..g.len())
             .filter(|&v| in_s[v])
             .map(|v| g.levels(v).to_vec())
             .collect();
+        self.complete_outcome(anonymous)
+    }
+
+    /// The outcome of a complete search: every anonymous node, in lattice
+    /// order, and the minimal ones among them.
+    fn complete_outcome(&self, mut anonymous: Vec<Node>) -> Outcome {
+        let lat = Lattice::new(self.problem.heights());
         anonymous.sort_by_key(|n| lat.id(n));
         let minimal = minimal_of_complete(&lat, &anonymous);
         Outcome {
@@ -842,7 +848,6 @@ impl<'p> Searcher<'p> {
     ) -> Outcome {
         let heights = self.problem.heights();
         let n = heights.len();
-        let lat = Lattice::new(heights.clone());
         let mut anonymous: Vec<Node> = Vec::new();
         let empty = (Vec::new(), Vec::new());
         let all = found.iter().chain(empty_ok.then_some(&empty));
@@ -881,16 +886,7 @@ impl<'p> Searcher<'p> {
                 }
             }
         }
-        anonymous.sort_by_key(|n| lat.id(n));
-        let minimal = minimal_of_complete(&lat, &anonymous);
-        Outcome {
-            anonymous,
-            rejected: Vec::new(),
-            minimal,
-            complete: true,
-            stats: Stats::default(),
-            trace: Vec::new(),
-        }
+        self.complete_outcome(anonymous)
     }
 
     /// The zero-generalization cuboids of single attributes: the marginals
