@@ -400,7 +400,10 @@ fn incognito_prunes_and_counts_scans() {
     // F0 is read once, for the full cuboid at iteration 1's floor (the
     // one-attribute cuboids are counted with F0 itself)
     assert_eq!(cube.stats.table_scans, 1);
-    assert_eq!(cube.stats.cuboids, (1 << qis.len()) - 1);
+    // the cuboids of two or more attributes are built as graphs need them,
+    // not all up front
+    assert!(cube.stats.cuboids > qis.len() as u64);
+    assert!(cube.stats.cuboids < (1 << qis.len()) - 1);
     // bottom-up with rollup scans the table once, for the bottom node
     assert_eq!(bu.stats.table_scans, 1);
     assert!(basic.stats.nodes_checked < bu.stats.nodes_checked);
