@@ -958,22 +958,34 @@ impl<'p> Searcher<'p> {
                     })
                     .min_by_key(|p| cube[p].rows())
                     .expect("a proper subset has a superset");
-                jobs_spec.push((parent, s));
+                jobs_spec.push((s, parent));
             }
-            let computed = {
-                let jobs = jobs_spec
-                    .iter()
-                    .map(|(p, s)| {
-                        let lv = s.iter().map(|&a| levels[a]).collect();
-                        (&cube[p], s.clone(), lv)
-                    })
-                    .collect();
-                self.compute(jobs)?
-            };
-            for ((_, s), fs) in jobs_spec.into_iter().zip(computed) {
-                self.stats.cuboids += 1;
-                cube.insert(s, fs);
-            }
+            self.roll_cuboids(cube, levels, jobs_spec)?;
+        }
+        Ok(())
+    }
+
+    /// Roll each (cuboid, parent) pair's cuboid up from its parent, which
+    /// `cube` holds, at `levels`, in one batch, and add them to `cube`.
+    fn roll_cuboids(
+        &mut self,
+        cube: &mut HashMap<Vec<usize>, FreqSet>,
+        levels: &[u8],
+        todo: Vec<(Vec<usize>, Vec<usize>)>,
+    ) -> Result<()> {
+        let computed = {
+            let jobs = todo
+                .iter()
+                .map(|(x, p)| {
+                    let lv = x.iter().map(|&a| levels[a]).collect();
+                    (&cube[p], x.clone(), lv)
+                })
+                .collect();
+            self.compute(jobs)?
+        };
+        for ((x, _), fs) in todo.into_iter().zip(computed) {
+            self.stats.cuboids += 1;
+            cube.insert(x, fs);
         }
         Ok(())
     }
@@ -1029,22 +1041,8 @@ impl<'p> Searcher<'p> {
                 .filter(|(x, _)| x.len() == size)
                 .map(|(x, p)| (x.clone(), p.clone()))
                 .collect();
-            if todo.is_empty() {
-                continue;
-            }
-            let computed = {
-                let jobs = todo
-                    .iter()
-                    .map(|(x, p)| {
-                        let lv = x.iter().map(|&a| levels[a]).collect();
-                        (&cube[p], x.clone(), lv)
-                    })
-                    .collect();
-                self.compute(jobs)?
-            };
-            for ((x, _), fs) in todo.into_iter().zip(computed) {
-                self.stats.cuboids += 1;
-                cube.insert(x, fs);
+            if !todo.is_empty() {
+                self.roll_cuboids(cube, levels, todo)?;
             }
         }
         Ok(())
