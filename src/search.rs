@@ -752,10 +752,11 @@ impl<'p> Searcher<'p> {
         let t = Instant::now();
         let mut g = Graph::singletons(&heights);
         let mut graph_ms = 0.0;
-        let mut cube_ms = 0.0; // cuboids built after iteration 1
-                               // with `infer`: the anonymous nodes of every iteration (none has an
-                               // attribute at a one-value level), and whether the empty projection
-                               // (the whole table as one group) is anonymous
+        // time spent on cuboids after iteration 1 (up front or on demand)
+        let mut cube_ms = 0.0;
+        // with `infer`: the anonymous nodes of every iteration (none has an
+        // attribute at a one-value level), and whether the empty projection
+        // (the whole table as one group) is anonymous
         let mut found: Vec<(Vec<usize>, Vec<u8>)> = Vec::new();
         let mut empty_ok = false;
         let mut floor = heights.clone();
