@@ -389,7 +389,7 @@ impl Problem {
                     })
                 }
                 let start = height.min(groups);
-                let (f0_keys, f0_counts) = if layout.narrow && rows < u32::MAX as u64 {
+                let (f0_keys, f0_counts) = if narrow(layout, rows) {
                     group(&NARROW, &keys, &counts, start)
                 } else {
                     group(&AGGREGATOR, &keys, &counts, start)
@@ -577,7 +577,7 @@ impl Problem {
             }
             return self.rollup_polars(jobs);
         };
-        if self.narrow(layout) {
+        if narrow(layout, self.rows) {
             self.native_jobs(jobs, &NARROW, |_, j, agg| {
                 self.aggregate(j.0, &j.1, &j.2, agg, layout)?;
                 Ok(agg.take_set(&j.1, &j.2, &j.0.carry, layout))
@@ -588,12 +588,6 @@ impl Problem {
                 Ok(agg.take_set(&j.1, &j.2, &j.0.carry, layout))
             })
         }
-    }
-
-    /// Whether rollups can use 32-bit slots: the keys fit (`Layout::narrow`)
-    /// and so does any count (the table has fewer tuples than `u32::MAX`).
-    fn narrow(&self, layout: &Layout) -> bool {
-        layout.narrow && self.rows < u32::MAX as u64
     }
 
     /// Runs `f` on every job (with its index) and the native kernel's table of
@@ -789,7 +783,7 @@ impl Problem {
         for (from, attrs, levels) in jobs {
             self.check_target(from, attrs, levels);
         }
-        if self.narrow(layout) {
+        if narrow(layout, self.rows) {
             self.native_jobs(jobs, &NARROW, |i, j, agg| {
                 self.check_one(j, keep[i], model.k, max_suppressed, agg, layout)
             })
@@ -1048,13 +1042,20 @@ fn chunk_maps(
     Some((keep, out))
 }
 
+/// Whether a table of `rows` tuples can group in 32-bit slots: the keys fit
+/// (`Layout::narrow`) and so does any count.
+fn narrow(layout: &Layout, rows: u64) -> bool {
+    layout.narrow && rows < u32::MAX as u64
+}
+
 /// Sums counts by key (keys below `W::EMPTY`) in an open-addressing table of
 /// (key, count) slots of `W` (`u32` where the keys and counts fit: the table
-/// is half the size, ~5% less time per row on Adult with 5% suppression). One aggregator serves many rollups in turn: its slots
-/// are allocated once, each rollup uses a window of them sized at twice its
-/// input rows (a rollup never has more groups than input rows, so the window
-/// never fills past half), and the slots it filled are listed, so emptying the
-/// table for the next rollup costs its output, not the window. Measured on
+/// is half the size, ~5% less time per row on Adult with 5% suppression).
+/// One aggregator serves many rollups in turn: its slots are allocated once,
+/// each rollup uses a window of them sized at twice its input rows (a rollup
+/// never has more groups than input rows, so the window never fills past
+/// half), and the slots it filled are listed, so emptying the table for the
+/// next rollup costs its output, not the window. Measured on
 /// Adult: allocating, filling and scanning a fresh table per rollup cost more
 /// than the hashing once most rollups had small outputs.
 struct Aggregator<W: Word = u64> {
