@@ -91,7 +91,7 @@ def record(sizes: range | list[int] = SIZES) -> list[dict[str, Any]]:
                             "suppression": sup,
                             "k": k,
                             "qi_size": n,
-                            **{c: r.stats[c] for c in COUNTERS},
+                            **{c: getattr(r.stats, c) for c in COUNTERS},
                             "anonymous": len(nodes),
                             "anonymous_digest": digest([list(x) for x in nodes]),
                             "minimal_digest": digest([list(x) for x in minimal]),

@@ -99,7 +99,7 @@ def main() -> None:
                 "median_ms": round(statistics.median(times[(sup, k, n)]), 2),
                 "anonymous": result.anonymous.height if result.complete else None,
                 **{
-                    key: result.stats[key]
+                    key: getattr(result.stats, key)
                     for key in (
                         "nodes_checked",
                         "nodes_marked",
@@ -181,7 +181,7 @@ t = time.perf_counter()
 r = pa.search(pl.scan_parquet(src), qis, hs, 10, progress=False)
 search = time.perf_counter() - t
 print(json.dumps({{"distinct": n, "scan_s": scan, "search_s": search,
-                  "anonymous": r.anonymous.height, "nodes_checked": r.stats["nodes_checked"],
+                  "anonymous": r.anonymous.height, "nodes_checked": r.stats.nodes_checked,
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 

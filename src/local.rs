@@ -10,9 +10,8 @@
 //! is not yet at its leaves at once; with one attribute this is the paper's
 //! walk-through exactly.
 
-use crate::criteria::Criterion;
+use crate::check::Model;
 use crate::error::{AnonError, Result};
-use crate::freq::Model;
 use crate::hierarchy::Hierarchy;
 
 /// What `localpk` returns: per attribute, per row, the level and the code at
@@ -45,7 +44,7 @@ impl Tuples<'_> {
         if (members.len() as u64) < model.k {
             return false;
         }
-        model.criteria.iter().all(|c: &Criterion| {
+        model.criteria.iter().all(|c| {
             let col = &self.sensitive[c.attr()];
             let mut values: Vec<u32> = members.iter().map(|&r| col[r as usize]).collect();
             values.sort_unstable();
@@ -208,13 +207,9 @@ mod tests {
         let category = vec![0, 3, 3, 0];
         let model = Model {
             k: 2,
-            criteria: vec![Criterion::PAlphaSensitive {
-                p: 2,
-                alpha: 1.0,
-                attr: 0,
-                category,
-                categories: 4,
-            }],
+            criteria: vec![std::sync::Arc::new(
+                crate::criteria::PAlphaSensitive::new(2, 1.0, 0, category, 4).unwrap(),
+            )],
         };
         let hs = [zip];
         let qi = [vec![0, 0, 0, 1]];

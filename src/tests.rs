@@ -7,10 +7,110 @@ use std::path::PathBuf;
 
 use polars::prelude::*;
 
-use crate::freq::{Engine, GroupStats, Model, Problem};
+use crate::check::{Checker, GroupStats, Model};
+use crate::error::Result;
+use crate::freq::{Engine, FreqSet, Problem, RollupJob, COUNT};
 use crate::hierarchy::Hierarchy;
 use crate::lattice::{Lattice, Node};
-use crate::search::{Algorithm, Config, Searcher, Variant};
+use crate::search::{BottomUp, Config, Incognito, MinGen, Samarati, Searcher, Variant};
+
+/// The searches by name, for tables of cases.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Algorithm {
+    Incognito(Variant),
+    BottomUp { rollup: bool },
+    MinGen,
+    Samarati,
+}
+
+impl Algorithm {
+    fn boxed(self) -> Box<dyn crate::search::Algorithm> {
+        match self {
+            Algorithm::Incognito(v) => Box::new(Incognito(v)),
+            Algorithm::BottomUp { rollup } => Box::new(BottomUp { rollup }),
+            Algorithm::MinGen => Box::new(MinGen),
+            Algorithm::Samarati => Box::new(Samarati),
+        }
+    }
+}
+
+fn node_stats(p: &Problem, node: &[u8], model: &Model, engine: Engine) -> Result<GroupStats> {
+    Checker::new(p, model.clone(), engine)?.node_stats(node)
+}
+
+fn rollup(
+    p: &Problem,
+    from: &FreqSet,
+    attrs: &[usize],
+    levels: &[u8],
+    engine: Engine,
+) -> Result<FreqSet> {
+    p.rollup(
+        RollupJob::new(from, attrs.to_vec(), levels.to_vec()),
+        engine,
+    )
+}
+
+/// F0 from a frame of raw values by a Polars group-by (the quasi-identifiers
+/// cast to strings), then each distinct value encoded through its hierarchy;
+/// a missing hierarchy means "no generalization" (height 0). The package does
+/// this in Python; the core's tests do it here.
+fn from_frame(
+    data: LazyFrame,
+    names: &[&str],
+    hierarchies: Vec<Option<Hierarchy>>,
+    sensitive: &[&str],
+) -> Result<Problem> {
+    let all: Vec<&str> = names.iter().chain(sensitive).copied().collect();
+    let keys: Vec<Expr> = all.iter().map(|&n| col(n).cast(DataType::String)).collect();
+    let grouped = data
+        .select(keys)
+        .group_by(all.iter().map(|&n| col(n)).collect::<Vec<_>>())
+        .agg([len().alias(COUNT)])
+        .collect()?;
+    let mut codes = Vec::with_capacity(names.len());
+    let mut hs = Vec::with_capacity(names.len());
+    for (name, h) in names.iter().zip(hierarchies) {
+        let values: Vec<Option<&str>> = grouped.column(name)?.str()?.iter().collect();
+        let h = match h {
+            Some(h) => h,
+            None => Hierarchy::identity(&distinct(&values))?,
+        };
+        codes.push(h.encode(name, &values)?);
+        hs.push(h);
+    }
+    let mut sens = Vec::with_capacity(sensitive.len());
+    for name in sensitive {
+        let values: Vec<Option<&str>> = grouped.column(name)?.str()?.iter().collect();
+        let domain = distinct(&values);
+        let h = Hierarchy::identity(&domain)?;
+        sens.push((
+            name.to_string(),
+            h.leaves().to_vec(),
+            h.encode(name, &values)?,
+        ));
+    }
+    let counts: Vec<u64> = grouped
+        .column(COUNT)?
+        .cast(&DataType::UInt64)?
+        .u64()?
+        .into_no_null_iter()
+        .collect();
+    Problem::with_sensitive(
+        names.iter().map(|s| s.to_string()).collect(),
+        hs,
+        codes,
+        sens,
+        counts,
+    )
+}
+
+fn distinct<'a>(values: &[Option<&'a str>]) -> Vec<&'a str> {
+    let mut d: Vec<&str> = values.iter().flatten().copied().collect();
+    d.sort_unstable();
+    d.dedup();
+    d
+}
 
 fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/polars_anon/data")
@@ -91,7 +191,7 @@ impl Fixture {
             .iter()
             .map(|q| Some(self.hierarchies[*q].clone()))
             .collect();
-        Problem::from_frame(self.frame().lazy(), qis, hs, &[]).unwrap()
+        from_frame(self.frame().lazy(), qis, hs, &[]).unwrap()
     }
     /// Brute force: the frequency set of `node`, by labels, from the raw rows.
     fn brute_counts(&self, qis: &[&str], node: &[u8]) -> BTreeMap<Vec<String>, u64> {
@@ -175,7 +275,7 @@ fn search_with(
         },
     )
     .unwrap()
-    .run(alg)
+    .run(&*alg.boxed())
     .unwrap()
 }
 
@@ -193,7 +293,7 @@ fn patients_statements_of_the_paper() {
     let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
     let p = f.problem(&["Sex", "Zipcode"]);
     let anon = |node: &[u8]| {
-        p.node_stats(node, &Model::k(2), Engine::Auto)
+        node_stats(&p, node, &Model::k(2), Engine::Auto)
             .unwrap()
             .suppressed
             == 0
@@ -204,7 +304,7 @@ fn patients_statements_of_the_paper() {
     for q in ["Birthdate", "Sex", "Zipcode"] {
         let p1 = f.problem(&[q]);
         assert_eq!(
-            p1.node_stats(&[0], &Model::k(2), Engine::Polars)
+            node_stats(&p1, &[0], &Model::k(2), Engine::Polars)
                 .unwrap()
                 .suppressed,
             0,
@@ -290,7 +390,7 @@ fn survey_race_zip_with_suppression() {
     // each suppresses exactly two tuples; <R0, Z0> would need six
     for (node, sup) in [(vec![1u8, 0], 2), (vec![0, 1], 2), (vec![0, 0], 6)] {
         assert_eq!(
-            p.node_stats(&node, &Model::k(2), Engine::Auto)
+            node_stats(&p, &node, &Model::k(2), Engine::Auto)
                 .unwrap()
                 .suppressed,
             sup
@@ -312,19 +412,19 @@ fn rollup_equals_rescan_on_adult_for_both_engines() {
             (vec![0, 2, 1, 0], vec![4, 3, 2, 2]),
             (vec![3, 0, 0, 1], vec![3, 1, 0, 2]),
         ] {
-            let fa = p.rollup(&p.base, &all, &a, engine).unwrap();
+            let fa = rollup(&p, &p.base, &all, &a, engine).unwrap();
             assert_eq!(
                 labelled(&p, &fa),
                 f.brute_counts(&qis, &a),
                 "{engine:?} {a:?}"
             );
-            let fb = p.rollup(&fa, &all, &b, engine).unwrap();
+            let fb = rollup(&p, &fa, &all, &b, engine).unwrap();
             assert_eq!(
                 labelled(&p, &fb),
                 f.brute_counts(&qis, &b),
                 "{engine:?} {b:?}"
             );
-            let proj = p.rollup(&fa, &[0, 2], &[b[0], b[2]], engine).unwrap();
+            let proj = rollup(&p, &fa, &[0, 2], &[b[0], b[2]], engine).unwrap();
             assert_eq!(
                 labelled(&p, &proj),
                 f.brute_counts(&["age", "marital-status"], &[b[0], b[2]]),
@@ -332,12 +432,8 @@ fn rollup_equals_rescan_on_adult_for_both_engines() {
         }
     }
     // the two engines give the same rows
-    let x = p
-        .rollup(&p.base, &all, &[1, 1, 1, 1], Engine::Polars)
-        .unwrap();
-    let y = p
-        .rollup(&p.base, &all, &[1, 1, 1, 1], Engine::Native)
-        .unwrap();
+    let x = rollup(&p, &p.base, &all, &[1, 1, 1, 1], Engine::Polars).unwrap();
+    let y = rollup(&p, &p.base, &all, &[1, 1, 1, 1], Engine::Native).unwrap();
     assert_eq!(x.sorted_rows().unwrap(), y.sorted_rows().unwrap());
 }
 
@@ -572,7 +668,7 @@ fn one_value_levels_below_the_top_and_at_the_leaves() {
 fn errors_name_the_column_and_values() {
     let f = Fixture::load("patients", "patients.csv", &["Birthdate", "Sex", "Zipcode"]);
     let df = df!("Zipcode" => ["53715", "99999", "00000"]).unwrap();
-    let e = Problem::from_frame(
+    let e = from_frame(
         df.lazy(),
         &["Zipcode"],
         vec![Some(f.hierarchies["Zipcode"].clone())],
@@ -604,7 +700,11 @@ fn errors_name_the_column_and_values() {
 
 mod sensitive {
     use super::*;
-    use crate::criteria::Criterion;
+    use crate::criteria::{
+        CriterionRef, DistinctL, EntropyL, PAlphaSensitive, PPlusSensitive, PSensitive,
+        RecursiveCL, TCloseness,
+    };
+    use std::sync::Arc;
 
     const CATEGORIES: [(&str, u32); 8] = [
         ("HIV", 0),
@@ -635,7 +735,7 @@ mod sensitive {
             ],
         )
         .unwrap();
-        Problem::from_frame(
+        from_frame(
             df.lazy(),
             &["Age", "Country", "Zip"],
             vec![None, None, None],
@@ -652,12 +752,12 @@ mod sensitive {
             .collect()
     }
 
-    fn passes(p: &Problem, k: u64, c: Criterion) -> bool {
+    fn passes(p: &Problem, k: u64, c: CriterionRef) -> bool {
         let m = Model {
             k,
             criteria: vec![c],
         };
-        p.node_stats(&[0, 0, 0], &m, Engine::Auto)
+        node_stats(p, &[0, 0, 0], &m, Engine::Auto)
             .unwrap()
             .suppressed
             == 0
@@ -709,18 +809,12 @@ mod sensitive {
     #[test]
     fn sun_tables_5_6_7() {
         let (t5, t6, t7) = (table(&T5), table(&T6), table(&T7));
-        let ps = |p| Criterion::PSensitive { p, attr: 0 };
-        let pplus = |t: &Problem, p| Criterion::PPlusSensitive {
-            p,
-            attr: 0,
-            category: category(t),
+        let ps = |p| -> CriterionRef { Arc::new(PSensitive::new(p, 0).unwrap()) };
+        let pplus = |t: &Problem, p| -> CriterionRef {
+            Arc::new(PPlusSensitive::new(p, 0, category(t)).unwrap())
         };
-        let palpha = |t: &Problem, p, alpha| Criterion::PAlphaSensitive {
-            p,
-            alpha,
-            attr: 0,
-            category: category(t),
-            categories: 4,
+        let palpha = |t: &Problem, p, alpha| -> CriterionRef {
+            Arc::new(PAlphaSensitive::new(p, alpha, 0, category(t), 4).unwrap())
         };
         // Table 5 is 2-sensitive 4-anonymous, but not 3-sensitive, not 2+-sensitive
         assert!(passes(&t5, 4, ps(2)));
@@ -738,7 +832,8 @@ mod sensitive {
             criteria: vec![pplus(&t5, 2)],
         };
         // both American groups hold a single category (One; Four)
-        assert_eq!(t5.suppressed_groups(&[0, 0, 0], &m).unwrap().len(), 2);
+        let checker = Checker::new(&t5, m, Engine::Auto).unwrap();
+        assert_eq!(checker.suppressed_groups(&[0, 0, 0]).unwrap().len(), 2);
     }
 
     #[test]
@@ -749,29 +844,21 @@ mod sensitive {
             .iter()
             .map(|q| Some(f.hierarchies[*q].clone()))
             .collect();
-        let p = Problem::from_frame(f.frame().lazy(), &qis, hs, &["occupation"]).unwrap();
+        let p = from_frame(f.frame().lazy(), &qis, hs, &["occupation"]).unwrap();
         for (criterion, sup) in [
-            (Criterion::PSensitive { p: 3, attr: 0 }, 100),
-            (Criterion::DistinctL { l: 5, attr: 0 }, 0),
-            (Criterion::EntropyL { l: 3.0, attr: 0 }, 0),
             (
-                Criterion::RecursiveCL {
-                    c: 3.0,
-                    l: 3,
-                    attr: 0,
-                },
-                0,
+                Arc::new(PSensitive::new(3, 0).unwrap()) as CriterionRef,
+                100,
             ),
+            (Arc::new(DistinctL::new(5, 0).unwrap()), 0),
+            (Arc::new(EntropyL::new(3.0, 0).unwrap()), 0),
+            (Arc::new(RecursiveCL::new(3.0, 3, 0).unwrap()), 0),
             (
-                Criterion::TCloseness {
-                    t: 0.2,
-                    attr: 0,
-                    distance: crate::criteria::Distance::Equal,
-                },
+                Arc::new(TCloseness::new(0.2, 0, crate::criteria::Distance::Equal).unwrap()),
                 0,
             ),
         ] {
-            let run = |alg| {
+            let run = |alg: Algorithm| {
                 Searcher::new(
                     &p,
                     Config {
@@ -784,7 +871,7 @@ mod sensitive {
                     },
                 )
                 .unwrap()
-                .run(alg)
+                .run(&*alg.boxed())
                 .unwrap()
                 .anonymous
             };
@@ -831,8 +918,7 @@ fn wide_domains_fall_back_to_polars_plans() {
         .collect();
     let df = DataFrame::new(rows.len(), cols).unwrap();
     let qis: Vec<&str> = names.iter().map(String::as_str).collect();
-    let p =
-        Problem::from_frame(df.lazy(), &qis, hs.iter().cloned().map(Some).collect(), &[]).unwrap();
+    let p = from_frame(df.lazy(), &qis, hs.iter().cloned().map(Some).collect(), &[]).unwrap();
     assert!(p.layout.is_none());
     let fixture = Fixture {
         header: names.clone(),

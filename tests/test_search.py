@@ -119,12 +119,12 @@ def test_patients_figures_and_survey_example() -> None:
     # the same answer without building candidates with Birthdate or Sex at their top
     inferred = pa.incognito(lf, qis, hs, k=2, variant="basic", trace=True)
     assert nodes(inferred.anonymous, qis) == nodes(r.anonymous, qis)
-    assert len(inferred.trace) == 2 and inferred.stats["nodes_projected"] == 5
-    assert inferred.stats["nodes_checked"] < r.stats["nodes_checked"]
+    assert len(inferred.trace) == 2 and inferred.stats.nodes_projected == 5
+    assert inferred.stats.nodes_checked < r.stats.nodes_checked
     three = r.trace[2]
-    roots = sorted(tuple(v) for v, root in zip(three["levels"], three["root"], strict=True) if root)
+    roots = sorted(tuple(v) for v, root in zip(three.levels, three.root, strict=True) if root)
     assert roots == [(0, 1, 2), (1, 0, 2), (1, 1, 0)]
-    assert sorted(map(tuple, three["levels"])) == [
+    assert sorted(map(tuple, three.levels)) == [
         (0, 1, 2),
         (1, 0, 2),
         (1, 1, 0),
@@ -144,13 +144,13 @@ def test_statistics_follow_the_paper(adult: tuple[pl.DataFrame, dict[str, pa.Hie
     roots = pa.incognito(df, qis, hs, 2, variant="super_roots").stats
     cube = pa.incognito(df, qis, hs, 2, variant="cube").stats
     bu = pa.search(df, qis, hs, 2, algorithm="bottom_up", variant="no_rollup").stats
-    assert basic["nodes_checked"] == roots["nodes_checked"] == cube["nodes_checked"]
+    assert basic.nodes_checked == roots.nodes_checked == cube.nodes_checked
     # candidates with sex (or race) at "*" are their projections: not checked
-    assert basic["nodes_projected"] == cube["nodes_projected"] > 0
-    assert cube["table_scans"] == 1 and 5 < cube["cuboids"] <= 2**5 - 1
-    assert roots["table_scans"] < basic["table_scans"]
-    assert bu["table_scans"] == bu["nodes_checked"] > basic["nodes_checked"]
-    assert set(cube["phase_ms"]) >= {"cube", "search", "total"}
+    assert basic.nodes_projected == cube.nodes_projected > 0
+    assert cube.table_scans == 1 and 5 < cube.cuboids <= 2**5 - 1
+    assert roots.table_scans < basic.table_scans
+    assert bu.table_scans == bu.nodes_checked > basic.nodes_checked
+    assert set(cube.phase_ms) >= {"cube", "search", "total"}
 
 
 def test_search_errors() -> None:

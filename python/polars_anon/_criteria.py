@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from polars_anon._core import ConfigError, Hierarchy
+from polars_anon._core import ConfigError, CoreCriterion, Hierarchy
 
 Categories = Sequence[Sequence[str]] | tuple[Hierarchy, int]
 
@@ -49,22 +49,26 @@ class Criterion:
 
     attribute: str
 
-    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         """The core's form, given each sensitive attribute's values (in code order)."""
         raise NotImplementedError
 
-    def _base(self, values_of: dict[str, list[str]], kind: str) -> dict[str, Any]:
-        return {"kind": kind, "attr": list(values_of).index(self.attribute)}
+    def _attr(self, values_of: dict[str, list[str]]) -> int:
+        return list(values_of).index(self.attribute)
+
+    def _validate(self) -> None:
+        """Check the parameters now (the core names the one out of range)."""
+        self.core({self.attribute: []})
 
     @property
     def monotone(self) -> bool:
         """Merging groups never breaks it (when nothing is suppressed)."""
-        return True
+        return self.core({self.attribute: []}).monotone
 
     @property
     def monotone_with_suppression(self) -> bool:
         """Still monotone when the groups that fail are suppressed."""
-        return True
+        return self.core({self.attribute: []}).monotone_with_suppression
 
 
 @dataclass(frozen=True)
@@ -76,9 +80,10 @@ class PSensitive(Criterion):
     def __init__(self, p: int, attribute: str) -> None:
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "attribute", attribute)
+        self._validate()
 
-    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
-        return {**self._base(values_of, "p_sensitive"), "p": self.p}
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        return CoreCriterion.p_sensitive(self.p, self._attr(values_of))
 
 
 @dataclass(frozen=True)
@@ -96,11 +101,12 @@ class PPlusSensitive(Criterion):
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "categories", categories)
+        self._validate()
 
-    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         values = values_of[self.attribute]
         codes, _ = _category_codes("PPlusSensitive", self.attribute, values, self.categories)
-        return {**self._base(values_of, "p_plus_sensitive"), "p": self.p, "category": codes}
+        return CoreCriterion.p_plus_sensitive(self.p, self._attr(values_of), codes)
 
 
 @dataclass(frozen=True)
@@ -118,17 +124,12 @@ class PAlphaSensitive(Criterion):
         object.__setattr__(self, "alpha", float(alpha))
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "categories", categories)
+        self._validate()
 
-    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         values = values_of[self.attribute]
         codes, m = _category_codes("PAlphaSensitive", self.attribute, values, self.categories)
-        return {
-            **self._base(values_of, "p_alpha_sensitive"),
-            "p": self.p,
-            "alpha": self.alpha,
-            "category": codes,
-            "categories": m,
-        }
+        return CoreCriterion.p_alpha_sensitive(self.p, self.alpha, self._attr(values_of), codes, m)
 
 
 @dataclass(frozen=True)
@@ -140,9 +141,10 @@ class DistinctLDiversity(Criterion):
     def __init__(self, l: int, attribute: str) -> None:  # noqa: E741
         object.__setattr__(self, "l", l)
         object.__setattr__(self, "attribute", attribute)
+        self._validate()
 
-    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
-        return {**self._base(values_of, "distinct_l"), "l": self.l}
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        return CoreCriterion.distinct_l(self.l, self._attr(values_of))
 
 
 @dataclass(frozen=True)
@@ -154,13 +156,10 @@ class EntropyLDiversity(Criterion):
     def __init__(self, l: float, attribute: str) -> None:  # noqa: E741
         object.__setattr__(self, "l", float(l))
         object.__setattr__(self, "attribute", attribute)
+        self._validate()
 
-    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
-        return {**self._base(values_of, "entropy_l"), "l": self.l}
-
-    @property
-    def monotone_with_suppression(self) -> bool:
-        return False
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        return CoreCriterion.entropy_l(self.l, self._attr(values_of))
 
 
 @dataclass(frozen=True)
@@ -175,13 +174,10 @@ class RecursiveCLDiversity(Criterion):
         object.__setattr__(self, "c", float(c))
         object.__setattr__(self, "l", l)
         object.__setattr__(self, "attribute", attribute)
+        self._validate()
 
-    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
-        return {**self._base(values_of, "recursive_cl"), "c": self.c, "l": self.l}
-
-    @property
-    def monotone_with_suppression(self) -> bool:
-        return False
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        return CoreCriterion.recursive_cl(self.c, self.l, self._attr(values_of))
 
 
 @dataclass(frozen=True)
@@ -213,10 +209,11 @@ class TCloseness(Criterion):
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "distance", distance)
         object.__setattr__(self, "hierarchy", hierarchy)
+        self._validate()
 
-    def spec(self, values_of: dict[str, list[str]]) -> dict[str, Any]:
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         values = values_of[self.attribute]
-        out = {**self._base(values_of, "t_closeness"), "t": self.t, "distance": self.distance}
+        attr = self._attr(values_of)
         if self.distance == "ordered":
             try:
                 keys: list[Any] = [float(v) for v in values]
@@ -226,8 +223,8 @@ class TCloseness(Criterion):
             rank = [0] * len(values)
             for r, i in enumerate(order):
                 rank[i] = r
-            out["rank"] = rank
-        elif self.distance == "hierarchical":
+            return CoreCriterion.t_closeness_ordered(self.t, attr, rank)
+        if self.distance == "hierarchical":
             h = self.hierarchy
             assert h is not None
             leaf_index = {v: i for i, v in enumerate(h.leaves)}
@@ -237,7 +234,6 @@ class TCloseness(Criterion):
                     f"TCloseness: value(s) of '{self.attribute}' missing from its hierarchy: "
                     f"{missing[:10]}"
                 )
-            out["leaf_of"] = [leaf_index[v] for v in values]
             parents = []
             for lvl in range(h.height):
                 low, high = h.leaf_labels(lvl), h.leaf_labels(lvl + 1)
@@ -247,19 +243,17 @@ class TCloseness(Criterion):
                 for a, b in zip(low, high, strict=True):
                     up[lo_index[a]] = hi_index[b]
                 parents.append(up)
-            out["parents"] = parents
-            out["height"] = h.height
-        return out
-
-    @property
-    def monotone_with_suppression(self) -> bool:
-        return False
+            leaf_of = [leaf_index[v] for v in values]
+            return CoreCriterion.t_closeness_hierarchical(self.t, attr, leaf_of, parents, h.height)
+        return CoreCriterion.t_closeness_equal(self.t, attr)
 
 
 def specs(
     criteria: Sequence[Criterion] | None, values_of: dict[str, list[str]]
-) -> list[dict[str, Any]]:
-    return [c.spec(values_of) for c in (criteria or [])]
+) -> list[CoreCriterion]:
+    """The core's form of each criterion, for a table whose sensitive
+    attributes have these values."""
+    return [c.core(values_of) for c in (criteria or [])]
 
 
 def sensitive_of(criteria: Sequence[Criterion] | None) -> list[str]:

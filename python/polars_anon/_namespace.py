@@ -1,4 +1,5 @@
-"""The ``anon`` namespaces: thin wrappers over the typed functions."""
+"""The ``anon`` namespaces: thin wrappers over the typed functions, with the
+same parameters (a test compares the signatures)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import polars as pl
 from polars_anon import _api
 from polars_anon._criteria import Criterion
 from polars_anon._frames import Hierarchies, Levels
+from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._results import CheckReport, SearchResult
 
 
@@ -27,7 +29,13 @@ class _Anon:
     ) -> CheckReport:
         """See `polars_anon.check`."""
         return _api.check(
-            self._frame, quasi_identifiers, k, hierarchies, levels, max_suppression, criteria
+            self._frame,
+            quasi_identifiers,
+            k,
+            hierarchies=hierarchies,
+            levels=levels,
+            max_suppression=max_suppression,
+            criteria=criteria,
         )
 
     def generalize(
@@ -36,11 +44,18 @@ class _Anon:
         levels: Levels,
         k: int | None = None,
         max_suppression: int | float = 0,
+        quasi_identifiers: Sequence[str] | None = None,
         criteria: Sequence[Criterion] | None = None,
     ) -> pl.LazyFrame:
         """See `polars_anon.generalize`."""
         return _api.generalize(
-            self._frame, hierarchies, levels, k, max_suppression, criteria=criteria
+            self._frame,
+            hierarchies,
+            levels,
+            k=k,
+            max_suppression=max_suppression,
+            quasi_identifiers=quasi_identifiers,
+            criteria=criteria,
         )
 
     def search(
@@ -53,7 +68,9 @@ class _Anon:
         variant: str | None = None,
         engine: str = "auto",
         trace: bool = False,
+        progress: bool = True,
         criteria: Sequence[Criterion] | None = None,
+        infer_projections: bool = True,
     ) -> SearchResult:
         """See `polars_anon.search`."""
         return _api.search(
@@ -61,12 +78,14 @@ class _Anon:
             quasi_identifiers,
             hierarchies,
             k,
-            max_suppression,
-            algorithm,
-            variant,
-            engine,
-            trace,
+            max_suppression=max_suppression,
+            algorithm=algorithm,
+            variant=variant,
+            engine=engine,
+            trace=trace,
+            progress=progress,
             criteria=criteria,
+            infer_projections=infer_projections,
         )
 
     def incognito(
@@ -76,7 +95,10 @@ class _Anon:
         k: int,
         max_suppression: int | float = 0,
         variant: str = "cube",
+        trace: bool = False,
         criteria: Sequence[Criterion] | None = None,
+        progress: bool = True,
+        infer_projections: bool = True,
     ) -> SearchResult:
         """See `polars_anon.incognito`."""
         return _api.incognito(
@@ -84,10 +106,23 @@ class _Anon:
             quasi_identifiers,
             hierarchies,
             k,
-            max_suppression,
-            variant,
+            max_suppression=max_suppression,
+            variant=variant,
+            trace=trace,
             criteria=criteria,
+            progress=progress,
+            infer_projections=infer_projections,
         )
+
+    def local_recoding(
+        self,
+        quasi_identifiers: Sequence[str],
+        hierarchies: Hierarchies,
+        k: int,
+        criteria: Sequence[Criterion] | None = None,
+    ) -> LocalRecoding:
+        """See `polars_anon.local_recoding`."""
+        return local_recoding(self._frame, quasi_identifiers, hierarchies, k, criteria=criteria)
 
 
 @pl.api.register_dataframe_namespace("anon")
@@ -100,9 +135,18 @@ class AnonFrame(_Anon):
         levels: Levels,
         k: int | None = None,
         max_suppression: int | float = 0,
+        quasi_identifiers: Sequence[str] | None = None,
+        criteria: Sequence[Criterion] | None = None,
     ) -> pl.DataFrame:
         """`generalize`, collected."""
-        return self.generalize(hierarchies, levels, k, max_suppression).collect()
+        return self.generalize(
+            hierarchies,
+            levels,
+            k=k,
+            max_suppression=max_suppression,
+            quasi_identifiers=quasi_identifiers,
+            criteria=criteria,
+        ).collect()
 
 
 @pl.api.register_lazyframe_namespace("anon")

@@ -9,8 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError, NotAnonymousError
+from polars_anon._core import (
+    ConfigError,
+    IterationTrace,
+    NotAnonymousError,
+    SearchOutcome,
+    SearchStats,
+)
 from polars_anon._criteria import Criterion, specs
+from polars_anon._frames import prepare
+from polars_anon._release import generalize_prepared
 
 if TYPE_CHECKING:
     from polars_anon._frames import Prepared
@@ -121,7 +129,7 @@ class SearchResult:
     def __init__(
         self,
         prep: Prepared,
-        raw: dict[str, Any],
+        raw: SearchOutcome,
         algorithm: str,
         variant: str | None,
         k: int,
@@ -130,17 +138,17 @@ class SearchResult:
     ) -> None:
         self._prep = prep
         self.criteria: list[Criterion] = list(criteria or [])
-        self._nodes: list[list[int]] = raw["anonymous"]
-        self._minimal_nodes: list[list[int]] = raw["minimal"]
+        self._nodes: list[list[int]] = raw.anonymous
+        self._minimal_nodes: list[list[int]] = raw.minimal
         self._anonymous: pl.DataFrame | None = None
         self.algorithm = algorithm
         self.variant = variant
         self.k = k
         self.max_suppression = max_suppression
-        self.complete: bool = raw["complete"]
-        self.stats: dict[str, Any] = raw["stats"]
-        self.trace: list[dict[str, Any]] = raw["trace"]
-        self.rejected: list[list[int]] = raw["rejected"]
+        self.complete: bool = raw.complete
+        self.stats: SearchStats = raw.stats
+        self.trace: list[IterationTrace] = raw.trace
+        self.rejected: list[list[int]] = raw.rejected
         self.quasi_identifiers = list(prep.quasi_identifiers)
 
     @property
@@ -152,17 +160,14 @@ class SearchResult:
                 q: pl.Series(q, [n[i] for n in self._nodes], dtype=pl.Int32)
                 for i, q in enumerate(qis)
             }
-            metrics = self._prep.problem.evaluate_many(
+            table = self._prep.problem.evaluate_many(
                 self._nodes, self.k, specs(self.criteria, self._prep.sensitive_values)
             )
             frame = pl.DataFrame(cols).with_columns(
-                pl.Series("height", metrics["height"], dtype=pl.Int32),
-                pl.Series("suppressed", metrics["suppressed"], dtype=pl.UInt64),
-                pl.Series("groups", metrics["groups"], dtype=pl.UInt64),
-                pl.Series("precision", metrics["precision"], dtype=pl.Float64),
-                pl.Series("discernibility", metrics["discernibility"], dtype=pl.Float64),
-                pl.Series("cavg", metrics["cavg"], dtype=pl.Float64),
-                pl.Series("distortion", metrics["distortion"], dtype=pl.Float64),
+                *[
+                    pl.Series(name, values, dtype=getattr(pl, dtype))
+                    for name, dtype, values in table.columns()
+                ],
                 pl.Series("minimal", [tuple(n) in minimal for n in self._nodes], dtype=pl.Boolean),
             )
             object.__setattr__(self, "_anonymous", frame)
@@ -257,13 +262,9 @@ class SearchResult:
         criterion: str = "min_height",
     ) -> pl.LazyFrame:
         """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``)."""
-        from polars_anon._api import generalize_prepared
-
         chosen = dict(levels) if levels is not None else self.best(criterion)
         prep = self._prep
         if data is not None:
-            from polars_anon._frames import prepare
-
             prep = prepare(
                 data,
                 self.quasi_identifiers,
@@ -294,10 +295,10 @@ class SearchResult:
             ),
             (
                 "nodes checked / marked / projected",
-                f"{s['nodes_checked']} / {s['nodes_marked']} / {s.get('nodes_projected', 0)}",
+                f"{s.nodes_checked} / {s.nodes_marked} / {s.nodes_projected}",
             ),
-            ("table scans", s["table_scans"]),
-            ("time (ms)", round(s["phase_ms"].get("total", 0.0), 1)),
+            ("table scans", s.table_scans),
+            ("time (ms)", round(s.phase_ms.get("total", 0.0), 1)),
         ]
 
     def __repr__(self) -> str:

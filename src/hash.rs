@@ -1,5 +1,20 @@
-//! Fast hashing for short keys: level vectors in graph generation, leaf
-//! labels when encoding a column (std's SipHash cost more than the lookups).
+//! Hashing for short keys: one mixing function for the open-addressed tables
+//! (leaf labels, string views, rollup slots), and a hasher for std's maps of
+//! level vectors in graph generation (std's SipHash cost more than the lookups).
+
+/// Multiplies by 2^64 / phi (Fibonacci hashing): the top bits of the product
+/// depend on every bit of `v`, so a table of 2^b slots takes the top b bits.
+/// Callers fold wider keys into `v` first.
+#[inline(always)]
+pub fn mix(v: u64) -> u64 {
+    v.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The slot of `v` in a table of `2^bits` slots: the top bits of `mix(v)`.
+#[inline(always)]
+pub fn slot(v: u64, bits: u32) -> usize {
+    (mix(v) >> (64 - bits)) as usize
+}
 
 /// A multiply-rotate hasher (not DoS-resistant; keys here come from the
 /// user's own data and hierarchies).

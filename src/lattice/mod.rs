@@ -1,5 +1,13 @@
 //! The solution space: full-domain generalizations as vectors of levels, one per
 //! quasi-identifier, with a packed integer id (mixed radix over `height + 1`).
+//! Incognito's graphs over subsets of the attributes are in [`graph`], and the
+//! join, prune and edge steps that make the next one in [`generate`].
+
+pub mod generate;
+pub mod graph;
+
+pub use generate::generate_graph;
+pub use graph::Graph;
 
 #[derive(Clone, Debug)]
 pub struct Lattice {

@@ -1,0 +1,80 @@
+//! Privacy models on sensitive attributes, checked per QI-group on top of k.
+//!
+//! Each criterion sees, for one group, the histogram of one sensitive attribute
+//! (value code -> tuples). A group smaller than k, or failing any criterion, is
+//! suppressed; a node is anonymous when the suppressed tuples are within the limit.
+//!
+//! Monotonicity (what lets Incognito prune and mark): merging groups never breaks
+//! any of these criteria when nothing is suppressed (LeFevre et al.'s
+//! generalization property; Machanavajjhala et al. for entropy and recursive
+//! l-diversity; Li et al. for t-closeness with EMD). With suppression, the
+//! "at least p distinct" family (p-sensitive, p+-sensitive, (p, alpha)-sensitive,
+//! distinct l-diversity) stays monotone: a merged group passes as soon as one of
+//! its parts passed. Entropy and recursive l-diversity and t-closeness do not:
+//! a failing part can drag a passing one below the bar, so with suppression only
+//! an exhaustive search is exact for them.
+
+use std::sync::Arc;
+
+use crate::error::{AnonError, Result};
+
+mod l_diversity;
+mod p_sensitive;
+mod t_closeness;
+
+pub use l_diversity::{DistinctL, EntropyL, RecursiveCL};
+pub use p_sensitive::{PAlphaSensitive, PPlusSensitive, PSensitive};
+pub use t_closeness::{emd, Distance, TCloseness};
+
+/// A requirement on the sensitive values of every QI group, on top of k.
+pub trait Criterion: std::fmt::Debug + Send + Sync {
+    /// The name users know it by (the Python class).
+    fn name(&self) -> &'static str;
+
+    /// The sensitive attribute it reads (index among the problem's sensitive
+    /// attributes).
+    fn attr(&self) -> usize;
+
+    /// Does a group with this histogram (value code -> tuples, non-zero
+    /// entries) pass? `global` is the table's distribution of the attribute.
+    fn holds(&self, hist: &[(u32, u64)], global: &[f64]) -> bool;
+
+    /// A group made by merging groups that pass passes too, when nothing is
+    /// suppressed: what lets a search mark generalizations of an anonymous
+    /// node and prune specializations of a failing one.
+    fn monotone(&self) -> bool;
+
+    /// Still monotone when the groups that fail it are suppressed (see the
+    /// module docs).
+    fn monotone_with_suppression(&self) -> bool;
+}
+
+/// Criteria are shared by the model, the checker and the searches' threads.
+pub type CriterionRef = Arc<dyn Criterion>;
+
+/// Every criterion reads a sensitive attribute the problem has.
+pub fn validate(criteria: &[CriterionRef], n_sensitive: usize) -> Result<()> {
+    for c in criteria {
+        if c.attr() >= n_sensitive {
+            return Err(AnonError::Config(format!(
+                "{} refers to sensitive attribute #{} but only {} are known",
+                c.name(),
+                c.attr(),
+                n_sensitive
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// An error for a parameter outside its range, naming both.
+pub(crate) fn bad_parameter(
+    criterion: &str,
+    name: &str,
+    value: impl std::fmt::Display,
+    valid: &str,
+) -> AnonError {
+    AnonError::Config(format!(
+        "{criterion}: {name} = {value} is out of range; {name} must be {valid}"
+    ))
+}

@@ -1,0 +1,71 @@
+//! Hierarchies in and out: ARX's CSV layout (no header, one row per leaf value,
+//! one column per level, most general last) and a JSON form that round-trips.
+
+use serde::{Deserialize, Serialize};
+
+use super::Hierarchy;
+use crate::error::{AnonError, Result};
+
+#[derive(Serialize, Deserialize)]
+struct HierarchyJson {
+    format: String,
+    rows: Vec<Vec<String>>,
+}
+
+const JSON_FORMAT: &str = "polars-anon/hierarchy-v1";
+
+impl Hierarchy {
+    /// Parse ARX's CSV layout: no header, one row per leaf, `sep` between levels.
+    pub fn from_csv_str(text: &str, sep: u8, source: &str) -> Result<Self> {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .delimiter(sep)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let mut rows = Vec::new();
+        for (i, record) in reader.records().enumerate() {
+            let record = record
+                .map_err(|e| AnonError::Hierarchy(format!("{source}: line {}: {e}", i + 1)))?;
+            if record.iter().all(|f| f.trim().is_empty()) {
+                continue;
+            }
+            rows.push(record.iter().map(|f| f.to_string()).collect());
+        }
+        Self::from_rows(rows, source)
+    }
+
+    pub fn from_csv_path(path: &std::path::Path, sep: u8) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| AnonError::Hierarchy(format!("{}: cannot read: {e}", path.display())))?;
+        Self::from_csv_str(&text, sep, &path.display().to_string())
+    }
+
+    pub fn to_csv_string(&self, sep: u8) -> String {
+        let mut w = csv::WriterBuilder::new().delimiter(sep).from_writer(vec![]);
+        for row in &self.rows {
+            // writing to a Vec cannot fail
+            w.write_record(row).expect("in-memory csv write");
+        }
+        String::from_utf8(w.into_inner().expect("in-memory csv flush")).expect("utf-8")
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&HierarchyJson {
+            format: JSON_FORMAT.into(),
+            rows: self.rows.clone(),
+        })
+        .expect("serialising strings cannot fail")
+    }
+
+    pub fn from_json(text: &str, source: &str) -> Result<Self> {
+        let parsed: HierarchyJson = serde_json::from_str(text)
+            .map_err(|e| AnonError::Hierarchy(format!("{source}: not a hierarchy JSON: {e}")))?;
+        if parsed.format != JSON_FORMAT {
+            return Err(AnonError::Hierarchy(format!(
+                "{source}: unknown hierarchy format {:?}, expected {:?}",
+                parsed.format, JSON_FORMAT
+            )));
+        }
+        Self::from_rows(parsed.rows, source)
+    }
+}

@@ -1,0 +1,122 @@
+//! `Hierarchy`: a value generalization hierarchy, read, written and used to
+//! encode values.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+
+use super::error::{to_py, ConfigError};
+use crate::hierarchy::Hierarchy;
+
+#[pyclass(
+    name = "Hierarchy",
+    module = "polars_anon._core",
+    frozen,
+    eq,
+    from_py_object
+)]
+#[derive(Clone, PartialEq)]
+pub struct PyHierarchy {
+    pub(super) inner: Hierarchy,
+}
+
+#[pymethods]
+impl PyHierarchy {
+    #[staticmethod]
+    #[pyo3(signature = (rows, source = None))]
+    fn from_rows(rows: Vec<Vec<String>>, source: Option<String>) -> PyResult<Self> {
+        let source = source.unwrap_or_else(|| "rows".into());
+        Ok(PyHierarchy {
+            inner: Hierarchy::from_rows(rows, &source).map_err(to_py)?,
+        })
+    }
+    #[staticmethod]
+    #[pyo3(signature = (path, sep = ";"))]
+    fn from_csv(path: PathBuf, sep: &str) -> PyResult<Self> {
+        Ok(PyHierarchy {
+            inner: Hierarchy::from_csv_path(&path, sep_byte(sep)?).map_err(to_py)?,
+        })
+    }
+    #[staticmethod]
+    #[pyo3(signature = (text, sep = ";", source = None))]
+    fn from_csv_text(text: &str, sep: &str, source: Option<String>) -> PyResult<Self> {
+        let source = source.unwrap_or_else(|| "text".into());
+        Ok(PyHierarchy {
+            inner: Hierarchy::from_csv_str(text, sep_byte(sep)?, &source).map_err(to_py)?,
+        })
+    }
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        Ok(PyHierarchy {
+            inner: Hierarchy::from_json(text, "json").map_err(to_py)?,
+        })
+    }
+    fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+    #[pyo3(signature = (sep = ";"))]
+    fn to_csv(&self, sep: &str) -> PyResult<String> {
+        Ok(self.inner.to_csv_string(sep_byte(sep)?))
+    }
+    #[getter]
+    fn height(&self) -> u8 {
+        self.inner.height()
+    }
+    #[getter]
+    fn levels(&self) -> Vec<Vec<String>> {
+        self.inner.levels().to_vec()
+    }
+    #[getter]
+    fn leaves(&self) -> Vec<String> {
+        self.inner.leaves().to_vec()
+    }
+    #[getter]
+    fn rows(&self) -> Vec<Vec<String>> {
+        self.inner.rows().to_vec()
+    }
+    fn leaf_labels(&self, level: u8) -> PyResult<Vec<String>> {
+        check_level(&self.inner, level)?;
+        Ok(self
+            .inner
+            .leaf_labels(level)
+            .into_iter()
+            .map(String::from)
+            .collect())
+    }
+    fn encode(&self, column: &str, values: Vec<Option<String>>) -> PyResult<Vec<u32>> {
+        let v: Vec<Option<&str>> = values.iter().map(|s| s.as_deref()).collect();
+        self.inner.encode(column, &v).map_err(to_py)
+    }
+    fn __repr__(&self) -> String {
+        let sizes: Vec<String> = self
+            .inner
+            .levels()
+            .iter()
+            .map(|l| l.len().to_string())
+            .collect();
+        format!(
+            "Hierarchy(height={}, values per level=[{}])",
+            self.inner.height(),
+            sizes.join(", ")
+        )
+    }
+}
+
+fn check_level(h: &Hierarchy, level: u8) -> PyResult<()> {
+    if level > h.height() {
+        return Err(ConfigError::new_err(format!(
+            "level {level} is above the hierarchy's height {}",
+            h.height()
+        )));
+    }
+    Ok(())
+}
+
+fn sep_byte(sep: &str) -> PyResult<u8> {
+    match sep.as_bytes() {
+        [b] => Ok(*b),
+        _ => Err(ConfigError::new_err(format!(
+            "sep must be one ASCII character, got {sep:?}"
+        ))),
+    }
+}

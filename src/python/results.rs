@@ -1,0 +1,215 @@
+//! What crosses back to Python, typed: a node's metrics, the metrics of many
+//! nodes as columns, and a search's outcome with its statistics and trace.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::check::GroupStats;
+use crate::metrics::Metrics;
+use crate::search::{IterationTrace, Outcome, Stats};
+
+/// One node's groups under the model and its utility metrics.
+#[pyclass(name = "NodeMetrics", module = "polars_anon._core", frozen, get_all)]
+pub struct PyNodeMetrics {
+    /// Groups of the node, released or not.
+    groups: u64,
+    /// Groups released (not suppressed).
+    released_groups: u64,
+    min_group_size: u64,
+    suppressed: u64,
+    height: u32,
+    precision: f64,
+    discernibility: f64,
+    cavg: f64,
+    distortion: f64,
+}
+
+impl PyNodeMetrics {
+    pub(super) fn new(stats: &GroupStats, m: &Metrics) -> Self {
+        PyNodeMetrics {
+            groups: stats.groups,
+            released_groups: stats.kept_groups,
+            min_group_size: stats.min_group,
+            suppressed: m.suppressed,
+            height: m.height,
+            precision: m.precision,
+            discernibility: m.discernibility,
+            cavg: m.cavg,
+            distortion: m.distortion,
+        }
+    }
+}
+
+/// A column of a `MetricTable`.
+#[derive(IntoPyObject)]
+pub enum Values {
+    Int(Vec<u64>),
+    Float(Vec<f64>),
+}
+
+/// The metrics of many nodes, one column each: the columns of a search's
+/// `anonymous` frame after the levels. The one list of these columns, their
+/// order and their Polars dtypes.
+#[pyclass(name = "MetricTable", module = "polars_anon._core", frozen)]
+pub struct PyMetricTable {
+    metrics: Vec<Metrics>,
+}
+
+impl PyMetricTable {
+    pub(super) fn new(metrics: Vec<Metrics>) -> Self {
+        PyMetricTable { metrics }
+    }
+}
+
+#[pymethods]
+impl PyMetricTable {
+    /// (name, Polars dtype name, values) per column.
+    fn columns(&self) -> Vec<(&'static str, &'static str, Values)> {
+        let ints = |f: fn(&Metrics) -> u64| Values::Int(self.metrics.iter().map(f).collect());
+        let floats = |f: fn(&Metrics) -> f64| Values::Float(self.metrics.iter().map(f).collect());
+        vec![
+            ("height", "Int32", ints(|m| m.height as u64)),
+            ("suppressed", "UInt64", ints(|m| m.suppressed)),
+            ("groups", "UInt64", ints(|m| m.groups)),
+            ("precision", "Float64", floats(|m| m.precision)),
+            ("discernibility", "Float64", floats(|m| m.discernibility)),
+            ("cavg", "Float64", floats(|m| m.cavg)),
+            ("distortion", "Float64", floats(|m| m.distortion)),
+        ]
+    }
+    fn __len__(&self) -> usize {
+        self.metrics.len()
+    }
+}
+
+/// What a search cost (see `Stats` in the core).
+#[pyclass(name = "SearchStats", module = "polars_anon._core", frozen)]
+pub struct PyStats {
+    #[pyo3(get)]
+    nodes_checked: u64,
+    #[pyo3(get)]
+    nodes_marked: u64,
+    #[pyo3(get)]
+    nodes_projected: u64,
+    #[pyo3(get)]
+    table_scans: u64,
+    #[pyo3(get)]
+    rows_scanned: u64,
+    #[pyo3(get)]
+    rows_rolled_up: u64,
+    #[pyo3(get)]
+    cuboids: u64,
+    #[pyo3(get)]
+    intermediate_sets: u64,
+    #[pyo3(get)]
+    candidates_per_iteration: Vec<u64>,
+    phases: Vec<(String, f64)>,
+}
+
+#[pymethods]
+impl PyStats {
+    /// Milliseconds per phase, in the order they ran (`total` last).
+    #[getter]
+    fn phase_ms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, ms) in &self.phases {
+            d.set_item(name, ms)?;
+        }
+        Ok(d)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "SearchStats(nodes_checked={}, nodes_marked={}, nodes_projected={}, table_scans={}, \
+             rows_scanned={}, rows_rolled_up={}, cuboids={}, intermediate_sets={})",
+            self.nodes_checked,
+            self.nodes_marked,
+            self.nodes_projected,
+            self.table_scans,
+            self.rows_scanned,
+            self.rows_rolled_up,
+            self.cuboids,
+            self.intermediate_sets
+        )
+    }
+}
+
+impl From<Stats> for PyStats {
+    fn from(s: Stats) -> Self {
+        PyStats {
+            nodes_checked: s.nodes_checked,
+            nodes_marked: s.nodes_marked,
+            nodes_projected: s.nodes_projected,
+            table_scans: s.table_scans,
+            rows_scanned: s.rows_scanned,
+            rows_rolled_up: s.rows_rolled_up,
+            cuboids: s.cuboids,
+            intermediate_sets: s.intermediate_sets,
+            candidates_per_iteration: s.candidates_per_iteration,
+            phases: s.phase_ms,
+        }
+    }
+}
+
+/// One graph a search walked: its nodes, edges and what it learnt of each.
+#[pyclass(name = "IterationTrace", module = "polars_anon._core", frozen, get_all)]
+pub struct PyIterationTrace {
+    attrs: Vec<Vec<usize>>,
+    levels: Vec<Vec<u32>>,
+    root: Vec<bool>,
+    checked: Vec<bool>,
+    marked: Vec<bool>,
+    anonymous: Vec<bool>,
+    edges: Vec<(usize, usize)>,
+}
+
+impl From<IterationTrace> for PyIterationTrace {
+    fn from(t: IterationTrace) -> Self {
+        PyIterationTrace {
+            attrs: t.attrs,
+            levels: widen(t.levels),
+            root: t.root,
+            checked: t.checked,
+            marked: t.marked,
+            anonymous: t.anonymous,
+            edges: t.edges,
+        }
+    }
+}
+
+/// Levels as lists of ints on the Python side (a `Vec<u8>` would cross as
+/// `bytes`).
+fn widen(nodes: Vec<Vec<u8>>) -> Vec<Vec<u32>> {
+    nodes
+        .into_iter()
+        .map(|n| n.into_iter().map(u32::from).collect())
+        .collect()
+}
+
+/// A search's answer: the anonymous nodes (all of them when `complete`), the
+/// minimal ones, the nodes found not anonymous (Samarati), and its cost.
+#[pyclass(name = "SearchOutcome", module = "polars_anon._core", frozen, get_all)]
+pub struct PySearchOutcome {
+    anonymous: Vec<Vec<u32>>,
+    minimal: Vec<Vec<u32>>,
+    rejected: Vec<Vec<u32>>,
+    complete: bool,
+    stats: Py<PyStats>,
+    trace: Vec<Py<PyIterationTrace>>,
+}
+
+impl PySearchOutcome {
+    pub(super) fn new(py: Python<'_>, out: Outcome) -> PyResult<Self> {
+        Ok(PySearchOutcome {
+            anonymous: widen(out.anonymous),
+            minimal: widen(out.minimal),
+            rejected: widen(out.rejected),
+            complete: out.complete,
+            stats: Py::new(py, PyStats::from(out.stats))?,
+            trace: out
+                .trace
+                .into_iter()
+                .map(|t| Py::new(py, PyIterationTrace::from(t)))
+                .collect::<PyResult<_>>()?,
+        })
+    }
+}

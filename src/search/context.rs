@@ -1,0 +1,222 @@
+//! What every search shares: the checker, batching of rollups, progress and
+//! interruption between batches, and the statistics of the work done.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use super::{Algorithm, Config, IterationTrace, Outcome, Stats};
+use crate::check::{Checked, Checker, Model};
+use crate::error::{AnonError, Result};
+use crate::freq::{FreqSet, Problem, RollupJob};
+use crate::lattice::{Graph, Lattice, Node};
+
+/// Rollups handed to the engine at once: large enough to keep both cores
+/// busy on small sets, small enough that progress and Ctrl-C are heard
+/// between batches.
+const BATCH: usize = 256;
+
+/// Called between batches of rollups with the number of nodes checked so far;
+/// returning `false` stops the search with `AnonError::Interrupted`.
+pub type Progress<'p> = Box<dyn FnMut(u64) -> bool + Send + 'p>;
+
+pub struct Searcher<'p> {
+    pub(super) checker: Checker<'p>,
+    pub(super) config: Config,
+    pub(super) stats: Stats,
+    pub(super) trace: Vec<IterationTrace>,
+    progress: Option<Progress<'p>>,
+}
+
+pub(super) fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+impl<'p> Searcher<'p> {
+    pub fn new(problem: &'p Problem, config: Config) -> Result<Self> {
+        if config.k == 0 {
+            return Err(AnonError::Config("k must be at least 1".into()));
+        }
+        if config.k > problem.rows {
+            return Err(AnonError::Config(format!(
+                "k = {} is larger than the table ({} rows): no generalization can be {}-anonymous",
+                config.k, problem.rows, config.k
+            )));
+        }
+        let model = Model {
+            k: config.k,
+            criteria: config.criteria.clone(),
+        };
+        Ok(Searcher {
+            checker: Checker::new(problem, model, config.engine)?,
+            config,
+            stats: Stats::default(),
+            trace: Vec::new(),
+            progress: None,
+        })
+    }
+
+    pub fn with_progress(mut self, progress: Progress<'p>) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    pub fn problem(&self) -> &'p Problem {
+        self.checker.problem
+    }
+
+    pub(super) fn anonymous(&self, suppressed: u64) -> bool {
+        suppressed <= self.config.max_suppression
+    }
+
+    /// Roll many jobs up, batching, and account rows read.
+    pub(super) fn compute(&mut self, jobs: Vec<RollupJob<'_>>) -> Result<Vec<FreqSet>> {
+        let mut out = Vec::with_capacity(jobs.len());
+        for chunk in jobs.chunks(BATCH) {
+            self.tick_and_account(chunk)?;
+            out.extend(self.problem().rollup_many(chunk, self.config.engine)?);
+        }
+        Ok(out)
+    }
+
+    /// Roll nodes up and check them: statistics of each, and the set of each
+    /// failing node that `keep` marks (one a later node will read).
+    pub(super) fn check(
+        &mut self,
+        jobs: Vec<RollupJob<'_>>,
+        keep: &[bool],
+    ) -> Result<Vec<Checked>> {
+        let mut out = Vec::with_capacity(jobs.len());
+        for (chunk, keep) in jobs.chunks(BATCH).zip(keep.chunks(BATCH)) {
+            self.tick_and_account(chunk)?;
+            out.extend(
+                self.checker
+                    .check_many(chunk, keep, self.config.max_suppression)?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// Between batches: the progress callback (which may stop the search) and
+    /// the rows the batch reads.
+    fn tick_and_account(&mut self, chunk: &[RollupJob<'_>]) -> Result<()> {
+        if let Some(tick) = &mut self.progress {
+            if !tick(self.stats.nodes_checked) {
+                return Err(AnonError::Interrupted);
+            }
+        }
+        let base = &self.checker.problem.base;
+        for job in chunk {
+            if std::ptr::eq(job.from, base) {
+                self.stats.table_scans += 1;
+                self.stats.rows_scanned += job.from.rows() as u64;
+            } else {
+                self.stats.rows_rolled_up += job.from.rows() as u64;
+            }
+        }
+        Ok(())
+    }
+
+    /// Run `algorithm`, first making sure it may: a search that infers nodes
+    /// is exact only when every criterion is monotone (with suppression, when
+    /// it stays monotone with failing groups suppressed).
+    pub fn run(mut self, algorithm: &dyn Algorithm) -> Result<Outcome> {
+        let suppressing = self.config.max_suppression > 0;
+        if algorithm.infers() {
+            let not_monotone = self.config.criteria.iter().find(|c| {
+                if suppressing {
+                    !c.monotone_with_suppression()
+                } else {
+                    !c.monotone()
+                }
+            });
+            if let Some(c) = not_monotone {
+                let when = if suppressing {
+                    "when failing groups are suppressed"
+                } else {
+                    "under generalization"
+                };
+                return Err(AnonError::Config(format!(
+                    "{} is not monotone {when}, so {:?} could miss or wrongly infer nodes; \
+                     use algorithm=\"mingen\" (every node checked){}",
+                    c.name(),
+                    algorithm,
+                    if suppressing {
+                        " or max_suppression=0"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+        }
+        let t = Instant::now();
+        let mut out = algorithm.run(&mut self)?;
+        self.stats.phase_ms.push(("total".into(), ms(t)));
+        out.stats = self.stats;
+        out.trace = self.trace;
+        Ok(out)
+    }
+
+    /// The outcome of a complete search over one graph: the nodes left in S.
+    pub(super) fn finish_complete(&self, g: &Graph, in_s: &[bool]) -> Outcome {
+        let anonymous: Vec<Node> = (0..g.len())
+            .filter(|&v| in_s[v])
+            .map(|v| g.levels(v).to_vec())
+            .collect();
+        self.complete_outcome(anonymous)
+    }
+
+    /// The outcome of a complete search: every anonymous node, in lattice
+    /// order, and the minimal ones among them.
+    pub(super) fn complete_outcome(&self, mut anonymous: Vec<Node>) -> Outcome {
+        let lat = Lattice::new(self.problem().heights());
+        anonymous.sort_by_key(|n| lat.id(n));
+        let minimal = minimal_of_complete(&lat, &anonymous);
+        Outcome {
+            anonymous,
+            rejected: Vec::new(),
+            minimal,
+            complete: true,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        }
+    }
+
+    /// Check `nodes` of the full lattice, each from the table; sorts them into
+    /// `anonymous` and `rejected`.
+    pub(super) fn check_from_table(
+        &mut self,
+        nodes: &[Node],
+        anonymous: &mut Vec<Node>,
+        rejected: &mut Vec<Node>,
+    ) -> Result<bool> {
+        let problem: &'p Problem = self.problem();
+        let all: Vec<usize> = (0..problem.n_attrs()).collect();
+        let mut any = false;
+        for chunk in nodes.chunks(BATCH) {
+            let jobs = chunk
+                .iter()
+                .map(|nd| RollupJob::new(&problem.base, all.clone(), nd.clone()))
+                .collect();
+            let results = self.check(jobs, &vec![false; chunk.len()])?;
+            for (nd, (suppressed, _)) in chunk.iter().zip(results) {
+                self.stats.nodes_checked += 1;
+                if self.anonymous(suppressed) {
+                    any = true;
+                    anonymous.push(nd.clone());
+                } else {
+                    rejected.push(nd.clone());
+                }
+            }
+        }
+        Ok(any)
+    }
+}
+
+pub(super) fn minimal_of_complete(lat: &Lattice, anonymous: &[Node]) -> Vec<Node> {
+    let set: HashSet<&Node> = anonymous.iter().collect();
+    anonymous
+        .iter()
+        .filter(|n| lat.predecessors(n).iter().all(|p| !set.contains(p)))
+        .cloned()
+        .collect()
+}

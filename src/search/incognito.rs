@@ -1,0 +1,204 @@
+//! Incognito (LeFevre, DeWitt and Ramakrishnan 2005): every anonymous node,
+//! found over graphs of growing subsets of the attributes (Basic, Super-roots
+//! and Cube differ in where each graph's roots read their sets).
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::Instant;
+
+use super::bfs::RootSource;
+use super::context::ms;
+use super::{Algorithm, Outcome, Searcher};
+use crate::error::Result;
+use crate::lattice::{generate_graph, Graph, Node};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Basic,
+    SuperRoots,
+    Cube,
+}
+
+/// Incognito with one of its variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Incognito(pub Variant);
+
+impl Algorithm for Incognito {
+    fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
+        s.incognito(self.0)
+    }
+}
+
+impl<'p> Searcher<'p> {
+    pub(super) fn incognito(&mut self, variant: Variant) -> Result<Outcome> {
+        let problem = self.problem();
+        let n = problem.n_attrs();
+        let heights = problem.heights();
+        let infer = self.config.infer_projections;
+        let one = self.one_value_levels();
+        let mut cube = HashMap::new();
+        if variant == Variant::Cube {
+            // The one-attribute cuboids first, from one pass over F0; the
+            // larger ones once iteration 1 tells how far up they can start.
+            let t = Instant::now();
+            cube = self.single_cuboids()?;
+            self.stats.phase_ms.push(("cube".into(), ms(t)));
+        }
+        let t = Instant::now();
+        let mut g = Graph::singletons(&heights);
+        let mut graph_ms = 0.0;
+        // time spent on cuboids after iteration 1 (up front or on demand)
+        let mut cube_ms = 0.0;
+        // with `infer`: the anonymous nodes of every iteration (none has an
+        // attribute at a one-value level), and whether the empty projection
+        // (the whole table as one group) is anonymous
+        let mut found: Vec<(Vec<usize>, Vec<u8>)> = Vec::new();
+        let mut empty_ok = false;
+        let mut floor = heights.clone();
+        for i in 1..=n {
+            self.stats.candidates_per_iteration.push(g.len() as u64);
+            if i > 1 && variant == Variant::Cube {
+                // the cuboids of this graph's families, built when first needed
+                let tc = Instant::now();
+                let families: BTreeSet<Vec<usize>> =
+                    (0..g.len()).map(|v| g.attrs(v).to_vec()).collect();
+                self.ensure_cuboids(&mut cube, &floor, families)?;
+                cube_ms += ms(tc);
+            }
+            let roots = match variant {
+                Variant::Basic => RootSource::Table,
+                Variant::SuperRoots => RootSource::SuperRoots,
+                Variant::Cube => RootSource::Cube(&cube),
+            };
+            let mut in_s = self.bfs(&g, roots, false)?;
+            if infer {
+                // Iteration 1 is searched whole, as the paper does (its
+                // one-value nodes are the empty projection, found nowhere
+                // else); from here on no graph holds a one-value node.
+                for (v, in_s) in in_s.iter_mut().enumerate() {
+                    let lifted = g
+                        .attrs(v)
+                        .iter()
+                        .zip(g.levels(v))
+                        .any(|(&a, &l)| l >= one[a]);
+                    if lifted {
+                        empty_ok |= *in_s;
+                        *in_s = false;
+                    } else if *in_s {
+                        found.push((g.attrs(v).to_vec(), g.levels(v).to_vec()));
+                    }
+                }
+            }
+            let last = i == n || (infer && !in_s.iter().any(|&x| x));
+            if last {
+                if let Some(c) = self.stats.phase_ms.iter_mut().find(|p| p.0 == "cube") {
+                    c.1 += cube_ms;
+                }
+                self.stats
+                    .phase_ms
+                    .push(("graph generation".into(), graph_ms));
+                self.stats
+                    .phase_ms
+                    .push(("search".into(), ms(t) - graph_ms - cube_ms));
+                if infer {
+                    return Ok(self.finish_projected(&found, empty_ok, &one));
+                }
+                return Ok(self.finish_complete(&g, &in_s));
+            }
+            if i == 1 && variant == Variant::Cube {
+                // Every later candidate generalizes each attribute at least to
+                // its lowest anonymous level of iteration 1 (its one-attribute
+                // projections are in S_1), so the larger cuboids are built at
+                // those levels: same answers, far fewer rows where a
+                // column's leaves are too rare (0% suppression).
+                for v in (0..g.len()).filter(|&v| in_s[v]) {
+                    let a = g.attrs(v)[0];
+                    floor[a] = floor[a].min(g.levels(v)[0]);
+                }
+                let tc = Instant::now();
+                let full = self.full_cuboid(&floor)?;
+                cube.insert((0..n).collect(), full);
+                // Where every attribute's leaves pass on their own (as with
+                // suppression) the graphs grow and nearly every cuboid is
+                // read: built up front, each from its smallest parent, in
+                // batches of a size. Elsewhere they are built as graphs need
+                // them (Adult, 9 QIs: up front was 5-10% faster at 5%;
+                // on demand 3.5x faster at 0%, where no graph has more than
+                // four attributes once the one-value candidates are gone).
+                if floor == problem.base.levels {
+                    self.build_cube(&mut cube, &floor)?;
+                }
+                cube_ms += ms(tc);
+            }
+            let tg = Instant::now();
+            g = generate_graph(&g, &in_s, n);
+            graph_ms += ms(tg);
+        }
+        unreachable!("the loop returns at i == n")
+    }
+
+    /// The lowest level of each attribute at which its hierarchy has a single
+    /// value (`u8::MAX` where none has).
+    fn one_value_levels(&self) -> Vec<u8> {
+        self.problem()
+            .hierarchies
+            .iter()
+            .map(|h| {
+                (0..=h.height())
+                    .find(|&l| h.domain_size(l) == 1)
+                    .unwrap_or(u8::MAX)
+            })
+            .collect()
+    }
+
+    /// The complete answer from the anonymous nodes of every iteration
+    /// (`Config::infer_projections`): each is the full-lattice node with the
+    /// attributes it lacks at any of their one-value levels.
+    fn finish_projected(
+        &mut self,
+        found: &[(Vec<usize>, Vec<u8>)],
+        empty_ok: bool,
+        one: &[u8],
+    ) -> Outcome {
+        let heights = self.problem().heights();
+        let n = heights.len();
+        let mut anonymous: Vec<Node> = Vec::new();
+        let empty = (Vec::new(), Vec::new());
+        let all = found.iter().chain(empty_ok.then_some(&empty));
+        for (attrs, levels) in all {
+            let mut node = vec![0u8; n];
+            let mut free = Vec::new();
+            for a in 0..n {
+                match attrs.iter().position(|&x| x == a) {
+                    Some(j) => node[a] = levels[j],
+                    None if one[a] <= heights[a] => {
+                        node[a] = one[a];
+                        free.push(a);
+                    }
+                    None => {
+                        free.clear();
+                        node.clear();
+                        break;
+                    }
+                }
+            }
+            if node.is_empty() {
+                continue; // a lacking attribute has no one-value level
+            }
+            // every combination of the free attributes' one-value levels
+            loop {
+                if attrs.len() < n {
+                    self.stats.nodes_projected += 1;
+                }
+                anonymous.push(node.clone());
+                let Some(p) = free.iter().position(|&a| node[a] < heights[a]) else {
+                    break;
+                };
+                node[free[p]] += 1;
+                for &a in &free[..p] {
+                    node[a] = one[a];
+                }
+            }
+        }
+        self.complete_outcome(anonymous)
+    }
+}

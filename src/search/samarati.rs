@@ -1,0 +1,66 @@
+//! Samarati's binary search on height: the lowest height holding an anonymous
+//! node, every node of each probed height checked from the table.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{Algorithm, Outcome, Searcher, Stats};
+use crate::error::Result;
+use crate::lattice::{Lattice, Node};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Samarati;
+
+impl Algorithm for Samarati {
+    fn complete(&self) -> bool {
+        false
+    }
+    fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
+        s.samarati()
+    }
+}
+
+impl<'p> Searcher<'p> {
+    /// Samarati's binary search on height: the lowest height holding an
+    /// anonymous node; every node of each probed height is evaluated.
+    pub(super) fn samarati(&mut self) -> Result<Outcome> {
+        let lat = Lattice::new(self.problem().heights());
+        let mut anonymous = Vec::new();
+        let mut rejected = Vec::new();
+        let mut found_at: HashMap<u32, Vec<Node>> = HashMap::new();
+        let (mut lo, mut hi) = (0u32, lat.max_height());
+        let mut probe = |h: u32, this: &mut Self| -> Result<bool> {
+            let before = anonymous.len();
+            let any = this.check_from_table(&lat.at_height(h), &mut anonymous, &mut rejected)?;
+            found_at
+                .entry(h)
+                .or_default()
+                .extend(anonymous[before..].iter().cloned());
+            Ok(any)
+        };
+        let mut probed = HashSet::new();
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            probed.insert(mid);
+            if probe(mid, self)? {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        if !probed.contains(&lo) {
+            probe(lo, self)?;
+        }
+        let mut minimal = found_at.remove(&lo).unwrap_or_default();
+        minimal.sort_by_key(|n| lat.id(n));
+        anonymous.sort_by_key(|n| lat.id(n));
+        rejected.sort_by_key(|n| lat.id(n));
+        Ok(Outcome {
+            anonymous,
+            rejected,
+            minimal,
+            complete: false,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        })
+    }
+}
