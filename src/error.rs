@@ -26,9 +26,15 @@ pub enum AnonError {
     /// The requested release would break the model (too much suppression...).
     #[error("{0}")]
     NotAnonymous(String),
+    /// A search that would hold more than its memory budget.
+    #[error("{0}")]
+    TooLarge(String),
     /// The progress callback asked to stop (Ctrl-C in Python).
     #[error("search interrupted")]
     Interrupted,
+    /// The search's time limit passed; it stops with what it has.
+    #[error("time limit reached")]
+    TimeLimit,
     #[error(transparent)]
     Polars(#[from] polars::error::PolarsError),
 }

@@ -272,6 +272,8 @@ fn search_with(
             engine: Engine::Auto,
             trace: true,
             infer_projections,
+            time_limit: None,
+            memory_budget: crate::search::budget::DEFAULT_BYTES,
         },
     )
     .unwrap()
@@ -690,6 +692,8 @@ fn errors_name_the_column_and_values() {
             engine: Engine::Auto,
             trace: true,
             infer_projections: true,
+            time_limit: None,
+            memory_budget: crate::search::budget::DEFAULT_BYTES,
         },
     )
     .err()
@@ -868,6 +872,8 @@ mod sensitive {
                         engine: Engine::Auto,
                         trace: false,
                         infer_projections: true,
+                        time_limit: None,
+                        memory_budget: crate::search::budget::DEFAULT_BYTES,
                     },
                 )
                 .unwrap()
@@ -930,4 +936,126 @@ fn wide_domains_fall_back_to_polars_plans() {
     for alg in ALL {
         assert_eq!(search(&p, alg, 3, 4).anonymous, brute, "{alg:?}");
     }
+}
+
+/// A table of `n` attributes of height 3 each (four levels, leaves 0..8),
+/// `rows` rows drawn by a fixed generator.
+fn wide_problem(n: usize, rows: usize) -> Problem {
+    let h = Hierarchy::from_rows(
+        (0..8)
+            .map(|v| {
+                vec![
+                    format!("{v}"),
+                    format!("{}x", v / 2),
+                    format!("{}y", v / 4),
+                    "*".into(),
+                ]
+            })
+            .collect(),
+        "wide",
+    )
+    .unwrap();
+    let mut x = 7u64;
+    let codes = (0..n)
+        .map(|_| {
+            (0..rows)
+                .map(|_| {
+                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    ((x >> 33) % 8) as u32
+                })
+                .collect()
+        })
+        .collect();
+    Problem::from_codes(
+        (0..n).map(|a| format!("a{a}")).collect(),
+        vec![h; n],
+        codes,
+        vec![1; rows],
+    )
+    .unwrap()
+}
+
+#[test]
+fn searches_past_the_memory_budget_are_refused_before_they_start() {
+    // 25 attributes: a lattice of 4^25 ~ 1.1e15 nodes
+    let p = wide_problem(25, 200);
+    for alg in [
+        Algorithm::MinGen,
+        Algorithm::BottomUp { rollup: true },
+        Algorithm::Samarati,
+        Algorithm::Incognito(Variant::Cube),
+    ] {
+        let mut config = Config::new(2, 10);
+        config.memory_budget = 64 << 20;
+        let t = std::time::Instant::now();
+        let e = Searcher::new(&p, config)
+            .unwrap()
+            .run(&*alg.boxed())
+            .unwrap_err();
+        assert!(matches!(e, crate::AnonError::TooLarge(_)), "{alg:?}: {e}");
+        let e = e.to_string();
+        assert!(
+            e.contains("1.13e15") && e.contains("memory budget"),
+            "{alg:?}: {e}"
+        );
+        // Incognito walks its first iterations before a graph is refused
+        assert!(t.elapsed().as_secs() < 30, "{alg:?} took {:?}", t.elapsed());
+    }
+    // a small lattice under the same budget runs
+    let small = wide_problem(3, 200);
+    let mut config = Config::new(2, 10);
+    config.memory_budget = 64 << 20;
+    assert!(Searcher::new(&small, config).unwrap().run(&MinGen).is_ok());
+}
+
+#[test]
+fn a_search_at_its_time_limit_answers_with_confirmed_nodes_only() {
+    let f = Fixture::adult();
+    let qis = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+    ];
+    let p = f.problem(&qis);
+    let every = search(&p, Algorithm::MinGen, 5, 300).anonymous;
+    for alg in [
+        Algorithm::MinGen,
+        Algorithm::BottomUp { rollup: false },
+        Algorithm::Incognito(Variant::Basic),
+        Algorithm::Samarati,
+    ] {
+        let mut config = Config::new(5, 300);
+        config.time_limit = Some(std::time::Duration::from_millis(30));
+        let out = Searcher::new(&p, config)
+            .unwrap()
+            .run(&*alg.boxed())
+            .unwrap();
+        if out.stopped.is_some() {
+            assert!(!out.complete, "{alg:?}");
+            assert!(out.stopped.as_deref().unwrap().contains("time limit"));
+            // every node it answers with is anonymous, checked or inferred
+            for n in &out.anonymous {
+                assert!(
+                    every
+                        .binary_search_by_key(&p_id(&p, n), |m| p_id(&p, m))
+                        .is_ok(),
+                    "{alg:?} {n:?}"
+                );
+            }
+            assert!(out.anonymous.len() < every.len(), "{alg:?}");
+        }
+    }
+    // MinGen checks 2,700 nodes from the table: 30 ms is not enough
+    let mut config = Config::new(5, 300);
+    config.time_limit = Some(std::time::Duration::from_millis(30));
+    let out = Searcher::new(&p, config).unwrap().run(&MinGen).unwrap();
+    assert!(out.stopped.is_some() && out.stats.nodes_checked < 2_700);
+}
+
+fn p_id(p: &Problem, n: &[u8]) -> u64 {
+    Lattice::new(p.heights()).id(n)
 }

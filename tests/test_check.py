@@ -94,7 +94,7 @@ def test_generalize_adult_k5_verified_by_check_and_pycanon(
     df, hs = adult
     qis = ["sex", "age", "race", "marital-status", "education"]
     levels = {"sex": 0, "age": 2, "race": 1, "marital-status": 1, "education": 2}
-    out = df.lazy().anon.generalize(hs, levels, k=5, max_suppression=0.02)
+    out = df.lazy().anon.generalize(hs, levels, k=5, max_suppression=0.02, quasi_identifiers=qis)
     assert isinstance(out, pl.LazyFrame)
     released = out.collect()
     assert released.columns == df.columns

@@ -38,7 +38,7 @@ def test_from_rows_and_read_hierarchies(tmp_path: Path) -> None:
     [
         ("", ["empty"]),
         ("a;x;*\nb;x\n", ["row 2", "ragged"]),
-        ("a;*\na;*\n", ['"a"', "rows 1 and 2"]),
+        ("a;x;*\na;y;*\n", ['"a"', "rows 1", "and 2", "different"]),
         ("a;x;*\nb;y;*\nc;x;+\n", ["not a tree", '"x"', "row 3"]),
         ("a;*\nb;+\n", ["top level", '"+"']),
     ],

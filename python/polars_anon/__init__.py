@@ -19,6 +19,7 @@ from polars_anon._core import (
     HierarchyError,
     MissingValueError,
     NotAnonymousError,
+    SearchTooLargeError,
     __version__,
 )
 from polars_anon._criteria import (
@@ -56,6 +57,7 @@ __all__ = [
     "PSensitive",
     "RecursiveCLDiversity",
     "SearchResult",
+    "SearchTooLargeError",
     "TCloseness",
     "__version__",
     "check",

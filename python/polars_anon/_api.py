@@ -8,14 +8,17 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ALGORITHMS, ConfigError
-from polars_anon._criteria import Criterion, sensitive_of, specs
+from polars_anon._criteria import Criteria, listed, sensitive_of, specs
 from polars_anon._frames import (
     Hierarchies,
     Levels,
+    as_int,
+    as_lazy,
     check_k,
-    group_table,
+    group_sizes,
     max_suppressed,
     prepare,
+    resolve_hierarchies,
 )
 from polars_anon._progress import SearchProgress
 from polars_anon._release import generalize_prepared
@@ -23,6 +26,26 @@ from polars_anon._results import CheckReport, SearchResult
 
 # algorithm -> its variants, the default first (the core's registry)
 VARIANTS: dict[str, list[str]] = dict(ALGORITHMS)
+
+# what a search may hold by default: safe on a laptop
+DEFAULT_MEMORY_BUDGET = 2 << 30
+
+
+def _seconds(time_limit: Any) -> float | None:
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
+        raise ConfigError(f"time_limit must be a number of seconds or None, got {time_limit!r}")
+    if not time_limit >= 0 or time_limit == float("inf"):
+        raise ConfigError(f"time_limit must be a finite number of seconds >= 0, got {time_limit}")
+    return float(time_limit)
+
+
+def _bytes(memory_budget: Any) -> int:
+    n = as_int("memory_budget", memory_budget)
+    if n < 0:
+        raise ConfigError(f"memory_budget must be a number of bytes >= 0, got {n}")
+    return min(n, 2**64 - 1)
 
 
 def check(
@@ -32,7 +55,7 @@ def check(
     hierarchies: Hierarchies | None = None,
     levels: Levels | None = None,
     max_suppression: int | float = 0,
-    criteria: Sequence[Criterion] | None = None,
+    criteria: Criteria = None,
 ) -> CheckReport:
     """Is ``data`` k-anonymous w.r.t. ``quasi_identifiers`` generalized to ``levels``?
 
@@ -50,11 +73,12 @@ def check(
     True
     """
     prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria))
-    check_k(k, prep.rows)
+    k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     lv = prep.levels(levels)
-    m = prep.problem.evaluate(lv, k, "auto", specs(criteria, prep.sensitive_values))
-    counts = group_table(prep, lv).get_column("count")
+    model = specs(criteria, prep.sensitive_values, feasible=False)
+    m = prep.problem.evaluate(lv, k, "auto", model)
+    counts = group_sizes(prep, lv)
     sizes = (
         counts.value_counts(name="groups")
         .rename({"count": "size"})
@@ -77,7 +101,7 @@ def check(
         cavg=m.cavg,
         distortion=m.distortion,
         group_sizes=sizes,
-        criteria=[repr(c) for c in criteria or []],
+        criteria=[repr(c) for c in listed(criteria)],
     )
 
 
@@ -88,7 +112,7 @@ def generalize(
     k: int | None = None,
     max_suppression: int | float = 0,
     quasi_identifiers: Sequence[str] | None = None,
-    criteria: Sequence[Criterion] | None = None,
+    criteria: Criteria = None,
 ) -> pl.LazyFrame:
     """Replace each quasi-identifier by its label at ``levels`` (a mapping from column
     to level); with ``k``, drop the tuples of groups smaller than k, failing if that
@@ -96,20 +120,28 @@ def generalize(
     suppressed too. The result is still lazy; other columns pass through untouched,
     and a column at level 0 keeps its values and dtype.
 
+    The quasi-identifiers are ``quasi_identifiers``, or else every column of the data
+    with a hierarchy (and any column ``levels`` names); one missing from ``levels``
+    stays at level 0 and is checked with the others.
+
     >>> import polars as pl
     >>> from polars_anon import datasets
     >>> lf, hs = datasets.patients()
-    >>> out = generalize(lf, hs, {"Sex": 1, "Zipcode": 0}, k=2).collect()
+    >>> out = generalize(lf, hs, {"Birthdate": 1, "Sex": 1}, k=2).collect()
     >>> out.get_column("Sex").unique().to_list(), out.height
     (['Person'], 6)
     """
+    hs = resolve_hierarchies(hierarchies)
     if quasi_identifiers is None:
         if not isinstance(levels, Mapping):
             raise TypeError(
                 "levels must be a mapping of column to level, or pass quasi_identifiers"
             )
-        quasi_identifiers = list(levels.keys())
-    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria))
+        columns = as_lazy(data).collect_schema().names()
+        sensitive = set(sensitive_of(criteria))
+        quasi_identifiers = [c for c in columns if c in hs and c not in sensitive]
+        quasi_identifiers += [str(c) for c in levels if c not in quasi_identifiers]
+    prep = prepare(data, quasi_identifiers, hs, sensitive_of(criteria))
     return generalize_prepared(prep, prep.levels(levels), k, max_suppression, criteria)
 
 
@@ -124,8 +156,10 @@ def search(
     engine: str = "auto",
     trace: bool = False,
     progress: bool = True,
-    criteria: Sequence[Criterion] | None = None,
+    criteria: Criteria = None,
     infer_projections: bool = True,
+    time_limit: float | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> SearchResult:
     """Search the full-domain generalization lattice for k-anonymous nodes.
 
@@ -148,6 +182,15 @@ def search(
     are not monotone once failing groups are suppressed, so with ``max_suppression``
     they need ``algorithm="mingen"``, which checks every node.
 
+    Every search is bounded. ``time_limit`` (seconds): past it, the search stops
+    and answers with the nodes it has confirmed anonymous so far
+    (``result.stopped`` says so and ``result.complete`` is False).
+    ``memory_budget`` (bytes, default 2 GiB): what the search may hold; a search
+    that would hold more (the whole lattice for bottom-up and MinGen, a layer of
+    it for Samarati, each graph for Incognito) is refused before it starts, or
+    before Incognito builds that graph, with `SearchTooLargeError` naming the
+    lattice's size.
+
     >>> from polars_anon import datasets
     >>> lf, hs = datasets.patients()
     >>> r = search(lf, ["Birthdate", "Sex", "Zipcode"], hs, k=2)
@@ -164,18 +207,28 @@ def search(
             f"algorithm {algorithm!r} has no variant {variant!r}; expected one of {variants}"
         )
     prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria))
-    check_k(k, prep.rows)
+    k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     model = specs(criteria, prep.sensitive_values)
     bar = SearchProgress(f"polars-anon {algorithm}") if progress else None
     try:
         raw = prep.problem.search(
-            algorithm, variant, k, max_sup, engine, trace, bar, model, infer_projections
+            algorithm,
+            variant,
+            k,
+            max_sup,
+            engine,
+            trace,
+            bar,
+            model,
+            infer_projections,
+            _seconds(time_limit),
+            _bytes(memory_budget),
         )
     finally:
         if bar is not None:
             bar.close()
-    return SearchResult(prep, raw, algorithm, variant, k, max_sup, list(criteria or []))
+    return SearchResult(prep, raw, algorithm, variant, k, max_suppression, listed(criteria))
 
 
 def incognito(
@@ -186,13 +239,15 @@ def incognito(
     max_suppression: int | float = 0,
     variant: str = "cube",
     trace: bool = False,
-    criteria: Sequence[Criterion] | None = None,
+    criteria: Criteria = None,
     progress: bool = True,
     infer_projections: bool = True,
+    time_limit: float | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> SearchResult:
     """Incognito (LeFevre et al. 2005): every k-anonymous full-domain generalization.
 
-    ``infer_projections``: see `search`."""
+    ``infer_projections``, ``time_limit`` and ``memory_budget``: see `search`."""
     return search(
         data,
         quasi_identifiers,
@@ -205,4 +260,6 @@ def incognito(
         criteria=criteria,
         progress=progress,
         infer_projections=infer_projections,
+        time_limit=time_limit,
+        memory_budget=memory_budget,
     )

@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
+import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 from polars_anon._core import ConfigError, CoreCriterion, Hierarchy
 
 Categories = Sequence[Sequence[str]] | tuple[Hierarchy, int]
+
+
+def _count(criterion: str, name: str, value: Any) -> int:
+    """A count parameter (p, l): an integer of at least 1."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{criterion}: {name} must be an integer >= 1, got {value!r}")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise ConfigError(
+            f"{criterion}: {name} must be an integer >= 1, got {value!r} ({type(value).__name__})"
+        ) from None
+    if n < 1:
+        raise ConfigError(f"{criterion}: {name} = {n} is out of range; {name} must be at least 1")
+    return n
+
+
+def _real(criterion: str, name: str, value: Any) -> float:
+    """A real parameter (alpha, c, l, t) as a float; its range is the core's to check."""
+    if isinstance(value, bool) or (
+        not isinstance(value, (int, float)) and not hasattr(value, "__float__")
+    ):
+        raise ConfigError(
+            f"{criterion}: {name} must be a number, got {value!r} ({type(value).__name__})"
+        )
+    return float(value)
 
 
 def _category_codes(
@@ -56,6 +84,18 @@ class Criterion:
     def _attr(self, values_of: dict[str, list[str]]) -> int:
         return list(values_of).index(self.attribute)
 
+    def feasible(self, values: list[str]) -> None:
+        """Raise when no group of a table whose attribute has these distinct
+        values could pass (a requirement of more distinct values than exist)."""
+
+    def _needs(self, name: str, count: int, values: list[str], what: str = "values") -> None:
+        if count > len(values):
+            raise ConfigError(
+                f"{type(self).__name__}: {name} = {count} but '{self.attribute}' has only "
+                f"{len(values)} distinct {what} in the table, so no group can pass; "
+                f"lower {name}"
+            )
+
     def _validate(self) -> None:
         """Check the parameters now (the core names the one out of range)."""
         self.core({self.attribute: []})
@@ -78,9 +118,12 @@ class PSensitive(Criterion):
     p: int = 2
 
     def __init__(self, p: int, attribute: str) -> None:
-        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "p", _count("PSensitive", "p", p))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        self._needs("p", self.p, values)
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.p_sensitive(self.p, self._attr(values_of))
@@ -98,10 +141,14 @@ class PPlusSensitive(Criterion):
     categories: Any = ()
 
     def __init__(self, p: int, attribute: str, categories: Categories) -> None:
-        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "p", _count("PPlusSensitive", "p", p))
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "categories", categories)
         self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        codes, _ = _category_codes("PPlusSensitive", self.attribute, values, self.categories)
+        self._needs("p", self.p, sorted({str(c) for c in codes}), "categories")
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         values = values_of[self.attribute]
@@ -120,11 +167,14 @@ class PAlphaSensitive(Criterion):
     categories: Any = ()
 
     def __init__(self, p: int, alpha: float, attribute: str, categories: Categories) -> None:
-        object.__setattr__(self, "p", p)
-        object.__setattr__(self, "alpha", float(alpha))
+        object.__setattr__(self, "p", _count("PAlphaSensitive", "p", p))
+        object.__setattr__(self, "alpha", _real("PAlphaSensitive", "alpha", alpha))
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "categories", categories)
         self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        self._needs("p", self.p, values)
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         values = values_of[self.attribute]
@@ -139,9 +189,12 @@ class DistinctLDiversity(Criterion):
     l: int = 2  # noqa: E741
 
     def __init__(self, l: int, attribute: str) -> None:  # noqa: E741
-        object.__setattr__(self, "l", l)
+        object.__setattr__(self, "l", _count("DistinctLDiversity", "l", l))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        self._needs("l", self.l, values)
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.distinct_l(self.l, self._attr(values_of))
@@ -154,9 +207,13 @@ class EntropyLDiversity(Criterion):
     l: float = 2.0  # noqa: E741
 
     def __init__(self, l: float, attribute: str) -> None:  # noqa: E741
-        object.__setattr__(self, "l", float(l))
+        object.__setattr__(self, "l", _real("EntropyLDiversity", "l", l))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        # the entropy of m values is at most log(m)
+        self._needs("l", math.ceil(self.l - 1e-9), values)
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.entropy_l(self.l, self._attr(values_of))
@@ -171,10 +228,13 @@ class RecursiveCLDiversity(Criterion):
     l: int = 2  # noqa: E741
 
     def __init__(self, c: float, l: int, attribute: str) -> None:  # noqa: E741
-        object.__setattr__(self, "c", float(c))
-        object.__setattr__(self, "l", l)
+        object.__setattr__(self, "c", _real("RecursiveCLDiversity", "c", c))
+        object.__setattr__(self, "l", _count("RecursiveCLDiversity", "l", l))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        self._needs("l", self.l, values)
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.recursive_cl(self.c, self.l, self._attr(values_of))
@@ -205,7 +265,7 @@ class TCloseness(Criterion):
             )
         if distance == "hierarchical" and hierarchy is None:
             raise ConfigError("TCloseness(distance='hierarchical') needs hierarchy=")
-        object.__setattr__(self, "t", float(t))
+        object.__setattr__(self, "t", _real("TCloseness", "t", t))
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "distance", distance)
         object.__setattr__(self, "hierarchy", hierarchy)
@@ -215,10 +275,16 @@ class TCloseness(Criterion):
         values = values_of[self.attribute]
         attr = self._attr(values_of)
         if self.distance == "ordered":
-            try:
-                keys: list[Any] = [float(v) for v in values]
-            except ValueError:
-                keys = list(values)
+            keys: list[float] = []
+            for v in values:
+                try:
+                    keys.append(float(v))
+                except ValueError:
+                    raise ConfigError(
+                        f"TCloseness(distance='ordered') ranks the values of "
+                        f"'{self.attribute}' by number, but {v!r} is not a number; use "
+                        "distance='equal', or 'hierarchical' with a hierarchy"
+                    ) from None
             order = sorted(range(len(values)), key=lambda i: keys[i])
             rank = [0] * len(values)
             for r, i in enumerate(order):
@@ -248,19 +314,43 @@ class TCloseness(Criterion):
         return CoreCriterion.t_closeness_equal(self.t, attr)
 
 
+# what every function takes as criteria: one, several, or none
+Criteria: TypeAlias = "Criterion | Sequence[Criterion] | None"
+
+
+def listed(criteria: Criteria) -> list[Criterion]:
+    """`criteria` as a list (a single criterion need not be wrapped), each
+    checked to be one of ours."""
+    if criteria is None:
+        return []
+    items = [criteria] if isinstance(criteria, Criterion) else list(criteria)
+    for c in items:
+        if not isinstance(c, Criterion):
+            raise TypeError(
+                f"criteria must be polars_anon criteria (PSensitive, TCloseness, ...), "
+                f"got {type(c).__name__}"
+            )
+    return items
+
+
 def specs(
-    criteria: Sequence[Criterion] | None, values_of: dict[str, list[str]]
+    criteria: Criteria, values_of: dict[str, list[str]], *, feasible: bool = True
 ) -> list[CoreCriterion]:
     """The core's form of each criterion, for a table whose sensitive
-    attributes have these values."""
-    return [c.core(values_of) for c in (criteria or [])]
+    attributes have these values. With `feasible`, criteria that no group
+    could meet are refused (a search or release for them cannot succeed);
+    `check` answers "no" instead."""
+    out = []
+    for c in listed(criteria):
+        if feasible:
+            c.feasible(values_of[c.attribute])
+        out.append(c.core(values_of))
+    return out
 
 
-def sensitive_of(criteria: Sequence[Criterion] | None) -> list[str]:
+def sensitive_of(criteria: Criteria) -> list[str]:
     out: list[str] = []
-    for c in criteria or []:
-        if not isinstance(c, Criterion):
-            raise TypeError(f"criteria must be polars_anon criteria, got {type(c).__name__}")
+    for c in listed(criteria):
         if c.attribute not in out:
             out.append(c.attribute)
     return out

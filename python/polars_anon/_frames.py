@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import operator
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -23,6 +24,18 @@ Hierarchies: TypeAlias = "Mapping[str, HierarchyLike] | str | os.PathLike[str]"
 Levels: TypeAlias = "Mapping[str, int] | Sequence[int]"
 
 COUNT = "__polars_anon_count"
+
+
+def fresh_name(base: str, taken: Iterable[str]) -> str:
+    """`base`, or `base` with a numeric suffix, so that it is none of `taken`:
+    the library's own columns never collide with the user's."""
+    names = set(taken)
+    name, i = base, 0
+    while name in names:
+        i += 1
+        name = f"{base}_{i}"
+    return name
+
 
 # An in-memory frame of at most this many rows crosses to the core row by row
 # and is grouped there after encoding; a larger one, and every LazyFrame, is
@@ -100,33 +113,52 @@ def resolve_hierarchies(hierarchies: Hierarchies | None) -> dict[str, Hierarchy]
     return read_hierarchies(hierarchies)
 
 
-def check_k(k: int, rows: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ConfigError(f"k must be a positive integer, got {k!r}")
-    if k > rows:
+def as_int(name: str, value: Any) -> int:
+    """`value` as an int: any integer type (Python, NumPy, ...) through
+    ``operator.index``; bools, floats and strings are refused by name."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{name} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
         raise ConfigError(
-            f"k = {k} is larger than the table ({rows} rows): "
-            f"no generalization can be {k}-anonymous"
+            f"{name} must be an integer, got {value!r} ({type(value).__name__})"
+        ) from None
+
+
+def check_k(k: Any, rows: int) -> int:
+    """`k` as an int in [1, rows]."""
+    n = as_int("k", k)
+    if n < 1:
+        raise ConfigError(f"k must be a positive integer, got {n!r}")
+    if n > rows:
+        raise ConfigError(
+            f"k = {n} is larger than the table ({rows} rows): "
+            f"no generalization can be {n}-anonymous"
         )
+    return n
 
 
-def max_suppressed(max_suppression: int | float, rows: int) -> int:
-    """Tuples that may be suppressed: an int is a count, a float in [0, 1) a fraction."""
+def max_suppressed(max_suppression: Any, rows: int) -> int:
+    """Tuples that may be suppressed: an integer is a count (more than the rows
+    means all of them), a float in [0, 1) a fraction of the rows."""
     if isinstance(max_suppression, bool):
         raise ConfigError("max_suppression must be an int (tuples) or a float in [0, 1)")
-    if isinstance(max_suppression, int):
-        if max_suppression < 0:
-            raise ConfigError(f"max_suppression must be >= 0, got {max_suppression}")
-        return max_suppression
     if isinstance(max_suppression, float):
         if not 0.0 <= max_suppression < 1.0:
             raise ConfigError(
                 f"max_suppression as a fraction must be in [0, 1), got {max_suppression}"
             )
         return math.floor(max_suppression * rows)
-    raise ConfigError(
-        f"max_suppression must be an int (tuples) or a float in [0, 1), got {max_suppression!r}"
-    )
+    try:
+        count = operator.index(max_suppression)
+    except TypeError:
+        raise ConfigError(
+            f"max_suppression must be an int (tuples) or a float in [0, 1), got {max_suppression!r}"
+        ) from None
+    if count < 0:
+        raise ConfigError(f"max_suppression must be >= 0, got {count}")
+    return min(count, rows)
 
 
 @dataclass(frozen=True)
@@ -142,6 +174,8 @@ class Prepared:
     problem: Problem
     sensitive: list[str] = field(default_factory=list)
     sensitive_values: dict[str, list[str]] = field(default_factory=dict)
+    # the count column of `grouped` and `f0`: unlike any of the table's columns
+    count: str = COUNT
 
     @property
     def rows(self) -> int:
@@ -149,11 +183,13 @@ class Prepared:
 
     @property
     def f0(self) -> pl.DataFrame:
-        """F0 grouped by Polars from the raw values (as strings, with COUNT):
+        """F0 grouped by Polars from the raw values (as strings, with `count`):
         the releases are checked on it, independently of the core's codes."""
         if self.grouped is None:
             object.__setattr__(
-                self, "grouped", group_strings(self.lazy, self.quasi_identifiers + self.sensitive)
+                self,
+                "grouped",
+                group_strings(self.lazy, self.quasi_identifiers + self.sensitive, self.count),
             )
         assert self.grouped is not None
         return self.grouped
@@ -206,6 +242,7 @@ def prepare(
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
     hs_by_col = resolve_hierarchies(hierarchies)
+    count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None
     if frame is not None and frame.height <= ROWS_IN_CORE:
         # every row as it is, each counting once: the core encodes strings and
@@ -220,9 +257,9 @@ def prepare(
         table = {c: as_value(c) for c in qis + sens}
         counts = None
     else:
-        grouped = group_strings(lazy, qis + sens)
+        grouped = group_strings(lazy, qis + sens, count)
         table = {c: grouped.get_column(c) for c in qis + sens}
-        counts = grouped.get_column(COUNT)
+        counts = grouped.get_column(count)
     hs: list[Hierarchy] = []
     codes: list[pl.Series | bytes] = []
     for q in qis:
@@ -247,10 +284,10 @@ def prepare(
         sensitive_cols.append((name, values, encode_values(col, values)))
         values_of[name] = values
     problem = Problem(qis, hs, codes, counts, sensitive_cols)
-    return Prepared(lazy, qis, hs, grouped, problem, sens, values_of)
+    return Prepared(lazy, qis, hs, grouped, problem, sens, values_of, count)
 
 
-def group_strings(lazy: pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
+def group_strings(lazy: pl.LazyFrame, columns: list[str], count: str) -> pl.DataFrame:
     """F0 by Polars: the distinct raw values of `columns` and their counts (no
     per-row casts, so the scan stays lean and streaming), then the distinct
     values as strings; should two ever coincide, the core merges their rows
@@ -258,7 +295,7 @@ def group_strings(lazy: pl.LazyFrame, columns: list[str]) -> pl.DataFrame:
     return (
         lazy.select(columns)
         .group_by(columns)
-        .agg(pl.len().cast(pl.UInt64).alias(COUNT))
+        .agg(pl.len().cast(pl.UInt64).alias(count))
         .collect(engine="streaming")
         .with_columns([pl.col(c).cast(pl.String) for c in columns])
     )
@@ -306,17 +343,13 @@ def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool
     return out
 
 
-def group_table(prep: Prepared, levels: Sequence[int]) -> pl.DataFrame:
-    """The node's groups as labels and sizes (from the core's rollup)."""
+def group_sizes(prep: Prepared, levels: Sequence[int]) -> pl.Series:
+    """The sizes of the node's QI groups (from the core's rollup; with sensitive
+    attributes a group spans several rows of the set). The frame is the
+    library's own, so its column names cannot meet the user's."""
     codes, counts = prep.problem.groups(list(levels))
-    cols: dict[str, Any] = {}
-    for q, h, lvl, c in zip(prep.quasi_identifiers, prep.hierarchies, levels, codes, strict=True):
-        labels = pl.Series(q, h.levels[lvl], dtype=pl.String)
-        cols[q] = labels.gather(pl.Series(c, dtype=pl.UInt32))
-    cols["count"] = pl.Series("count", counts, dtype=pl.UInt64)
-    # with sensitive columns a group spans several rows of the set
-    return (
-        pl.DataFrame(cols)
-        .group_by(prep.quasi_identifiers, maintain_order=True)
-        .agg(pl.col("count").sum())
-    )
+    cols: dict[str, Any] = {f"q{i}": pl.Series(c, dtype=pl.UInt32) for i, c in enumerate(codes)}
+    cols["n"] = pl.Series(counts, dtype=pl.UInt64)
+    frame = pl.DataFrame(cols)
+    keys = [c for c in frame.columns if c != "n"]
+    return frame.group_by(keys).agg(pl.col("n").sum()).get_column("n").alias("count")

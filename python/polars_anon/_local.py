@@ -10,7 +10,7 @@ import polars as pl
 
 from polars_anon import _core
 from polars_anon._core import ConfigError, MissingValueError
-from polars_anon._criteria import Criterion, sensitive_of, specs
+from polars_anon._criteria import Criteria, sensitive_of, specs
 from polars_anon._frames import (
     Hierarchies,
     as_lazy,
@@ -46,7 +46,7 @@ def local_recoding(
     quasi_identifiers: Sequence[str],
     hierarchies: Hierarchies,
     k: int,
-    criteria: Sequence[Criterion] | None = None,
+    criteria: Criteria = None,
 ) -> LocalRecoding:
     """Top-down local recoding (Sun et al. 2010, Algorithm 1) for k-anonymity with
     sensitive-attribute ``criteria`` such as `PPlusSensitive` or `PAlphaSensitive`.
@@ -77,7 +77,7 @@ def local_recoding(
     unknown = [c for c in qis + sens if c not in frame.columns]
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {frame.columns}")
-    check_k(k, frame.height)
+    k = check_k(k, frame.height)
     hs = [hs_by_col[q] for q in qis]
     qi_codes: list[pl.Series | bytes] = []
     sens_codes: list[pl.Series | bytes] = []

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_anon import _api
-from polars_anon._criteria import Criterion
+from polars_anon._criteria import Criteria
 from polars_anon._frames import Hierarchies, Levels
 from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._results import CheckReport, SearchResult
@@ -25,7 +25,7 @@ class _Anon:
         hierarchies: Hierarchies | None = None,
         levels: Levels | None = None,
         max_suppression: int | float = 0,
-        criteria: Sequence[Criterion] | None = None,
+        criteria: Criteria = None,
     ) -> CheckReport:
         """See `polars_anon.check`."""
         return _api.check(
@@ -45,7 +45,7 @@ class _Anon:
         k: int | None = None,
         max_suppression: int | float = 0,
         quasi_identifiers: Sequence[str] | None = None,
-        criteria: Sequence[Criterion] | None = None,
+        criteria: Criteria = None,
     ) -> pl.LazyFrame:
         """See `polars_anon.generalize`."""
         return _api.generalize(
@@ -69,8 +69,10 @@ class _Anon:
         engine: str = "auto",
         trace: bool = False,
         progress: bool = True,
-        criteria: Sequence[Criterion] | None = None,
+        criteria: Criteria = None,
         infer_projections: bool = True,
+        time_limit: float | None = None,
+        memory_budget: int = _api.DEFAULT_MEMORY_BUDGET,
     ) -> SearchResult:
         """See `polars_anon.search`."""
         return _api.search(
@@ -86,6 +88,8 @@ class _Anon:
             progress=progress,
             criteria=criteria,
             infer_projections=infer_projections,
+            time_limit=time_limit,
+            memory_budget=memory_budget,
         )
 
     def incognito(
@@ -96,9 +100,11 @@ class _Anon:
         max_suppression: int | float = 0,
         variant: str = "cube",
         trace: bool = False,
-        criteria: Sequence[Criterion] | None = None,
+        criteria: Criteria = None,
         progress: bool = True,
         infer_projections: bool = True,
+        time_limit: float | None = None,
+        memory_budget: int = _api.DEFAULT_MEMORY_BUDGET,
     ) -> SearchResult:
         """See `polars_anon.incognito`."""
         return _api.incognito(
@@ -112,6 +118,8 @@ class _Anon:
             criteria=criteria,
             progress=progress,
             infer_projections=infer_projections,
+            time_limit=time_limit,
+            memory_budget=memory_budget,
         )
 
     def local_recoding(
@@ -119,7 +127,7 @@ class _Anon:
         quasi_identifiers: Sequence[str],
         hierarchies: Hierarchies,
         k: int,
-        criteria: Sequence[Criterion] | None = None,
+        criteria: Criteria = None,
     ) -> LocalRecoding:
         """See `polars_anon.local_recoding`."""
         return local_recoding(self._frame, quasi_identifiers, hierarchies, k, criteria=criteria)
@@ -136,7 +144,7 @@ class AnonFrame(_Anon):
         k: int | None = None,
         max_suppression: int | float = 0,
         quasi_identifiers: Sequence[str] | None = None,
-        criteria: Sequence[Criterion] | None = None,
+        criteria: Criteria = None,
     ) -> pl.DataFrame:
         """`generalize`, collected."""
         return self.generalize(

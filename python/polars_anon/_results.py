@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from polars_anon._core import (
     SearchStats,
 )
 from polars_anon._criteria import Criterion, specs
-from polars_anon._frames import prepare
+from polars_anon._frames import fresh_name, max_suppressed, prepare
 from polars_anon._release import generalize_prepared
 
 if TYPE_CHECKING:
@@ -31,6 +32,21 @@ CRITERIA = (
     "max_precision",
     "min_discernibility",
 )
+
+
+def _bound(q: str, b: int | tuple[int, int]) -> tuple[int, int]:
+    """A bound on a quasi-identifier's level: an int (at most) or (low, high)."""
+    try:
+        lo, hi = (0, operator.index(b)) if not isinstance(b, tuple) else map(operator.index, b)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"bounds for '{q}' must be a level (int) or a (low, high) pair of levels, got {b!r}"
+        ) from None
+    if lo < 0 or hi < lo:
+        raise ConfigError(
+            f"bounds for '{q}' must satisfy 0 <= low <= high, got low = {lo}, high = {hi}"
+        )
+    return lo, hi
 
 
 def _table_html(title: str, rows: list[tuple[str, Any]]) -> str:
@@ -122,6 +138,8 @@ class SearchResult:
         "quasi_identifiers",
         "rejected",
         "stats",
+        "stopped",
+        "suppression",
         "trace",
         "variant",
     )
@@ -133,7 +151,7 @@ class SearchResult:
         algorithm: str,
         variant: str | None,
         k: int,
-        max_suppression: int,
+        max_suppression: int | float,
         criteria: list[Criterion] | None = None,
     ) -> None:
         self._prep = prep
@@ -144,8 +162,13 @@ class SearchResult:
         self.algorithm = algorithm
         self.variant = variant
         self.k = k
-        self.max_suppression = max_suppression
+        # the budget as given (a count, or a fraction of whatever table is
+        # released), and as tuples of the searched table
+        self.suppression = max_suppression
+        self.max_suppression = max_suppressed(max_suppression, prep.rows)
         self.complete: bool = raw.complete
+        # why the search stopped before its end (its time limit), if it did
+        self.stopped: str | None = raw.stopped
         self.stats: SearchStats = raw.stats
         self.trace: list[IterationTrace] = raw.trace
         self.rejected: list[list[int]] = raw.rejected
@@ -161,18 +184,29 @@ class SearchResult:
                 for i, q in enumerate(qis)
             }
             table = self._prep.problem.evaluate_many(
-                self._nodes, self.k, specs(self.criteria, self._prep.sensitive_values)
+                self._nodes,
+                self.k,
+                specs(self.criteria, self._prep.sensitive_values, feasible=False),
             )
-            frame = pl.DataFrame(cols).with_columns(
-                *[
-                    pl.Series(name, values, dtype=getattr(pl, dtype))
-                    for name, dtype, values in table.columns()
-                ],
-                pl.Series("minimal", [tuple(n) in minimal for n in self._nodes], dtype=pl.Boolean),
-            )
+            series = [
+                pl.Series(self.column(name), values, dtype=getattr(pl, dtype))
+                for name, dtype, values in table.columns()
+            ]
+            is_minimal = [tuple(n) in minimal for n in self._nodes]
+            series.append(pl.Series(self.column("minimal"), is_minimal, dtype=pl.Boolean))
+            frame = pl.DataFrame(cols).with_columns(series)
             object.__setattr__(self, "_anonymous", frame)
         assert self._anonymous is not None
         return self._anonymous
+
+    def column(self, name: str) -> str:
+        """The name of the answer's column ``name`` (``height``, ``suppressed``,
+        ``minimal``, ...) in ``anonymous``: the name itself, unless a
+        quasi-identifier has it, which keeps it for its levels; then
+        ``node_<name>``."""
+        if name not in self.quasi_identifiers:
+            return name
+        return fresh_name(f"node_{name}", self.quasi_identifiers)
 
     @property
     def evaluated(self) -> pl.DataFrame:
@@ -191,14 +225,14 @@ class SearchResult:
                     q: pl.Series(q, [n[i] for n, _ in tested], dtype=pl.Int32)
                     for i, q in enumerate(qis)
                 },
-                "anonymous": pl.Series("anonymous", [a for _, a in tested], dtype=pl.Boolean),
+                self.column("anonymous"): pl.Series([a for _, a in tested], dtype=pl.Boolean),
             }
         ).sort(qis)
 
     @property
     def minimal(self) -> pl.DataFrame:
         """The k-minimal generalizations: no anonymous generalization below them."""
-        return self.anonymous.filter(pl.col("minimal"))
+        return self.anonymous.filter(pl.col(self.column("minimal")))
 
     def best(
         self,
@@ -225,9 +259,11 @@ class SearchResult:
         bad = sorted(set(weights) - set(qis)) + sorted(set(bounds or {}) - set(qis))
         if bad:
             raise ConfigError(f"weights/bounds name unknown quasi-identifier(s) {bad}")
+        if not self._nodes:
+            raise NotAnonymousError(self._nothing_found())
         frame = self.anonymous
         for q, b in (bounds or {}).items():
-            lo, hi = (0, b) if isinstance(b, int) else b
+            lo, hi = _bound(q, b)
             frame = frame.filter(pl.col(q).is_between(lo, hi))
         if frame.is_empty():
             raise NotAnonymousError(
@@ -243,17 +279,37 @@ class SearchResult:
         key, descending = {
             "min_height": (weighted, False),
             "min_relative_distance": (relative.round(12), False),
-            "max_distribution": (pl.col("groups"), True),
-            "min_suppression": (pl.col("suppressed"), False),
-            "max_precision": (pl.col("precision").round(12), True),
-            "min_discernibility": (pl.col("discernibility"), False),
+            "max_distribution": (pl.col(self.column("groups")), True),
+            "min_suppression": (pl.col(self.column("suppressed")), False),
+            "max_precision": (pl.col(self.column("precision")).round(12), True),
+            "min_discernibility": (pl.col(self.column("discernibility")), False),
         }[criterion]
-        ranked = frame.with_columns(key.alias("__key")).sort(
-            ["__key", "height", "suppressed", *qis],
+        sort_key = fresh_name("__key", frame.columns)
+        ranked = frame.with_columns(key.alias(sort_key)).sort(
+            [sort_key, self.column("height"), self.column("suppressed"), *qis],
             descending=[descending, False, False] + [False] * len(qis),
         )
         row = ranked.row(0, named=True)
         return {q: int(row[q]) for q in qis}
+
+    def _nothing_found(self) -> str:
+        """Why there is no answer, in the user's terms."""
+        what = "complete search" if self.complete else "search"
+        msg = f"the {what} found no {self.k}-anonymous generalization"
+        if self.criteria:
+            msg += " meeting the criteria"
+        msg += f" with max_suppression = {self.suppression!r}"
+        flat = [
+            q
+            for q, h in zip(self.quasi_identifiers, self._prep.problem.heights, strict=True)
+            if h == 0
+        ]
+        if flat:
+            msg += (
+                f"; quasi-identifier(s) {flat} have no hierarchy (or one of height 0) and "
+                "cannot be generalized: give them a hierarchy, or allow more suppression"
+            )
+        return msg
 
     def apply(
         self,
@@ -261,7 +317,12 @@ class SearchResult:
         levels: Mapping[str, int] | None = None,
         criterion: str = "min_height",
     ) -> pl.LazyFrame:
-        """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``)."""
+        """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``).
+
+        ``data``: another table to release with the same levels (next month's
+        file, say), searched or not: it is re-checked on its own, and a
+        ``max_suppression`` given as a fraction is a fraction of that table.
+        """
         chosen = dict(levels) if levels is not None else self.best(criterion)
         prep = self._prep
         if data is not None:
@@ -272,7 +333,7 @@ class SearchResult:
                 prep.sensitive,
             )
         return generalize_prepared(
-            prep, prep.levels(chosen), self.k, self.max_suppression, self.criteria
+            prep, prep.levels(chosen), self.k, self.suppression, self.criteria
         )
 
     def _rows(self) -> list[tuple[str, Any]]:
@@ -284,6 +345,11 @@ class SearchResult:
             *([("criteria", "; ".join(map(repr, self.criteria)))] if self.criteria else []),
             ("max suppression", self.max_suppression),
             ("quasi-identifiers", ", ".join(self.quasi_identifiers)),
+            *(
+                [("stopped", f"{self.stopped}: the nodes below are those confirmed so far")]
+                if self.stopped
+                else []
+            ),
             (
                 "anonymous generalizations",
                 len(self._nodes) if self.complete else f"{len(self._nodes)} (of those evaluated)",

@@ -32,7 +32,8 @@ impl<'p> Checker<'p> {
     /// A checker of `model` on `problem`; the criteria must name sensitive
     /// attributes the problem carries.
     pub fn new(problem: &'p Problem, model: Model, engine: Engine) -> Result<Self> {
-        crate::criteria::validate(&model.criteria, problem.sensitive.len())?;
+        let values: Vec<usize> = problem.sensitive.iter().map(|s| s.values.len()).collect();
+        crate::criteria::validate(&model.criteria, &values)?;
         Ok(Checker {
             problem,
             model,

@@ -47,22 +47,53 @@ pub trait Criterion: std::fmt::Debug + Send + Sync {
     /// Still monotone when the groups that fail it are suppressed (see the
     /// module docs).
     fn monotone_with_suppression(&self) -> bool;
+
+    /// Whatever it holds per value (categories, ranks, leaves) covers the
+    /// attribute's `values` distinct values.
+    fn check_values(&self, _values: usize) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Criteria are shared by the model, the checker and the searches' threads.
 pub type CriterionRef = Arc<dyn Criterion>;
 
-/// Every criterion reads a sensitive attribute the problem has.
-pub fn validate(criteria: &[CriterionRef], n_sensitive: usize) -> Result<()> {
+/// Every criterion reads a sensitive attribute the problem has
+/// (`values[j]`: the distinct values of the j-th), and covers its values.
+pub fn validate(criteria: &[CriterionRef], values: &[usize]) -> Result<()> {
     for c in criteria {
-        if c.attr() >= n_sensitive {
+        let Some(&n) = values.get(c.attr()) else {
             return Err(AnonError::Config(format!(
                 "{} refers to sensitive attribute #{} but only {} are known",
                 c.name(),
                 c.attr(),
-                n_sensitive
+                values.len()
             )));
-        }
+        };
+        c.check_values(n)?;
+    }
+    Ok(())
+}
+
+/// A per-value table of a criterion must have one entry per value, each
+/// below `bound`.
+pub(crate) fn check_table(
+    criterion: &str,
+    table: &str,
+    entries: &[u32],
+    values: usize,
+    bound: usize,
+) -> Result<()> {
+    if entries.len() != values {
+        return Err(AnonError::Config(format!(
+            "{criterion}: {table} has {} entries for {values} values",
+            entries.len()
+        )));
+    }
+    if let Some(e) = entries.iter().find(|&&e| e as usize >= bound) {
+        return Err(AnonError::Config(format!(
+            "{criterion}: {table} holds {e}, outside 0..{bound}"
+        )));
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! and (p, alpha)-sensitive k-anonymity. Monotone also with suppression: a
 //! merged group passes as soon as one of its parts passed.
 
-use super::{bad_parameter, Criterion};
+use super::{bad_parameter, check_table, Criterion};
 use crate::error::Result;
 
 /// At least `p` distinct sensitive values per group.
@@ -79,6 +79,15 @@ impl Criterion for PPlusSensitive {
     fn monotone_with_suppression(&self) -> bool {
         true
     }
+    fn check_values(&self, values: usize) -> Result<()> {
+        check_table(
+            self.name(),
+            "category",
+            &self.category,
+            values,
+            u32::MAX as usize,
+        )
+    }
 }
 
 /// At least `p` distinct values and a total weight of at least `alpha`: the
@@ -103,6 +112,14 @@ impl PAlphaSensitive {
     ) -> Result<Self> {
         if p == 0 {
             return Err(bad_parameter("PAlphaSensitive", "p", p, "at least 1"));
+        }
+        if categories == 0 {
+            return Err(bad_parameter(
+                "PAlphaSensitive",
+                "categories",
+                0,
+                "at least 1",
+            ));
         }
         if !(alpha >= 0.0 && alpha.is_finite()) {
             return Err(bad_parameter(
@@ -151,5 +168,14 @@ impl Criterion for PAlphaSensitive {
     }
     fn monotone_with_suppression(&self) -> bool {
         true
+    }
+    fn check_values(&self, values: usize) -> Result<()> {
+        check_table(
+            self.name(),
+            "category",
+            &self.category,
+            values,
+            self.categories,
+        )
     }
 }

@@ -2,7 +2,8 @@
 //! distribution of the sensitive attribute and the table's is at most t.
 //! Monotone without suppression for these ground distances; not with it.
 
-use super::{bad_parameter, Criterion};
+use super::{bad_parameter, check_table, Criterion};
+use crate::error::AnonError;
 use crate::error::Result;
 
 /// Ground distance of t-closeness's Earth Mover's Distance.
@@ -48,6 +49,42 @@ impl Criterion for TCloseness {
     fn holds(&self, hist: &[(u32, u64)], global: &[f64]) -> bool {
         let total: u64 = hist.iter().map(|&(_, c)| c).sum();
         emd(hist, total, global, &self.distance) <= self.t + 1e-12
+    }
+    fn check_values(&self, values: usize) -> Result<()> {
+        match &self.distance {
+            Distance::Equal => Ok(()),
+            Distance::Ordered { rank } => {
+                check_table(self.name(), "rank", rank, values, values)?;
+                let mut seen = vec![false; values];
+                for &r in rank {
+                    if std::mem::replace(&mut seen[r as usize], true) {
+                        return Err(AnonError::Config(format!(
+                            "TCloseness: rank {r} is given to two values"
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            Distance::Hierarchical {
+                leaf_of,
+                parents,
+                height,
+            } => {
+                if parents.len() != *height as usize {
+                    return Err(AnonError::Config(format!(
+                        "TCloseness: {} parent maps for a hierarchy of height {height}",
+                        parents.len()
+                    )));
+                }
+                let leaves = parents.first().map_or(values, Vec::len);
+                check_table(self.name(), "leaf_of", leaf_of, values, leaves)?;
+                for (l, up) in parents.iter().enumerate() {
+                    let above = parents.get(l + 1).map_or(1, Vec::len);
+                    check_table(self.name(), "a parent map", up, up.len(), above)?;
+                }
+                Ok(())
+            }
+        }
     }
     fn monotone(&self) -> bool {
         true

@@ -14,6 +14,9 @@ struct HierarchyJson {
 
 const JSON_FORMAT: &str = "polars-anon/hierarchy-v1";
 
+/// Separators ARX and spreadsheets write, checked when a file reads as one column.
+const SEPARATORS: [u8; 4] = [b';', b',', b'\t', b'|'];
+
 impl Hierarchy {
     /// Parse ARX's CSV layout: no header, one row per leaf, `sep` between levels.
     pub fn from_csv_str(text: &str, sep: u8, source: &str) -> Result<Self> {
@@ -29,7 +32,26 @@ impl Hierarchy {
             if record.iter().all(|f| f.trim().is_empty()) {
                 continue;
             }
-            rows.push(record.iter().map(|f| f.to_string()).collect());
+            rows.push(
+                record
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect::<Vec<String>>(),
+            );
+        }
+        // one column whose values hold another separator: read with the wrong sep
+        if !rows.is_empty() && rows.iter().all(|r| r.len() == 1) {
+            let other = SEPARATORS
+                .iter()
+                .filter(|&&c| c != sep)
+                .find(|&&c| rows.iter().all(|r| r[0].as_bytes().contains(&c)));
+            if let Some(&c) = other {
+                return Err(AnonError::Hierarchy(format!(
+                    "{source}: every row is one value containing {:?}, as if the file were \
+                     separated by {:?} but read with sep={:?}; pass sep={:?}",
+                    c as char, c as char, sep as char, c as char
+                )));
+            }
         }
         Self::from_rows(rows, source)
     }

@@ -16,6 +16,10 @@ mod io;
 pub use encode::Encoder;
 use encode::LeafIndex;
 
+/// Levels a hierarchy may have: heights are `u8`, and the searches keep the
+/// value 255 to mean "no level" (an attribute absent from a node).
+pub const MAX_LEVELS: usize = 255;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hierarchy {
     rows: Vec<Vec<String>>,
@@ -38,6 +42,13 @@ impl Hierarchy {
         if width == 0 {
             return Err(err("row 1 has no values".into()));
         }
+        if width > MAX_LEVELS {
+            return Err(err(format!(
+                "{width} levels (height {}); at most {MAX_LEVELS} levels (height {}) are supported",
+                width - 1,
+                MAX_LEVELS - 1
+            )));
+        }
         for (r, row) in rows.iter().enumerate() {
             if row.len() != width {
                 return Err(err(format!(
@@ -56,30 +67,47 @@ impl Hierarchy {
                 )));
             }
         }
+        // A row repeated exactly (ARX writes such files, and users keep them)
+        // is taken once; a leaf with two different rows is an error.
+        let mut first: HashMap<&str, usize> = HashMap::new();
+        let mut line: Vec<usize> = Vec::with_capacity(rows.len());
+        for (r, row) in rows.iter().enumerate() {
+            match first.get(row[0].as_str()) {
+                None => {
+                    first.insert(&row[0], r);
+                    line.push(r + 1);
+                }
+                Some(&f) if rows[f] == *row => {}
+                Some(&f) => {
+                    return Err(err(format!(
+                        "leaf value {:?} appears twice with different generalizations, in rows {} ({}) and {} ({})",
+                        row[0],
+                        f + 1,
+                        show_values(&rows[f], 8),
+                        r + 1,
+                        show_values(row, 8)
+                    )))
+                }
+            }
+        }
+        drop(first);
+        let rows: Vec<Vec<String>> = if line.len() == rows.len() {
+            rows
+        } else {
+            line.iter().map(|&l| rows[l - 1].clone()).collect()
+        };
         let mut labels: Vec<Vec<String>> = vec![Vec::new(); width];
         let mut index: Vec<HashMap<String, u32>> = vec![HashMap::new(); width];
         let mut leaf_to: Vec<Vec<u32>> = vec![Vec::with_capacity(rows.len()); width];
-        // first row at which each level-l code was seen, to name both rows on conflict
-        let mut first_row: Vec<Vec<usize>> = vec![Vec::new(); width];
-        for (r, row) in rows.iter().enumerate() {
+        for row in &rows {
             for (l, value) in row.iter().enumerate() {
                 let code = match index[l].get(value) {
-                    Some(&c) => {
-                        if l == 0 {
-                            return Err(err(format!(
-                                "leaf value {:?} appears twice, in rows {} and {}",
-                                value,
-                                first_row[0][c as usize] + 1,
-                                r + 1
-                            )));
-                        }
-                        c
-                    }
+                    // leaves are distinct once repeated rows are gone
+                    Some(&c) => c,
                     None => {
                         let c = labels[l].len() as u32;
                         labels[l].push(value.clone());
                         index[l].insert(value.clone(), c);
-                        first_row[l].push(r);
                         c
                     }
                 };
@@ -103,9 +131,9 @@ impl Hierarchy {
                         l,
                         l + 1,
                         labels[l + 1][up[c] as usize],
-                        seen_at[c] + 1,
+                        line[seen_at[c]],
                         labels[l + 1][p as usize],
-                        r + 1
+                        line[r]
                     )));
                 }
             }
@@ -296,10 +324,68 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("row 2") && e.contains("ragged"), "{e}");
-        let e = Hierarchy::from_rows(rows(&[&["a", "*"], &["a", "*"]]), "f.csv")
+        // a row repeated exactly is taken once; two different rows for a
+        // leaf are an error naming both, and later rows keep their numbers
+        let h =
+            Hierarchy::from_rows(rows(&[&["a", "*"], &["a", "*"], &["b", "*"]]), "f.csv").unwrap();
+        assert_eq!(h.leaves(), ["a", "b"]);
+        assert_eq!(h.rows().len(), 2);
+        let e = Hierarchy::from_rows(rows(&[&["a", "x", "*"], &["a", "y", "*"]]), "f.csv")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("\"a\"") && e.contains("rows 1 and 2"), "{e}");
+        assert!(
+            e.contains("\"a\"")
+                && e.contains("rows 1")
+                && e.contains("and 2")
+                && e.contains("\"y\""),
+            "{e}"
+        );
+        let e = Hierarchy::from_rows(
+            rows(&[
+                &["a", "x", "*"],
+                &["a", "x", "*"],
+                &["b", "y", "*"],
+                &["c", "x", "+"],
+            ]),
+            "f.csv",
+        )
+        .unwrap_err()
+        .to_string();
+        // the row numbers are the file's, counting the repeated row
+        assert!(
+            e.contains("not a tree") && e.contains("\"+\" (row 4)"),
+            "{e}"
+        );
+        let e = Hierarchy::from_rows(
+            rows(&[
+                &["a", "x", "*"],
+                &["a", "x", "*"],
+                &["c", "x", "*"],
+                &["d", "y", "*"],
+                &["c2", "y", "*"],
+                &["e", "x", "-"],
+            ]),
+            "f.csv",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("not a tree") && e.contains("row 6"), "{e}");
+        // a file separated by commas read with ';'
+        let e = Hierarchy::from_csv_str("a,x,*\nb,x,*\n", b';', "f.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pass sep=','"), "{e}");
+        // deeper than the supported levels
+        let deep: Vec<String> = (0..300).map(|l| format!("v{l}")).collect();
+        let e = Hierarchy::from_rows(vec![deep], "f.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("300 levels") && e.contains("at most 255"), "{e}");
+        let ok: Vec<String> = (0..255).map(|l| format!("v{l}")).collect();
+        assert_eq!(
+            Hierarchy::from_rows(vec![ok], "f.csv").unwrap().height(),
+            254
+        );
         let e = Hierarchy::from_rows(
             rows(&[
                 &["a", "x", "*"],

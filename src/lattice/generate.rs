@@ -57,6 +57,23 @@ pub fn generate_graph(g: &Graph, in_s: &[bool], n: usize) -> Graph {
     next
 }
 
+/// An upper bound on the nodes `generate_graph` makes from S_i: the pairs of
+/// its nodes that share all but their last (attribute, level), before the
+/// prune. Cheap to count, so a search can refuse a graph before building it.
+pub fn join_bound(g: &Graph, in_s: &[bool]) -> u128 {
+    let w = g.width;
+    let mut groups: HashMap<(&[usize], &[u8]), u64, FxBuild> = HashMap::default();
+    for v in (0..g.len()).filter(|&v| in_s[v]) {
+        *groups
+            .entry((&g.attrs(v)[..w - 1], &g.levels(v)[..w - 1]))
+            .or_default() += 1;
+    }
+    groups
+        .values()
+        .map(|&m| m as u128 * m.saturating_sub(1) as u128 / 2)
+        .sum()
+}
+
 /// Join: nodes of S_i sharing their first i - 1 (attribute, level) pairs,
 /// p's last attribute before q's; prune: keep a candidate when every i-subset
 /// is in S_i (the two parents are).

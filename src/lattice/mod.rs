@@ -6,7 +6,7 @@
 pub mod generate;
 pub mod graph;
 
-pub use generate::generate_graph;
+pub use generate::{generate_graph, join_bound};
 pub use graph::Graph;
 
 #[derive(Clone, Debug)]
@@ -87,8 +87,66 @@ impl Lattice {
     pub fn all(&self) -> impl Iterator<Item = Node> + '_ {
         (0..self.size).map(|id| self.node(id))
     }
+    /// The nodes of one height, in id order, made directly (not by filtering
+    /// the whole lattice, which a wide table makes astronomically large).
     pub fn at_height(&self, height: u32) -> Vec<Node> {
-        self.all().filter(|n| node_height(n) == height).collect()
+        let n = self.heights.len();
+        // most[i]: the largest height the attributes after i can add
+        let mut most = vec![0u32; n + 1];
+        for i in (0..n).rev() {
+            most[i] = most[i + 1] + self.heights[i] as u32;
+        }
+        let mut out = Vec::new();
+        let mut node = vec![0u8; n];
+        fn fill(
+            i: usize,
+            left: u32,
+            heights: &[u8],
+            most: &[u32],
+            node: &mut Vec<u8>,
+            out: &mut Vec<Node>,
+        ) {
+            if i == heights.len() {
+                if left == 0 {
+                    out.push(node.clone());
+                }
+                return;
+            }
+            let lo = left.saturating_sub(most[i + 1]);
+            let hi = left.min(heights[i] as u32);
+            for l in lo..=hi {
+                node[i] = l as u8;
+                fill(i + 1, left - l, heights, most, node, out);
+            }
+        }
+        if height <= most[0] {
+            fill(0, height, &self.heights, &most, &mut node, &mut out);
+        }
+        // ids grow with the last attribute first: sort to keep id order
+        out.sort_by_key(|nd| self.id(nd));
+        out
+    }
+
+    /// Nodes in the lattice, exactly (saturating at `u128::MAX`).
+    pub fn nodes(&self) -> u128 {
+        self.heights
+            .iter()
+            .fold(1u128, |p, &h| p.saturating_mul(h as u128 + 1))
+    }
+
+    /// Nodes at each height 0..=max_height (saturating).
+    pub fn layer_sizes(&self) -> Vec<u128> {
+        let mut layers = vec![1u128];
+        for &h in &self.heights {
+            let mut next = vec![0u128; layers.len() + h as usize];
+            for (a, &c) in layers.iter().enumerate() {
+                for l in 0..=h as usize {
+                    next[a + l] = next[a + l].saturating_add(c);
+                }
+            }
+            layers = next;
+        }
+        layers
     }
 }
 
@@ -115,6 +173,18 @@ mod tests {
         assert_eq!(lat.successors(&[0, 1]), vec![vec![1, 1], vec![0, 2]]);
         assert_eq!(lat.predecessors(&[1, 2]), vec![vec![0, 2], vec![1, 1]]);
         assert_eq!(lat.at_height(2), vec![vec![1, 1], vec![0, 2]]);
+        assert_eq!(lat.nodes(), 6);
+        assert_eq!(lat.layer_sizes(), vec![1, 2, 2, 1]);
+        // layers made directly agree with filtering every node
+        let lat = Lattice::new(vec![2, 0, 3, 1, 4]);
+        for h in 0..=lat.max_height() + 1 {
+            let all: Vec<Node> = lat.all().filter(|n| node_height(n) == h).collect();
+            assert_eq!(lat.at_height(h), all, "height {h}");
+            let size = lat.layer_sizes().get(h as usize).copied().unwrap_or(0);
+            assert_eq!(all.len() as u128, size, "height {h}");
+        }
+        // a wide lattice's size does not wrap
+        assert_eq!(Lattice::new(vec![4; 40]).nodes(), 5u128.pow(40));
         assert!(generalizes(&[1, 2], &[0, 2]) && !generalizes(&[1, 0], &[0, 2]));
     }
 }

@@ -27,6 +27,12 @@ create_exception!(
 );
 create_exception!(
     _core,
+    SearchTooLargeError,
+    ConfigError,
+    "A search that would hold more than its memory budget; nothing was searched."
+);
+create_exception!(
+    _core,
     MissingValueError,
     PyAnonError,
     "Values (or nulls) in a quasi-identifier that its hierarchy does not cover."
@@ -47,7 +53,11 @@ pub fn to_py(e: AnonError) -> PyErr {
         }
         AnonError::Config(_) => ConfigError::new_err(msg),
         AnonError::NotAnonymous(_) => NotAnonymousError::new_err(msg),
+        AnonError::TooLarge(_) => SearchTooLargeError::new_err(msg),
         AnonError::Interrupted => PyKeyboardInterrupt::new_err(msg),
+        // a search answers its time limit with a partial outcome; this is
+        // reached only if a caller lets the error through
+        AnonError::TimeLimit => PyAnonError::new_err(msg),
         AnonError::Polars(_) => PyAnonError::new_err(msg),
     }
 }
@@ -58,6 +68,34 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HierarchyError", py.get_type::<HierarchyError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("MissingValueError", py.get_type::<MissingValueError>())?;
+    m.add("SearchTooLargeError", py.get_type::<SearchTooLargeError>())?;
     m.add("NotAnonymousError", py.get_type::<NotAnonymousError>())?;
     Ok(())
+}
+
+/// Run `f` (core work) with the GIL released; a panic in it becomes an
+/// `AnonError` naming it instead of unwinding into Python, where it would
+/// surface as pyo3's `PanicException` (not an `Exception`). The core's own
+/// errors are left to the caller.
+pub fn without_gil<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> crate::Result<T> + Send,
+) -> PyResult<crate::Result<T>> {
+    py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
+        .map_err(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            PyAnonError::new_err(format!(
+                "internal error in polars-anon's core (please report it with the call that \
+                 caused it): {what}"
+            ))
+        })
+}
+
+/// `without_gil`, with the core's errors mapped to their exceptions.
+pub fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> crate::Result<T> + Send) -> PyResult<T> {
+    without_gil(py, f)?.map_err(to_py)
 }

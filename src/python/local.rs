@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 
 use super::arrow;
 use super::criteria::{unwrap, PyCriterion};
-use super::error::{to_py, ConfigError};
+use super::error::{run, to_py, ConfigError};
 use super::hierarchy::PyHierarchy;
 use crate::check::Model;
 use crate::hierarchy::Hierarchy;
@@ -32,6 +32,15 @@ pub fn localpk<'py>(
         .iter()
         .map(|c| arrow::column(c, 4)?.u32s("sensitive codes"))
         .collect::<PyResult<_>>()?;
+    if hs.len() != qi.len() || globals.len() != sensitive.len() {
+        return Err(ConfigError::new_err(
+            "one hierarchy per quasi-identifier and one distribution per sensitive attribute",
+        ));
+    }
+    let rows = qi.first().map_or(0, Vec::len);
+    if qi.iter().chain(&sensitive).any(|c| c.len() != rows) {
+        return Err(ConfigError::new_err("every column needs one code per row"));
+    }
     for (a, (h, col)) in hs.iter().zip(&qi).enumerate() {
         if col.iter().any(|&c| c as usize >= h.domain_size(0)) {
             return Err(ConfigError::new_err(format!(
@@ -39,21 +48,27 @@ pub fn localpk<'py>(
             )));
         }
     }
+    for (j, (g, col)) in globals.iter().zip(&sensitive).enumerate() {
+        if col.iter().any(|&c| c as usize >= g.len()) {
+            return Err(ConfigError::new_err(format!(
+                "codes of sensitive attribute #{j} out of range"
+            )));
+        }
+    }
     let criteria = unwrap(criteria);
-    crate::criteria::validate(&criteria, sensitive.len()).map_err(to_py)?;
+    let values: Vec<usize> = globals.iter().map(Vec::len).collect();
+    crate::criteria::validate(&criteria, &values).map_err(to_py)?;
     let model = Model { k, criteria };
-    let out = py
-        .detach(|| {
-            crate::local::localpk(
-                &crate::local::Tuples {
-                    hierarchies: &hs,
-                    qi: &qi,
-                    sensitive: &sensitive,
-                    global: &globals,
-                },
-                &model,
-            )
-        })
-        .map_err(to_py)?;
+    let out = run(py, || {
+        crate::local::localpk(
+            &crate::local::Tuples {
+                hierarchies: &hs,
+                qi: &qi,
+                sensitive: &sensitive,
+                global: &globals,
+            },
+            &model,
+        )
+    })?;
     Ok((out.levels, out.codes, out.groups, out.distortion))
 }

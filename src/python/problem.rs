@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 
 use super::arrow;
 use super::criteria::{unwrap, PyCriterion};
-use super::error::{to_py, ConfigError};
+use super::error::{run, to_py, without_gil, ConfigError};
 use super::hierarchy::PyHierarchy;
 use super::results::{PyMetricTable, PyNodeMetrics, PySearchOutcome};
 use crate::check::{Checker, Model};
@@ -161,14 +161,14 @@ impl PyProblem {
         let levels = self.levels_u8(levels)?;
         let engine: Engine = engine.parse().map_err(to_py)?;
         let checker = self.checker(k, criteria, engine)?;
-        let st = py.detach(|| checker.node_stats(&levels)).map_err(to_py)?;
+        let st = run(py, || checker.node_stats(&levels))?;
         let m = metrics(&levels, &self.inner.heights(), &st, self.inner.rows, k);
         Ok(PyNodeMetrics::new(&st, &m))
     }
     /// The groups of one node: (codes per attribute at the node's levels, counts).
     fn groups(&self, py: Python<'_>, levels: Vec<u32>) -> PyResult<(Vec<Vec<u32>>, Vec<u64>)> {
         let levels = self.levels_u8(levels)?;
-        py.detach(|| -> crate::Result<_> {
+        run(py, || -> crate::Result<_> {
             let fs = self.inner.node_set(&levels, Engine::Auto)?;
             let codes = fs
                 .attrs
@@ -177,7 +177,6 @@ impl PyProblem {
                 .collect::<crate::Result<Vec<_>>>()?;
             Ok((codes, fs.counts()?.into_owned()))
         })
-        .map_err(to_py)
     }
     /// QI codes (at the node's levels) of the groups the model suppresses.
     #[pyo3(signature = (levels, k, criteria = Vec::new()))]
@@ -190,8 +189,7 @@ impl PyProblem {
     ) -> PyResult<Vec<Vec<u32>>> {
         let levels = self.levels_u8(levels)?;
         let checker = self.checker(k, criteria, Engine::Auto)?;
-        py.detach(|| checker.suppressed_groups(&levels))
-            .map_err(to_py)
+        run(py, || checker.suppressed_groups(&levels))
     }
     /// Metrics of many nodes, as columns.
     #[pyo3(signature = (nodes, k, criteria = Vec::new()))]
@@ -207,7 +205,7 @@ impl PyProblem {
             .into_iter()
             .map(|n| self.levels_u8(n))
             .collect::<PyResult<Vec<_>>>()?;
-        let stats = py.detach(|| checker.stats_many(&nodes)).map_err(to_py)?;
+        let stats = run(py, || checker.stats_many(&nodes))?;
         let heights = self.inner.heights();
         Ok(PyMetricTable::new(
             nodes
@@ -218,7 +216,7 @@ impl PyProblem {
         ))
     }
     /// Run one search (`algorithm` and `variant` as in `ALGORITHMS`).
-    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true))]
+    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn search(
         &self,
@@ -232,9 +230,20 @@ impl PyProblem {
         progress: Option<Py<PyAny>>,
         criteria: Vec<PyCriterion>,
         infer_projections: bool,
+        time_limit: Option<f64>,
+        memory_budget: u64,
     ) -> PyResult<PySearchOutcome> {
         let alg = crate::search::algorithm(algorithm, variant).map_err(to_py)?;
         let engine: Engine = engine.parse().map_err(to_py)?;
+        let time_limit = match time_limit {
+            None => None,
+            Some(t) if t.is_finite() && t >= 0.0 => Some(Duration::from_secs_f64(t)),
+            Some(t) => {
+                return Err(ConfigError::new_err(format!(
+                    "time_limit must be a number of seconds >= 0, got {t}"
+                )))
+            }
+        };
         let config = Config {
             k,
             criteria: unwrap(criteria),
@@ -242,6 +251,8 @@ impl PyProblem {
             engine,
             trace,
             infer_projections,
+            time_limit,
+            memory_budget,
         };
         // Every TICK the search takes the GIL back for a moment: Ctrl-C stops
         // it, and the progress callable hears how many nodes were checked.
@@ -273,7 +284,7 @@ impl PyProblem {
         let searcher = Searcher::new(&self.inner, config)
             .map_err(to_py)?
             .with_progress(Box::new(tick));
-        let out = match py.detach(|| searcher.run(&*alg)) {
+        let out = match without_gil(py, || searcher.run(&*alg))? {
             Ok(out) => out,
             Err(AnonError::Interrupted) => {
                 return Err(failure

@@ -186,10 +186,13 @@ fn widen(nodes: Vec<Vec<u8>>) -> Vec<Vec<u32>> {
 }
 
 /// A search's answer: the anonymous nodes (all of them when `complete`), the
-/// minimal ones, the nodes found not anonymous (Samarati), and its cost.
+/// minimal ones, the nodes found not anonymous (Samarati), whether it stopped
+/// early, and its cost.
 #[pyclass(name = "SearchOutcome", module = "polars_anon._core", frozen, get_all)]
 pub struct PySearchOutcome {
     anonymous: Vec<Vec<u32>>,
+    /// Why the search stopped early (its time limit), if it did.
+    stopped: Option<String>,
     minimal: Vec<Vec<u32>>,
     rejected: Vec<Vec<u32>>,
     complete: bool,
@@ -201,6 +204,7 @@ impl PySearchOutcome {
     pub(super) fn new(py: Python<'_>, out: Outcome) -> PyResult<Self> {
         Ok(PySearchOutcome {
             anonymous: widen(out.anonymous),
+            stopped: out.stopped,
             minimal: widen(out.minimal),
             rejected: widen(out.rejected),
             complete: out.complete,

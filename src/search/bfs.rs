@@ -72,6 +72,9 @@ impl<'p> Searcher<'p> {
             _ => None,
         };
         let mut marked_count = 0u64;
+        // nodes of the full lattice found anonymous are the answer so far,
+        // should the search stop at its time limit
+        let full = self.config.time_limit.is_some() && g.width == self.problem().n_attrs();
         let mut was_checked = vec![false; n];
         while let Some((_, batch)) = queue.pop_first() {
             let todo: Vec<usize> = batch.iter().copied().filter(|&v| !marked[v]).collect();
@@ -161,10 +164,16 @@ impl<'p> Searcher<'p> {
                 self.stats.nodes_checked += 1;
                 was_checked[v] = true;
                 if self.anonymous(suppressed) {
+                    if full {
+                        self.confirmed.push(g.levels(v).to_vec());
+                    }
                     for &s in &g.succ[v] {
                         if !marked[s] {
                             marked[s] = true;
                             marked_count += 1;
+                            if full {
+                                self.confirmed.push(g.levels(s).to_vec());
+                            }
                         }
                     }
                 } else {

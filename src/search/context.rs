@@ -24,6 +24,10 @@ pub struct Searcher<'p> {
     pub(super) config: Config,
     pub(super) stats: Stats,
     pub(super) trace: Vec<IterationTrace>,
+    /// Full-lattice nodes known anonymous so far: the answer if the search
+    /// stops at its time limit.
+    pub(super) confirmed: Vec<Node>,
+    deadline: Option<Instant>,
     progress: Option<Progress<'p>>,
 }
 
@@ -51,6 +55,8 @@ impl<'p> Searcher<'p> {
             config,
             stats: Stats::default(),
             trace: Vec::new(),
+            confirmed: Vec::new(),
+            deadline: None,
             progress: None,
         })
     }
@@ -96,14 +102,10 @@ impl<'p> Searcher<'p> {
         Ok(out)
     }
 
-    /// Between batches: the progress callback (which may stop the search) and
-    /// the rows the batch reads.
+    /// Between batches: the time limit, the progress callback (which may
+    /// stop the search) and the rows the batch reads.
     fn tick_and_account(&mut self, chunk: &[RollupJob<'_>]) -> Result<()> {
-        if let Some(tick) = &mut self.progress {
-            if !tick(self.stats.nodes_checked) {
-                return Err(AnonError::Interrupted);
-            }
-        }
+        self.tick()?;
         let base = &self.checker.problem.base;
         for job in chunk {
             if std::ptr::eq(job.from, base) {
@@ -114,6 +116,36 @@ impl<'p> Searcher<'p> {
             }
         }
         Ok(())
+    }
+
+    /// Stop at the time limit, or when the progress callback says so.
+    pub(super) fn tick(&mut self) -> Result<()> {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(AnonError::TimeLimit);
+        }
+        if let Some(tick) = &mut self.progress {
+            if !tick(self.stats.nodes_checked) {
+                return Err(AnonError::Interrupted);
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuse to hold `nodes` nodes of `bytes_per_node` past the budget.
+    pub(super) fn within_budget(
+        &self,
+        what: &str,
+        nodes: u128,
+        bytes_per_node: u128,
+    ) -> Result<()> {
+        let lattice = Lattice::new(self.problem().heights());
+        super::budget::check(
+            what,
+            &lattice,
+            nodes,
+            bytes_per_node,
+            self.config.memory_budget,
+        )
     }
 
     /// Run `algorithm`, first making sure it may: a search that infers nodes
@@ -148,8 +180,13 @@ impl<'p> Searcher<'p> {
                 )));
             }
         }
+        algorithm.estimate(&self)?;
         let t = Instant::now();
-        let mut out = algorithm.run(&mut self)?;
+        self.deadline = self.config.time_limit.map(|d| t + d);
+        let mut out = match algorithm.run(&mut self) {
+            Err(AnonError::TimeLimit) => self.partial_outcome(),
+            out => out?,
+        };
         self.stats.phase_ms.push(("total".into(), ms(t)));
         out.stats = self.stats;
         out.trace = self.trace;
@@ -173,9 +210,31 @@ impl<'p> Searcher<'p> {
         let minimal = minimal_of_complete(&lat, &anonymous);
         Outcome {
             anonymous,
+            stopped: None,
             rejected: Vec::new(),
             minimal,
             complete: true,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        }
+    }
+
+    /// What a search stopped at its time limit has: the nodes confirmed
+    /// anonymous so far, and the minimal ones among them (not proven minimal
+    /// in the lattice).
+    fn partial_outcome(&mut self) -> Outcome {
+        let lat = Lattice::new(self.problem().heights());
+        let mut anonymous = std::mem::take(&mut self.confirmed);
+        anonymous.sort_by_key(|n| lat.id(n));
+        anonymous.dedup();
+        let minimal = minimal_of_complete(&lat, &anonymous);
+        let limit = self.config.time_limit.unwrap_or_default().as_secs_f64();
+        Outcome {
+            anonymous,
+            stopped: Some(format!("time limit of {limit} s reached")),
+            rejected: Vec::new(),
+            minimal,
+            complete: false,
             stats: Stats::default(),
             trace: Vec::new(),
         }
@@ -203,6 +262,7 @@ impl<'p> Searcher<'p> {
                 if self.anonymous(suppressed) {
                     any = true;
                     anonymous.push(nd.clone());
+                    self.confirmed.push(nd.clone());
                 } else {
                     rejected.push(nd.clone());
                 }

@@ -6,10 +6,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use super::bfs::RootSource;
+use super::budget::graph_node_bytes;
 use super::context::ms;
 use super::{Algorithm, Outcome, Searcher};
 use crate::error::Result;
-use crate::lattice::{generate_graph, Graph, Node};
+use crate::lattice::{generate_graph, join_bound, Graph, Node};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -23,6 +24,11 @@ pub enum Variant {
 pub struct Incognito(pub Variant);
 
 impl Algorithm for Incognito {
+    /// Each graph is estimated before it is built (`incognito`); the first,
+    /// each attribute's levels, is small.
+    fn estimate(&self, _s: &Searcher<'_>) -> Result<()> {
+        Ok(())
+    }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         s.incognito(self.0)
     }
@@ -88,6 +94,10 @@ impl<'p> Searcher<'p> {
                     }
                 }
             }
+            if infer && self.config.time_limit.is_some() {
+                // what a stop at the time limit would answer
+                self.confirmed = self.projected_nodes(&found, empty_ok, &one).0;
+            }
             let last = i == n || (infer && !in_s.iter().any(|&x| x));
             if last {
                 if let Some(c) = self.stats.phase_ms.iter_mut().find(|p| p.0 == "cube") {
@@ -124,12 +134,21 @@ impl<'p> Searcher<'p> {
                 // them (Adult, 9 QIs: up front was 5-10% faster at 5%;
                 // on demand 3.5x faster at 0%, where no graph has more than
                 // four attributes once the one-value candidates are gone).
-                if floor == problem.base.levels {
+                // The whole cube has 2^n cuboids: up front only while they fit
+                // the memory budget, each at most F0's size.
+                let cuboids = 1u128.checked_shl(n as u32).unwrap_or(u128::MAX);
+                let per_cuboid = 128 + 16 * problem.base.rows() as u128;
+                let fits = cuboids.saturating_mul(per_cuboid) <= self.config.memory_budget as u128;
+                if floor == problem.base.levels && fits {
                     self.build_cube(&mut cube, &floor)?;
                 }
                 cube_ms += ms(tc);
             }
             let tg = Instant::now();
+            self.tick()?;
+            let bound = join_bound(&g, &in_s);
+            let what = format!("Incognito's graph of {} attributes", i + 1);
+            self.within_budget(&what, bound, graph_node_bytes(i + 1))?;
             g = generate_graph(&g, &in_s, n);
             graph_ms += ms(tg);
         }
@@ -159,6 +178,20 @@ impl<'p> Searcher<'p> {
         empty_ok: bool,
         one: &[u8],
     ) -> Outcome {
+        let (anonymous, projected) = self.projected_nodes(found, empty_ok, one);
+        self.stats.nodes_projected += projected;
+        self.complete_outcome(anonymous)
+    }
+
+    /// The full-lattice nodes the anonymous nodes of the iterations so far
+    /// stand for, and how many of them are projections (lack an attribute).
+    fn projected_nodes(
+        &self,
+        found: &[(Vec<usize>, Vec<u8>)],
+        empty_ok: bool,
+        one: &[u8],
+    ) -> (Vec<Node>, u64) {
+        let mut projected = 0;
         let heights = self.problem().heights();
         let n = heights.len();
         let mut anonymous: Vec<Node> = Vec::new();
@@ -187,7 +220,7 @@ impl<'p> Searcher<'p> {
             // every combination of the free attributes' one-value levels
             loop {
                 if attrs.len() < n {
-                    self.stats.nodes_projected += 1;
+                    projected += 1;
                 }
                 anonymous.push(node.clone());
                 let Some(p) = free.iter().position(|&a| node[a] < heights[a]) else {
@@ -199,6 +232,6 @@ impl<'p> Searcher<'p> {
                 }
             }
         }
-        self.complete_outcome(anonymous)
+        (anonymous, projected)
     }
 }

@@ -1,6 +1,7 @@
 //! MinGen (Sweeney): every node of the lattice checked from the table; exact
 //! for any criterion, monotone or not.
 
+use super::budget::listed_node_bytes;
 use super::context::minimal_of_complete;
 use super::{Algorithm, Outcome, Searcher, Stats};
 use crate::error::Result;
@@ -9,9 +10,18 @@ use crate::lattice::{Lattice, Node};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MinGen;
 
+/// Nodes made at once while walking the whole lattice.
+const LATTICE_BATCH: usize = 4096;
+
 impl Algorithm for MinGen {
     fn infers(&self) -> bool {
         false
+    }
+    /// Every node ends in the answer or the rejected list.
+    fn estimate(&self, s: &Searcher<'_>) -> Result<()> {
+        let heights = s.problem().heights();
+        let nodes = Lattice::new(heights.clone()).nodes();
+        s.within_budget("MinGen", nodes, listed_node_bytes(heights.len()))
     }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         s.exhaustive()
@@ -19,16 +29,28 @@ impl Algorithm for MinGen {
 }
 
 impl<'p> Searcher<'p> {
-    /// Every node from the table (MinGen's exhaustive enumeration).
+    /// Every node from the table (MinGen's exhaustive enumeration), made a
+    /// batch at a time.
     pub(super) fn exhaustive(&mut self) -> Result<Outcome> {
         let lat = Lattice::new(self.problem().heights());
-        let nodes: Vec<Node> = lat.all().collect();
         let mut anonymous = Vec::new();
         let mut rejected = Vec::new();
-        self.check_from_table(&nodes, &mut anonymous, &mut rejected)?;
+        let mut ids = 0..lat.size();
+        loop {
+            let batch: Vec<Node> = ids
+                .by_ref()
+                .take(LATTICE_BATCH)
+                .map(|id| lat.node(id))
+                .collect();
+            if batch.is_empty() {
+                break;
+            }
+            self.check_from_table(&batch, &mut anonymous, &mut rejected)?;
+        }
         let minimal = minimal_of_complete(&lat, &anonymous);
         Ok(Outcome {
             anonymous,
+            stopped: None,
             rejected,
             minimal,
             complete: true,

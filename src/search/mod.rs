@@ -13,6 +13,7 @@ use crate::lattice::Node;
 
 mod bfs;
 mod bottom_up;
+pub mod budget;
 pub mod context;
 mod cube;
 mod incognito;
@@ -44,6 +45,28 @@ pub struct Config {
     /// iteration; the answer lists them from there. Same answers, same checks
     /// of the other nodes; `false` builds and checks them as the paper does.
     pub infer_projections: bool,
+    /// Stop after this long with the anonymous nodes confirmed so far
+    /// (`Outcome::stopped` says so).
+    pub time_limit: Option<std::time::Duration>,
+    /// Bytes the search may hold (see `budget`); past it, it is refused.
+    pub memory_budget: u64,
+}
+
+impl Config {
+    /// k-anonymity with up to `max_suppression` suppressed tuples, every
+    /// other setting at its default.
+    pub fn new(k: u64, max_suppression: u64) -> Self {
+        Config {
+            k,
+            criteria: Vec::new(),
+            max_suppression,
+            engine: Engine::Auto,
+            trace: false,
+            infer_projections: true,
+            time_limit: None,
+            memory_budget: budget::DEFAULT_BYTES,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -88,6 +111,10 @@ pub struct IterationTrace {
 pub struct Outcome {
     /// Anonymous full-lattice nodes found (all of them when `complete`).
     pub anonymous: Vec<Node>,
+    /// Why the search stopped before its end (its time limit), if it did:
+    /// then `anonymous` holds the nodes confirmed so far, `minimal` the
+    /// minimal ones among those, and `complete` is false.
+    pub stopped: Option<String>,
     /// Nodes tested and found not anonymous (Samarati reports what it evaluated).
     pub rejected: Vec<Node>,
     pub minimal: Vec<Node>,

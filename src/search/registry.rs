@@ -19,6 +19,17 @@ pub trait Algorithm: Debug + Send + Sync {
     fn infers(&self) -> bool {
         true
     }
+    /// Refuse before starting when the search would hold more than the
+    /// memory budget (see `budget`); by default, the whole lattice.
+    fn estimate(&self, s: &Searcher<'_>) -> Result<()> {
+        let heights = s.problem().heights();
+        let nodes = crate::lattice::Lattice::new(heights.clone()).nodes();
+        s.within_budget(
+            &format!("{self:?}"),
+            nodes,
+            super::budget::graph_node_bytes(heights.len()),
+        )
+    }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome>;
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::budget::listed_node_bytes;
 use super::{Algorithm, Outcome, Searcher, Stats};
 use crate::error::Result;
 use crate::lattice::{Lattice, Node};
@@ -13,6 +14,20 @@ pub struct Samarati;
 impl Algorithm for Samarati {
     fn complete(&self) -> bool {
         false
+    }
+    /// The binary search evaluates whole heights, at most log2(H + 1) + 1 of
+    /// them, and lists every node it evaluates: bounded by the largest layers.
+    fn estimate(&self, s: &Searcher<'_>) -> Result<()> {
+        let heights = s.problem().heights();
+        let lat = Lattice::new(heights.clone());
+        let mut layers = lat.layer_sizes();
+        layers.sort_unstable_by(|a, b| b.cmp(a));
+        let probes = (lat.max_height() + 1).ilog2() as usize + 2;
+        let nodes = layers
+            .iter()
+            .take(probes)
+            .fold(0u128, |a, &c| a.saturating_add(c));
+        s.within_budget("Samarati", nodes, listed_node_bytes(heights.len()))
     }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         s.samarati()
@@ -56,6 +71,7 @@ impl<'p> Searcher<'p> {
         rejected.sort_by_key(|n| lat.id(n));
         Ok(Outcome {
             anonymous,
+            stopped: None,
             rejected,
             minimal,
             complete: false,

@@ -1,0 +1,84 @@
+//! What a search will hold in memory, estimated before it holds it.
+//!
+//! A search's memory follows the nodes it keeps at once: the whole lattice
+//! (bottom-up, MinGen's answer lists), one layer of it (Samarati), or one
+//! graph per iteration (Incognito). Each is estimated from the lattice's
+//! shape before it is built and refused past the budget, with the numbers,
+//! instead of growing until the machine gives out. The bytes per node are a
+//! generous estimate of the structures the searches allocate for it (levels,
+//! attributes, edges and the breadth-first search's per-node state).
+
+use crate::error::{AnonError, Result};
+use crate::lattice::Lattice;
+
+/// The default memory budget: safe on a laptop.
+pub const DEFAULT_BYTES: u64 = 2 << 30;
+
+/// Bytes a search holds per node of a graph of `width` attributes.
+pub fn graph_node_bytes(width: usize) -> u128 {
+    200 + 26 * width as u128
+}
+
+/// Bytes a node costs in an answer list (a vector of levels).
+pub fn listed_node_bytes(width: usize) -> u128 {
+    32 + width as u128
+}
+
+/// Refuse `nodes` nodes at `bytes_per_node` when they exceed `budget` bytes.
+pub fn check(
+    what: &str,
+    lattice: &Lattice,
+    nodes: u128,
+    bytes_per_node: u128,
+    budget: u64,
+) -> Result<()> {
+    let bytes = nodes.saturating_mul(bytes_per_node);
+    if bytes <= budget as u128 {
+        return Ok(());
+    }
+    Err(AnonError::TooLarge(format!(
+        "{what} would hold {} nodes (about {}) in memory, over the memory budget of {}; \
+         the lattice of these {} quasi-identifiers has {} nodes. Search fewer \
+         quasi-identifiers or lower hierarchies, or raise memory_budget",
+        approx(nodes),
+        bytes_text(bytes),
+        bytes_text(budget as u128),
+        lattice.heights().len(),
+        approx(lattice.nodes()),
+    )))
+}
+
+/// A count for a message: exact below a million, else in powers of ten.
+fn approx(n: u128) -> String {
+    if n < 1_000_000 {
+        n.to_string()
+    } else {
+        format!("{:.2e}", n as f64)
+    }
+}
+
+fn bytes_text(b: u128) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    if b as f64 >= GIB / 10.0 {
+        format!("{:.1} GiB", b as f64 / GIB)
+    } else {
+        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_past_the_budget_naming_the_numbers() {
+        let lat = Lattice::new(vec![3; 25]);
+        let e = check("bottom-up search", &lat, lat.nodes(), 100, DEFAULT_BYTES)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("1.13e15 nodes") && e.contains("2.0 GiB"), "{e}");
+        assert!(e.contains("25 quasi-identifiers"), "{e}");
+        let small = Lattice::new(vec![3; 5]);
+        assert!(check("x", &small, small.nodes(), 100, DEFAULT_BYTES).is_ok());
+    }
+}
