@@ -12,6 +12,7 @@ from polars_anon._criteria import Criteria, listed, sensitive_of, specs
 from polars_anon._frames import (
     Hierarchies,
     Levels,
+    Nulls,
     as_int,
     as_lazy,
     check_k,
@@ -56,6 +57,7 @@ def check(
     levels: Levels | None = None,
     max_suppression: int | float = 0,
     criteria: Criteria = None,
+    nulls: Nulls = "error",
 ) -> CheckReport:
     """Is ``data`` k-anonymous w.r.t. ``quasi_identifiers`` generalized to ``levels``?
 
@@ -72,7 +74,7 @@ def check(
     >>> check(df, ["zip"], k=2, max_suppression=1).k_anonymous
     True
     """
-    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria))
+    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     lv = prep.levels(levels)
@@ -113,6 +115,7 @@ def generalize(
     max_suppression: int | float = 0,
     quasi_identifiers: Sequence[str] | None = None,
     criteria: Criteria = None,
+    nulls: Nulls = "error",
 ) -> pl.LazyFrame:
     """Replace each quasi-identifier by its label at ``levels`` (a mapping from column
     to level); with ``k``, drop the tuples of groups smaller than k, failing if that
@@ -141,7 +144,7 @@ def generalize(
         sensitive = set(sensitive_of(criteria))
         quasi_identifiers = [c for c in columns if c in hs and c not in sensitive]
         quasi_identifiers += [str(c) for c in levels if c not in quasi_identifiers]
-    prep = prepare(data, quasi_identifiers, hs, sensitive_of(criteria))
+    prep = prepare(data, quasi_identifiers, hs, sensitive_of(criteria), nulls)
     return generalize_prepared(prep, prep.levels(levels), k, max_suppression, criteria)
 
 
@@ -160,6 +163,7 @@ def search(
     infer_projections: bool = True,
     time_limit: float | None = None,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    nulls: Nulls = "error",
 ) -> SearchResult:
     """Search the full-domain generalization lattice for k-anonymous nodes.
 
@@ -181,6 +185,11 @@ def search(
     satisfies k and all of them. Entropy and recursive l-diversity and t-closeness
     are not monotone once failing groups are suppressed, so with ``max_suppression``
     they need ``algorithm="mingen"``, which checks every node.
+
+    ``nulls``: a null quasi-identifier is an error (``"error"``, the default), or
+    a value of its own (``"value"``): ``NULL``, placed by its hierarchy's row
+    for ``NULL`` if it has one, else generalized straight to the top; the
+    release keeps the nulls as nulls where the column is not generalized.
 
     Every search is bounded. ``time_limit`` (seconds): past it, the search stops
     and answers with the nodes it has confirmed anonymous so far
@@ -206,7 +215,7 @@ def search(
         raise ConfigError(
             f"algorithm {algorithm!r} has no variant {variant!r}; expected one of {variants}"
         )
-    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria))
+    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     model = specs(criteria, prep.sensitive_values)
@@ -244,10 +253,12 @@ def incognito(
     infer_projections: bool = True,
     time_limit: float | None = None,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    nulls: Nulls = "error",
 ) -> SearchResult:
     """Incognito (LeFevre et al. 2005): every k-anonymous full-domain generalization.
 
-    ``infer_projections``, ``time_limit`` and ``memory_budget``: see `search`."""
+    ``infer_projections``, ``time_limit``, ``memory_budget`` and ``nulls``: see
+    `search`."""
     return search(
         data,
         quasi_identifiers,
@@ -262,4 +273,5 @@ def incognito(
         infer_projections=infer_projections,
         time_limit=time_limit,
         memory_budget=memory_budget,
+        nulls=nulls,
     )

@@ -58,6 +58,7 @@ class Hierarchy:
     def leaf_labels(self, level: int) -> list[str]: ...
     def encode(self, column: str, values: list[str | None]) -> list[int]: ...
     def __eq__(self, value: object, /) -> bool: ...
+    def __reduce__(self) -> tuple[Callable[[str], Hierarchy], tuple[str]]: ...
 
 @final
 class CoreCriterion:
@@ -118,6 +119,20 @@ class MetricTable:
 
 @final
 class SearchStats:
+    def __new__(
+        cls,
+        nodes_checked: int,
+        nodes_marked: int,
+        nodes_projected: int,
+        table_scans: int,
+        rows_scanned: int,
+        rows_rolled_up: int,
+        cuboids: int,
+        intermediate_sets: int,
+        candidates_per_iteration: list[int],
+        phases: list[tuple[str, float]],
+    ) -> SearchStats: ...
+    def __reduce__(self) -> tuple[type[SearchStats], tuple[object, ...]]: ...
     @property
     def nodes_checked(self) -> int: ...
     @property
@@ -141,6 +156,17 @@ class SearchStats:
 
 @final
 class IterationTrace:
+    def __new__(
+        cls,
+        attrs: list[list[int]],
+        levels: list[list[int]],
+        root: list[bool],
+        checked: list[bool],
+        marked: list[bool],
+        anonymous: list[bool],
+        edges: list[tuple[int, int]],
+    ) -> IterationTrace: ...
+    def __reduce__(self) -> tuple[type[IterationTrace], tuple[object, ...]]: ...
     @property
     def attrs(self) -> list[list[int]]: ...
     @property

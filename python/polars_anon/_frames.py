@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 import operator
 import os
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
@@ -24,6 +25,14 @@ Hierarchies: TypeAlias = "Mapping[str, HierarchyLike] | str | os.PathLike[str]"
 Levels: TypeAlias = "Mapping[str, int] | Sequence[int]"
 
 COUNT = "__polars_anon_count"
+
+# With nulls="value", a null quasi-identifier is this value (ARX's label for a
+# missing value): a hierarchy row for it places it, else it generalizes
+# straight to the top. Wherever quasi-identifiers are compared as strings
+# (F0, the release's keys and its guard), null reads as this label.
+NULL_LABEL = "NULL"
+NULLS = ("error", "value")
+Nulls: TypeAlias = 'Literal["error", "value"]'
 
 
 def fresh_name(base: str, taken: Iterable[str]) -> str:
@@ -176,6 +185,8 @@ class Prepared:
     sensitive_values: dict[str, list[str]] = field(default_factory=dict)
     # the count column of `grouped` and `f0`: unlike any of the table's columns
     count: str = COUNT
+    # "error" or "value" (see NULL_LABEL)
+    nulls: Nulls = "error"
 
     @property
     def rows(self) -> int:
@@ -219,11 +230,14 @@ def prepare(
     quasi_identifiers: Sequence[str],
     hierarchies: Hierarchies | None,
     sensitive: Sequence[str] = (),
+    nulls: Nulls = "error",
 ) -> Prepared:
     """F0 from the raw quasi-identifiers (and sensitive attributes): an
     in-memory frame (up to ``ROWS_IN_CORE`` rows) crosses to the core row by row
     and is encoded and grouped there in one pass; a LazyFrame or larger frame is
     grouped by one streaming Polars scan first and its distinct values encoded."""
+    if nulls not in NULLS:
+        raise ConfigError(f"nulls must be one of {NULLS}, got {nulls!r}")
     if isinstance(quasi_identifiers, str):
         quasi_identifiers = [quasi_identifiers]
     qis = list(quasi_identifiers)
@@ -241,6 +255,13 @@ def prepare(
     unknown = [q for q in qis + sens if q not in schema]
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
+    for c in qis + sens:
+        if not _groupable(schema[c]):
+            role = "quasi-identifier" if c in qis else "sensitive attribute"
+            raise ConfigError(
+                f"column '{c}' is of type {schema[c]}, which cannot be a {role}: its values "
+                "must be strings, numbers, booleans or dates (cast or extract a value first)"
+            )
     hs_by_col = resolve_hierarchies(hierarchies)
     count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None
@@ -265,6 +286,8 @@ def prepare(
     for q in qis:
         col = table[q]
         h = hs_by_col.get(q)
+        if nulls == "value" and col.null_count():
+            col, h = _null_as_value(q, col, h)
         if h is None:
             _no_nulls(col, counts, q, "a quasi-identifier")
             distinct = sorted(col.unique().to_list())
@@ -283,8 +306,41 @@ def prepare(
         values = sorted(col.unique().to_list())
         sensitive_cols.append((name, values, encode_values(col, values)))
         values_of[name] = values
-    problem = Problem(qis, hs, codes, counts, sensitive_cols)
-    return Prepared(lazy, qis, hs, grouped, problem, sens, values_of, count)
+    try:
+        problem = Problem(qis, hs, codes, counts, sensitive_cols)
+    except MissingValueError as e:
+        hint = _normalization_hint(table, hs_by_col, qis)
+        if hint:
+            raise MissingValueError(f"{e}; {hint}") from None
+        raise
+    return Prepared(lazy, qis, hs, grouped, problem, sens, values_of, count, nulls)
+
+
+def _groupable(dtype: pl.DataType) -> bool:
+    """Values a quasi-identifier or sensitive column can hold: they are grouped
+    and compared as text."""
+    return not (dtype.is_nested() or dtype in (pl.Binary, pl.Object, pl.Null))
+
+
+def _normalization_hint(
+    table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis: list[str]
+) -> str:
+    """When values missing from a hierarchy are there in another Unicode form
+    (NFC against NFD, say), say so: they look the same and differ by bytes."""
+    for q in qis:
+        h = hs.get(q)
+        if h is None:
+            continue
+        leaves = set(h.leaves)
+        normal = {unicodedata.normalize("NFC", v) for v in leaves}
+        for v in table[q].cast(pl.String).drop_nulls().unique().to_list():
+            if v not in leaves and unicodedata.normalize("NFC", v) in normal:
+                return (
+                    f"column '{q}': {v!r} is in its hierarchy in another Unicode normalization "
+                    "form (the same letters as other bytes); normalize both, e.g. "
+                    "pl.col(c).str.normalize('NFC') and the hierarchy's labels"
+                )
+    return ""
 
 
 def group_strings(lazy: pl.LazyFrame, columns: list[str], count: str) -> pl.DataFrame:
@@ -301,6 +357,26 @@ def group_strings(lazy: pl.LazyFrame, columns: list[str], count: str) -> pl.Data
     )
 
 
+def _null_as_value(
+    q: str, col: pl.Series, h: Hierarchy | None
+) -> tuple[pl.Series, Hierarchy | None]:
+    """`col` with its nulls as NULL_LABEL, and a hierarchy that has a leaf for
+    it: the given one if it has a NULL row, else one extended by a row that
+    takes NULL straight to the top."""
+    as_text = col.cast(pl.String)
+    if (as_text == NULL_LABEL).any():
+        raise ConfigError(
+            f"column '{q}' holds both nulls and the value {NULL_LABEL!r}, which nulls='value' "
+            "reads nulls as; rename one of them first"
+        )
+    filled = as_text.fill_null(NULL_LABEL)
+    if h is None or NULL_LABEL in h.leaves:
+        return filled, h
+    top = h.levels[-1][0]
+    rows = [*h.rows, [NULL_LABEL] + [top] * h.height]
+    return filled, Hierarchy.from_rows(rows, source=f"hierarchy of '{q}' with a row for nulls")
+
+
 def _no_nulls(col: pl.Series, counts: pl.Series | None, column: str, role: str) -> None:
     """`counts`: the tuples each row stands for (None: one each)."""
     if not col.null_count():
@@ -310,6 +386,7 @@ def _no_nulls(col: pl.Series, counts: pl.Series | None, column: str, role: str) 
         raise MissingValueError(
             f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first "
             "(e.g. fill_null with a value the hierarchy knows)"
+            + (", or pass nulls='value'" if role == "a quasi-identifier" else "")
         )
 
 
@@ -324,16 +401,24 @@ def encode_values(col: pl.Series, values: list[str], codes: list[int] | None = N
     return pl.Series(codes, dtype=pl.UInt32).gather(position)
 
 
+def text(column: pl.Expr) -> pl.Expr:
+    """A quasi-identifier as the core sees it: text, null as NULL_LABEL (with
+    nulls="error" a quasi-identifier has no nulls, and this changes nothing)."""
+    return column.cast(pl.String).fill_null(NULL_LABEL)
+
+
 def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool) -> list[pl.Expr]:
     """Expressions replacing each quasi-identifier by its label at `levels`.
 
-    With ``strings=False`` a column at level 0 keeps its own values and dtype.
+    With ``strings=False`` a column at level 0 keeps its own values and dtype
+    (and its nulls); with ``strings=True`` every column is text, nulls as
+    NULL_LABEL, as the core groups them.
     """
     out = []
     for q, h, lvl in zip(prep.quasi_identifiers, prep.hierarchies, levels, strict=True):
         if lvl == 0 and not strings:
             continue
-        as_str = pl.col(q).cast(pl.String)
+        as_str = text(pl.col(q))
         if lvl == 0:
             out.append(as_str.alias(q))
         else:

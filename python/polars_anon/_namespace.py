@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_anon import _api
 from polars_anon._criteria import Criteria
-from polars_anon._frames import Hierarchies, Levels
+from polars_anon._frames import Hierarchies, Levels, Nulls
 from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._results import CheckReport, SearchResult
 
@@ -26,6 +26,7 @@ class _Anon:
         levels: Levels | None = None,
         max_suppression: int | float = 0,
         criteria: Criteria = None,
+        nulls: Nulls = "error",
     ) -> CheckReport:
         """See `polars_anon.check`."""
         return _api.check(
@@ -36,6 +37,7 @@ class _Anon:
             levels=levels,
             max_suppression=max_suppression,
             criteria=criteria,
+            nulls=nulls,
         )
 
     def generalize(
@@ -46,6 +48,7 @@ class _Anon:
         max_suppression: int | float = 0,
         quasi_identifiers: Sequence[str] | None = None,
         criteria: Criteria = None,
+        nulls: Nulls = "error",
     ) -> pl.LazyFrame:
         """See `polars_anon.generalize`."""
         return _api.generalize(
@@ -56,6 +59,7 @@ class _Anon:
             max_suppression=max_suppression,
             quasi_identifiers=quasi_identifiers,
             criteria=criteria,
+            nulls=nulls,
         )
 
     def search(
@@ -73,6 +77,7 @@ class _Anon:
         infer_projections: bool = True,
         time_limit: float | None = None,
         memory_budget: int = _api.DEFAULT_MEMORY_BUDGET,
+        nulls: Nulls = "error",
     ) -> SearchResult:
         """See `polars_anon.search`."""
         return _api.search(
@@ -90,6 +95,7 @@ class _Anon:
             infer_projections=infer_projections,
             time_limit=time_limit,
             memory_budget=memory_budget,
+            nulls=nulls,
         )
 
     def incognito(
@@ -105,6 +111,7 @@ class _Anon:
         infer_projections: bool = True,
         time_limit: float | None = None,
         memory_budget: int = _api.DEFAULT_MEMORY_BUDGET,
+        nulls: Nulls = "error",
     ) -> SearchResult:
         """See `polars_anon.incognito`."""
         return _api.incognito(
@@ -120,6 +127,7 @@ class _Anon:
             infer_projections=infer_projections,
             time_limit=time_limit,
             memory_budget=memory_budget,
+            nulls=nulls,
         )
 
     def local_recoding(
@@ -145,6 +153,7 @@ class AnonFrame(_Anon):
         max_suppression: int | float = 0,
         quasi_identifiers: Sequence[str] | None = None,
         criteria: Criteria = None,
+        nulls: Nulls = "error",
     ) -> pl.DataFrame:
         """`generalize`, collected."""
         return self.generalize(
@@ -154,6 +163,7 @@ class AnonFrame(_Anon):
             max_suppression=max_suppression,
             quasi_identifiers=quasi_identifiers,
             criteria=criteria,
+            nulls=nulls,
         ).collect()
 
 

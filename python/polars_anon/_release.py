@@ -17,6 +17,7 @@ from polars_anon._frames import (
     fresh_name,
     generalization_exprs,
     max_suppressed,
+    text,
 )
 
 
@@ -74,9 +75,7 @@ def generalize_prepared(
             keys.append(fresh_name(f"__polars_anon_key_{i}", [*taken, *keys]))
         rename = drop.select([pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)])
         plan = (
-            out.with_columns(
-                [pl.col(q).cast(pl.String).alias(key) for q, key in zip(qis, keys, strict=True)]
-            )
+            out.with_columns([text(pl.col(q)).alias(key) for q, key in zip(qis, keys, strict=True)])
             .join(rename.lazy(), on=keys, how="anti", maintain_order="left")
             .drop(keys)
         )
@@ -142,7 +141,7 @@ class _Guarded:
 
     def check(self, frame: pl.DataFrame) -> None:
         got = (
-            frame.select([pl.col(c).cast(pl.String) for c in self.by])
+            frame.select([text(pl.col(c)) for c in self.by])
             .group_by(self.by)
             .len(name=self.count)
             .sort(self.by)

@@ -199,6 +199,28 @@ class SearchResult:
         assert self._anonymous is not None
         return self._anonymous
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle keeps: the answer, and what it takes to prepare the
+        searched table again (its lazy plan, which holds an in-memory table's
+        rows or a scan's path; the hierarchies)."""
+        prep = self._prep
+        state = {k: getattr(self, k) for k in self.__slots__ if k not in ("_prep", "_anonymous")}
+        state["_source"] = (
+            prep.lazy,
+            prep.quasi_identifiers,
+            dict(zip(prep.quasi_identifiers, prep.hierarchies, strict=True)),
+            prep.sensitive,
+            prep.nulls,
+        )
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        lazy, qis, hierarchies, sensitive, nulls = state.pop("_source")
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "_anonymous", None)
+        object.__setattr__(self, "_prep", prepare(lazy, qis, hierarchies, sensitive, nulls))
+
     def column(self, name: str) -> str:
         """The name of the answer's column ``name`` (``height``, ``suppressed``,
         ``minimal``, ...) in ``anonymous``: the name itself, unless a
@@ -331,6 +353,7 @@ class SearchResult:
                 self.quasi_identifiers,
                 dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
                 prep.sensitive,
+                prep.nulls,
             )
         return generalize_prepared(
             prep, prep.levels(chosen), self.k, self.suppression, self.criteria

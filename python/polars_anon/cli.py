@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import polars as pl
 
@@ -18,7 +19,27 @@ from polars_anon._results import CRITERIA
 
 
 def _suppression(text: str) -> int | float:
-    return float(text) if "." in text else int(text)
+    """A count of tuples (``300``) or a fraction of the rows (``0.01``, ``1e-2``,
+    ``1%``)."""
+    t = text.strip()
+    try:
+        if t.endswith("%"):
+            return float(t[:-1]) / 100
+        if any(c in t for c in ".eE"):
+            return float(t)
+        return int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a count of tuples (300) nor a fraction of the rows "
+            "(0.01, 1e-2, 1%)"
+        ) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line and exit code 2, without argparse's usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _run(
@@ -51,8 +72,8 @@ def _run(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="polars-anon", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="polars-anon", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in ("adult", "anonymize"):
         p = sub.add_parser(name)
         if name == "anonymize":
@@ -74,6 +95,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--criterion", choices=CRITERIA, default="min_discernibility")
         p.add_argument("--out", type=Path, default=Path(f"{name}_anonymized.parquet"))
     args = parser.parse_args(argv)
+    out: Path = args.out
+    if not out.parent.is_dir():
+        return _fail(f"cannot write {out}: the folder {out.parent} does not exist")
+    if args.command == "anonymize":
+        if not args.data.is_file():
+            return _fail(f"cannot read {args.data}: no such file")
+        if not args.hierarchies.is_dir():
+            return _fail(f"cannot read hierarchies from {args.hierarchies}: no such folder")
     try:
         if args.command == "adult":
             lf, hs = datasets.adult()
@@ -90,9 +119,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             qis = [q.strip() for q in args.qi.split(",") if q.strip()]
             _run(lf, qis, hs, args.k, args.max_suppression, args.criterion, args.out)
     except AnonError as e:
-        print(f"polars-anon: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
+        return _fail(f"{type(e).__name__}: {e}")
+    except (pl.exceptions.PolarsError, OSError) as e:
+        # the data itself could not be read or written as asked
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        return _fail(f"{type(e).__name__}: {first}")
     return 0
+
+
+def _fail(message: str) -> int:
+    """One line on stderr and exit code 2: no traceback."""
+    print(f"polars-anon: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -87,6 +87,11 @@ impl PyHierarchy {
         let v: Vec<Option<&str>> = values.iter().map(|s| s.as_deref()).collect();
         self.inner.encode(column, &v).map_err(to_py)
     }
+    /// Pickled as its JSON form.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let from_json = py.get_type::<PyHierarchy>().getattr("from_json")?;
+        Ok((from_json, (self.inner.to_json(),)))
+    }
     fn __repr__(&self) -> String {
         let sizes: Vec<String> = self
             .inner

@@ -108,6 +108,69 @@ pub struct PyStats {
 
 #[pymethods]
 impl PyStats {
+    #[new]
+    #[allow(clippy::too_many_arguments)] // one per counter
+    fn new(
+        nodes_checked: u64,
+        nodes_marked: u64,
+        nodes_projected: u64,
+        table_scans: u64,
+        rows_scanned: u64,
+        rows_rolled_up: u64,
+        cuboids: u64,
+        intermediate_sets: u64,
+        candidates_per_iteration: Vec<u64>,
+        phases: Vec<(String, f64)>,
+    ) -> Self {
+        PyStats {
+            nodes_checked,
+            nodes_marked,
+            nodes_projected,
+            table_scans,
+            rows_scanned,
+            rows_rolled_up,
+            cuboids,
+            intermediate_sets,
+            candidates_per_iteration,
+            phases,
+        }
+    }
+    /// Pickled by its fields.
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (
+        Bound<'py, pyo3::types::PyType>,
+        (
+            u64,
+            u64,
+            u64,
+            u64,
+            u64,
+            u64,
+            u64,
+            u64,
+            Vec<u64>,
+            Vec<(String, f64)>,
+        ),
+    ) {
+        (
+            py.get_type::<PyStats>(),
+            (
+                self.nodes_checked,
+                self.nodes_marked,
+                self.nodes_projected,
+                self.table_scans,
+                self.rows_scanned,
+                self.rows_rolled_up,
+                self.cuboids,
+                self.intermediate_sets,
+                self.candidates_per_iteration.clone(),
+                self.phases.clone(),
+            ),
+        )
+    }
     /// Milliseconds per phase, in the order they ran (`total` last).
     #[getter]
     fn phase_ms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -160,6 +223,60 @@ pub struct PyIterationTrace {
     marked: Vec<bool>,
     anonymous: Vec<bool>,
     edges: Vec<(usize, usize)>,
+}
+
+#[pymethods]
+impl PyIterationTrace {
+    #[new]
+    fn new(
+        attrs: Vec<Vec<usize>>,
+        levels: Vec<Vec<u32>>,
+        root: Vec<bool>,
+        checked: Vec<bool>,
+        marked: Vec<bool>,
+        anonymous: Vec<bool>,
+        edges: Vec<(usize, usize)>,
+    ) -> Self {
+        PyIterationTrace {
+            attrs,
+            levels,
+            root,
+            checked,
+            marked,
+            anonymous,
+            edges,
+        }
+    }
+    /// Pickled by its fields.
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (
+        Bound<'py, pyo3::types::PyType>,
+        (
+            Vec<Vec<usize>>,
+            Vec<Vec<u32>>,
+            Vec<bool>,
+            Vec<bool>,
+            Vec<bool>,
+            Vec<bool>,
+            Vec<(usize, usize)>,
+        ),
+    ) {
+        (
+            py.get_type::<PyIterationTrace>(),
+            (
+                self.attrs.clone(),
+                self.levels.clone(),
+                self.root.clone(),
+                self.checked.clone(),
+                self.marked.clone(),
+                self.anonymous.clone(),
+                self.edges.clone(),
+            ),
+        )
+    }
 }
 
 impl From<IterationTrace> for PyIterationTrace {

@@ -13,6 +13,10 @@ pub struct BottomUp {
 }
 
 impl Algorithm for BottomUp {
+    fn label(&self) -> String {
+        let v = if self.rollup { "rollup" } else { "no_rollup" };
+        format!("bottom_up ({v})")
+    }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         let g = Graph::full_lattice(&s.problem().heights());
         let in_s = s.bfs(&g, RootSource::Table, !self.rollup)?;

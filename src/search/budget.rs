@@ -59,7 +59,9 @@ fn approx(n: u128) -> String {
 
 fn bytes_text(b: u128) -> String {
     const GIB: f64 = (1u64 << 30) as f64;
-    if b as f64 >= GIB / 10.0 {
+    if b as f64 >= 1e4 * GIB {
+        format!("{:.2e} bytes", b as f64)
+    } else if b as f64 >= GIB / 10.0 {
         format!("{:.1} GiB", b as f64 / GIB)
     } else {
         format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)

@@ -168,10 +168,10 @@ impl<'p> Searcher<'p> {
                     "under generalization"
                 };
                 return Err(AnonError::Config(format!(
-                    "{} is not monotone {when}, so {:?} could miss or wrongly infer nodes; \
+                    "{} is not monotone {when}, so {} could miss or wrongly infer nodes; \
                      use algorithm=\"mingen\" (every node checked){}",
                     c.name(),
-                    algorithm,
+                    algorithm.label(),
                     if suppressing {
                         " or max_suppression=0"
                     } else {

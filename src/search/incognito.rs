@@ -24,6 +24,14 @@ pub enum Variant {
 pub struct Incognito(pub Variant);
 
 impl Algorithm for Incognito {
+    fn label(&self) -> String {
+        let v = match self.0 {
+            Variant::Basic => "basic",
+            Variant::SuperRoots => "super_roots",
+            Variant::Cube => "cube",
+        };
+        format!("incognito ({v})")
+    }
     /// Each graph is estimated before it is built (`incognito`); the first,
     /// each attribute's levels, is small.
     fn estimate(&self, _s: &Searcher<'_>) -> Result<()> {

@@ -14,6 +14,9 @@ pub struct MinGen;
 const LATTICE_BATCH: usize = 4096;
 
 impl Algorithm for MinGen {
+    fn label(&self) -> String {
+        "mingen".into()
+    }
     fn infers(&self) -> bool {
         false
     }
@@ -21,7 +24,7 @@ impl Algorithm for MinGen {
     fn estimate(&self, s: &Searcher<'_>) -> Result<()> {
         let heights = s.problem().heights();
         let nodes = Lattice::new(heights.clone()).nodes();
-        s.within_budget("MinGen", nodes, listed_node_bytes(heights.len()))
+        s.within_budget("mingen", nodes, listed_node_bytes(heights.len()))
     }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         s.exhaustive()

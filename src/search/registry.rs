@@ -9,6 +9,8 @@ use crate::error::{AnonError, Result};
 
 /// A search: walks the lattice and asks the searcher's checker about nodes.
 pub trait Algorithm: Debug + Send + Sync {
+    /// The name users know it by, with its variant.
+    fn label(&self) -> String;
     /// Finds every anonymous node (else only those it evaluated).
     fn complete(&self) -> bool {
         true
@@ -25,7 +27,7 @@ pub trait Algorithm: Debug + Send + Sync {
         let heights = s.problem().heights();
         let nodes = crate::lattice::Lattice::new(heights.clone()).nodes();
         s.within_budget(
-            &format!("{self:?}"),
+            &self.label(),
             nodes,
             super::budget::graph_node_bytes(heights.len()),
         )

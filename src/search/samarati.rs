@@ -12,6 +12,9 @@ use crate::lattice::{Lattice, Node};
 pub struct Samarati;
 
 impl Algorithm for Samarati {
+    fn label(&self) -> String {
+        "samarati".into()
+    }
     fn complete(&self) -> bool {
         false
     }
@@ -27,7 +30,7 @@ impl Algorithm for Samarati {
             .iter()
             .take(probes)
             .fold(0u128, |a, &c| a.saturating_add(c));
-        s.within_budget("Samarati", nodes, listed_node_bytes(heights.len()))
+        s.within_budget("samarati", nodes, listed_node_bytes(heights.len()))
     }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         s.samarati()
