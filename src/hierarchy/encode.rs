@@ -176,7 +176,7 @@ impl Encoder<'_> {
     /// `MISSING`.
     #[inline(always)]
     fn lookup(&mut self, b: &[u8]) -> u32 {
-        match self.h.leaf_index.get(b) {
+        match self.h.t.leaf_index.get(b) {
             Some(c) => {
                 self.out.push(c);
                 c

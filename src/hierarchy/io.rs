@@ -64,7 +64,7 @@ impl Hierarchy {
 
     pub fn to_csv_string(&self, sep: u8) -> String {
         let mut w = csv::WriterBuilder::new().delimiter(sep).from_writer(vec![]);
-        for row in &self.rows {
+        for row in &self.t.rows {
             // writing to a Vec cannot fail
             w.write_record(row).expect("in-memory csv write");
         }
@@ -74,7 +74,7 @@ impl Hierarchy {
     pub fn to_json(&self) -> String {
         serde_json::to_string(&HierarchyJson {
             format: JSON_FORMAT.into(),
-            rows: self.rows.clone(),
+            rows: self.t.rows.clone(),
         })
         .expect("serialising strings cannot fail")
     }

@@ -7,6 +7,7 @@
 //! [`io`]; turning a column's values into leaf codes is in [`encode`].
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::error::{show_values, AnonError, Result};
 
@@ -20,8 +21,16 @@ use encode::LeafIndex;
 /// value 255 to mean "no level" (an attribute absent from a node).
 pub const MAX_LEVELS: usize = 255;
 
+/// A hierarchy shares its tree: cloning one (as every call that takes it
+/// from Python does) costs a reference count, not a copy of its labels (a
+/// ZIP hierarchy of 100,000 leaves took ~35 ms to copy).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hierarchy {
+    t: Arc<Tree>,
+}
+
+#[derive(Debug, PartialEq)]
+struct Tree {
     rows: Vec<Vec<String>>,
     labels: Vec<Vec<String>>,
     leaf_to: Vec<Vec<u32>>,
@@ -150,11 +159,13 @@ impl Hierarchy {
         }
         let leaf_index = LeafIndex::new(index.swap_remove(0).into_iter().collect());
         Ok(Hierarchy {
-            rows,
-            labels,
-            leaf_to,
-            parent,
-            leaf_index,
+            t: Arc::new(Tree {
+                rows,
+                labels,
+                leaf_to,
+                parent,
+                leaf_index,
+            }),
         })
     }
 
@@ -169,32 +180,32 @@ impl Hierarchy {
 
     /// Number of generalization steps above the leaves.
     pub fn height(&self) -> u8 {
-        (self.labels.len() - 1) as u8
+        (self.t.labels.len() - 1) as u8
     }
     pub fn rows(&self) -> &[Vec<String>] {
-        &self.rows
+        &self.t.rows
     }
     /// Distinct labels per level, in order of first appearance.
     pub fn levels(&self) -> &[Vec<String>] {
-        &self.labels
+        &self.t.labels
     }
     pub fn leaves(&self) -> &[String] {
-        &self.labels[0]
+        &self.t.labels[0]
     }
     /// Number of distinct values at `level`.
     pub fn domain_size(&self, level: u8) -> usize {
-        self.labels[level as usize].len()
+        self.t.labels[level as usize].len()
     }
     /// Leaf code -> code at `level`.
     pub fn leaf_map(&self, level: u8) -> &[u32] {
-        &self.leaf_to[level as usize]
+        &self.t.leaf_to[level as usize]
     }
     /// Label of every leaf at `level` (aligned with `leaves()`).
     pub fn leaf_labels(&self, level: u8) -> Vec<&str> {
         let l = level as usize;
-        self.leaf_to[l]
+        self.t.leaf_to[l]
             .iter()
-            .map(|&c| self.labels[l][c as usize].as_str())
+            .map(|&c| self.t.labels[l][c as usize].as_str())
             .collect()
     }
     /// Map from codes at level `from` to codes at level `to` (`from <= to`).
@@ -205,7 +216,7 @@ impl Hierarchy {
         );
         let mut map: Vec<u32> = (0..self.domain_size(from) as u32).collect();
         for l in from..to {
-            let up = &self.parent[l as usize];
+            let up = &self.t.parent[l as usize];
             for c in map.iter_mut() {
                 *c = up[*c as usize];
             }
