@@ -48,10 +48,9 @@ def fresh_name(base: str, taken: Iterable[str]) -> str:
 
 # An in-memory frame of at most this many rows crosses to the core row by row
 # and is grouped there after encoding; a larger one, and every LazyFrame, is
-# grouped by Polars first (a streaming scan). Measured with Adult's 9
-# quasi-identifiers on 2 cores: 30,162 rows took ~15 ms through Polars'
-# group-by of the strings and ~5 ms row by row; at ~120,000 rows (sampled from
-# Adult) the two cost the same, and beyond Polars' parallel group-by wins.
+# grouped by Polars first (a streaming scan): row by row is cheaper for small
+# tables, Polars' parallel group-by for large ones, and the two cost about the
+# same near this size (bench/README.md).
 ROWS_IN_CORE = 100_000
 SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
 

@@ -47,7 +47,7 @@ def _load(
     schema: Mapping[str, pl.DataType] | None = None,
 ) -> Dataset:
     d = data_dir() / name
-    # a known schema spares the scan its inference pass (~10 ms of a fresh run)
+    # a known schema spares the scan its inference pass
     lf = pl.scan_csv(d / table, separator=";", schema=schema)
     hs = {c: Hierarchy.from_csv(str(d / "hierarchies" / f"{c}.csv"), sep=";") for c in columns}
     return Dataset(lf, hs)

@@ -45,9 +45,8 @@ impl<'p> Checker<'p> {
     /// suppress, and its set only when `keep` says so and it is not anonymous
     /// (more than `max_suppressed` tuples to suppress), the only sets a search
     /// reads again. With the native kernel and no sensitive criteria the
-    /// count is kept while the rows go into the table (a pass over the groups
-    /// afterwards cost ~8% of a search at 5% suppression on Adult) and the
-    /// other sets never leave the table.
+    /// count is kept while the rows go into the table (no second pass over
+    /// the groups) and the other sets never leave the table.
     pub fn check_many(
         &self,
         jobs: &[RollupJob<'_>],

@@ -7,14 +7,14 @@ use crate::hash;
 
 /// Sums counts by key (keys below `W::EMPTY`) in an open-addressing table of
 /// (key, count) slots of `W` (`u32` where the keys and counts fit: the table
-/// is half the size, ~5% less time per row on Adult with 5% suppression).
+/// is half the size, so more of it stays in cache).
 /// One aggregator serves many rollups in turn: its slots are allocated once,
 /// each rollup uses a window of them sized at twice its input rows (a rollup
 /// never has more groups than input rows, so the window never fills past
 /// half), and the slots it filled are listed, so emptying the table for the
-/// next rollup costs its output, not the window. Measured on
-/// Adult: allocating, filling and scanning a fresh table per rollup cost more
-/// than the hashing once most rollups had small outputs.
+/// next rollup costs its output, not the window: a fresh table per rollup
+/// (allocated, filled, scanned) costs more than the hashing when most
+/// rollups have small outputs.
 pub(crate) struct Aggregator<W: Word = u64> {
     slots: Vec<(W, W)>,
     mask: usize,
@@ -211,9 +211,8 @@ impl<W: Word> Aggregator<W> {
 
     /// Add every source row under `remap`. A table that fits in the first
     /// level cache takes rows one by one; a larger one takes them in batches
-    /// whose slots are prefetched (`add_many`): measured on Adult with 5%
-    /// suppression, where most rollups read and fill tables of thousands of
-    /// groups, ~10% less time, and none gained on small tables.
+    /// whose slots are prefetched (`add_many`), so the loads of a batch
+    /// overlap; a small table gains nothing from it.
     #[inline(always)]
     pub(crate) fn feed(&mut self, src: &[u64], counts: &[u64], remap: impl Fn(u64) -> u64) {
         if self.mask < PREFETCH_SLOTS {

@@ -165,8 +165,7 @@ impl Problem {
 }
 
 /// Rows below which a batch of rollups runs on the calling thread: waking the
-/// pool costs more than it saves for a few thousand rows (measured: thread
-/// switches were ~8% of a 0%-suppression search on Adult).
+/// pool costs more than it saves for a few thousand rows.
 const PARALLEL_MIN_ROWS: usize = 8_192;
 
 fn serial(jobs: &[RollupJob<'_>]) -> bool {
@@ -181,9 +180,9 @@ const CHUNK_BITS: u32 = 12;
 /// Remap tables over runs of adjacent bit fields instead of one per field:
 /// each table takes a run of up to `CHUNK_BITS` bits of the source key (the
 /// changing fields and any kept or dropped ones between them) to the run's
-/// bits in the new key. `None` when that saves nothing or the tables would cost more
-/// to fill than the rows they serve (measured on Adult: with 9 fields changing,
-/// three lookups instead of nine halve a rollup's time per row).
+/// bits in the new key: fewer lookups per row when many fields change. `None`
+/// when that saves nothing or the tables would cost more to fill than the
+/// rows they serve.
 #[allow(clippy::type_complexity)]
 fn chunk_maps(
     maps: &[(u32, u64, Vec<u64>)],

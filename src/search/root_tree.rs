@@ -95,8 +95,8 @@ impl RootTree {
         // The meet is the source: part off the roots at or above level t of
         // attribute a (their meet is higher, so they get an intermediate set).
         // The part is chosen for the rows it saves: as many roots as possible
-        // times how much the raised attribute shrinks its domain (measured on
-        // Adult against the most even split: 19-30% fewer rows rolled up).
+        // times how much the raised attribute shrinks its domain (fewer rows
+        // rolled up than the most even split).
         let mut best = (0.0, 0, 0);
         for (a, &b) in base.iter().enumerate() {
             let top = roots.iter().map(|&r| g.levels(r)[a]).max().unwrap_or(0);
