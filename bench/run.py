@@ -1,7 +1,7 @@
 """Time the searches on the Adult grid (and, on request, end to end and on
 synthetic data) and write ``bench/results.json`` and ``bench/results.png``.
 
-Usage: ``python bench/run.py [--repeat 5] [--sizes 3 4 5 6 7 8 9] [--e2e]
+Usage: ``python bench/run.py [--repeat 5] [--sizes 3 4 5 6 7 8 9] [--e2e] [--cup]
 [--synthetic 10000000 ...] [--out bench/results.json]``
 
 Each cell is timed in a warm process (the data is loaded once) and reports the
@@ -50,6 +50,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results.json")
     parser.add_argument("--e2e", action="store_true", help="fresh-process end-to-end runs")
     parser.add_argument(
+        "--cup",
+        action="store_true",
+        help="also ARX's cup table (7 QIs, k 2/5/10, 0%% and 5%%) with each search",
+    )
+    parser.add_argument(
         "--synthetic",
         type=int,
         nargs="*",
@@ -63,20 +68,25 @@ def main() -> None:
             (a.split(":")[0], a.split(":")[1] if ":" in a else None) for a in args.algorithms
         ]
     lf, hs = pa.datasets.adult()
-    df = lf.collect()
-    qis_all = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+    tables = {"adult": (lf.collect(), hs, list(pa.datasets.ADULT_QUASI_IDENTIFIERS))}
     cells: list[dict[str, Any]] = []
-    grid = [(sup, k, n) for sup in args.suppression for k in args.k for n in args.sizes]
+    grid = [("adult", sup, k, n) for sup in args.suppression for k in args.k for n in args.sizes]
+    if args.cup:
+        cup, cup_hs = pa.datasets.cup()
+        tables["cup"] = (cup.collect(), cup_hs, list(pa.datasets.CUP_QUASI_IDENTIFIERS))
+        grid += [("cup", sup, k, 7) for sup in args.suppression for k in args.k]
     for algorithm, variant in searches:
         # Rounds over the whole grid rather than a cell's repeats back to back:
         # this machine is shared and slows down in bursts of seconds, which
         # would otherwise fall on every repeat of the cells it meets.
-        times: dict[tuple[float, int, int], list[float]] = {c: [] for c in grid}
-        results: dict[tuple[float, int, int], Any] = {}
+        times: dict[tuple[str, float, int, int], list[float]] = {c: [] for c in grid}
+        results: dict[tuple[str, float, int, int], Any] = {}
         for _ in range(args.repeat):
-            for sup, k, n in grid:
+            for cell_key in grid:
+                table, sup, k, n = cell_key
+                df, hs, qis_all = tables[table]
                 t = time.perf_counter()
-                results[(sup, k, n)] = pa.search(
+                results[cell_key] = pa.search(
                     df,
                     qis_all[:n],
                     hs,
@@ -86,17 +96,19 @@ def main() -> None:
                     variant=variant,
                     progress=False,
                 )
-                times[(sup, k, n)].append((time.perf_counter() - t) * 1e3)
-        for sup, k, n in grid:
-            result = results[(sup, k, n)]
+                times[cell_key].append((time.perf_counter() - t) * 1e3)
+        for cell_key in grid:
+            table, sup, k, n = cell_key
+            result = results[cell_key]
             cell = {
+                "dataset": table,
                 "algorithm": algorithm,
                 "variant": variant,
                 "k": k,
                 "suppression": sup,
                 "qi_size": n,
-                "min_ms": round(min(times[(sup, k, n)]), 2),
-                "median_ms": round(statistics.median(times[(sup, k, n)]), 2),
+                "min_ms": round(min(times[cell_key]), 2),
+                "median_ms": round(statistics.median(times[cell_key]), 2),
                 "anonymous": result.anonymous.height if result.complete else None,
                 **{
                     key: getattr(result.stats, key)
@@ -169,8 +181,15 @@ def end_to_end(repeat: int) -> dict[str, Any]:
 
 
 SYNTH = """
-import json, resource, time, glob
+import json, time, glob
 import polars as pl, polars_anon as pa
+
+def peak_mib():
+    # VmHWM belongs to this process's address space; ru_maxrss would carry
+    # over the parent's high-water mark across fork and exec
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) / 1024
+
 _, hs = pa.datasets.adult()
 qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)[:8]
 src = {src!r}
@@ -182,7 +201,7 @@ r = pa.search(pl.scan_parquet(src), qis, hs, 10, progress=False)
 search = time.perf_counter() - t
 print(json.dumps({{"distinct": n, "scan_s": scan, "search_s": search,
                   "anonymous": r.anonymous.height, "nodes_checked": r.stats.nodes_checked,
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+                  "peak_rss_mib": peak_mib()}}))
 """
 
 
@@ -215,6 +234,7 @@ def plot(cells: list[dict[str, Any]], path: Path) -> None:
     def name(c: dict[str, Any]) -> str:
         return c["algorithm"] + (f" ({c['variant']})" if c["variant"] else "")
 
+    cells = [c for c in cells if c.get("dataset", "adult") == "adult"]
     names = sorted({name(c) for c in cells})
 
     def panel(ax: Any, x: str, keep: Any, title: str) -> None:
