@@ -169,9 +169,12 @@ def search(
 
     ``algorithm``: ``"incognito"`` (``variant`` ``"basic"``, ``"super_roots"`` or
     ``"cube"``, the default), ``"samarati"`` (binary search on height; returns the
-    anonymous nodes it evaluated), ``"bottom_up"`` (``"rollup"`` or ``"no_rollup"``)
-    or ``"mingen"`` (every node). ``engine`` picks how rollups run: ``"auto"``,
-    ``"native"`` or ``"polars"`` (lazy plans); the answers are identical. With
+    anonymous nodes it evaluated), ``"bottom_up"`` (``"rollup"`` or ``"no_rollup"``),
+    ``"mingen"`` (every node) or ``"datafly"`` (Sweeney's greedy path: from the
+    leaves, generalize the attribute with the most distinct values until the
+    suppression budget is met; one node, not proven optimal). ``engine`` picks how
+    rollups run: ``"auto"``, ``"native"`` or ``"polars"`` (lazy plans); the answers
+    are identical. With
     ``trace=True`` the result's ``trace`` lists every graph searched (for Incognito,
     one per iteration: nodes, roots, edges and what was checked or marked). From
     iteration 2 on, Incognito's graphs leave out every candidate with an attribute

@@ -234,11 +234,12 @@ class SearchResult:
     def evaluated(self) -> pl.DataFrame:
         """Every node the search tested itself, with its verdict (``anonymous``).
 
-        For Samarati's binary search this is what it evaluated; the complete
+        For the searches that answer with what they evaluated (Samarati's binary
+        search, Datafly's path) this is every node they tested; the complete
         searches also infer nodes they never test, so prefer ``anonymous`` there.
         """
         qis = self.quasi_identifiers
-        tested = [(n, True) for n in self._nodes if self.algorithm == "samarati"] + [
+        tested = [(n, True) for n in self._nodes if not self.complete] + [
             (n, False) for n in self.rejected
         ]
         return pl.DataFrame(

@@ -16,6 +16,7 @@ mod bottom_up;
 pub mod budget;
 pub mod context;
 mod cube;
+mod datafly;
 mod incognito;
 mod mingen;
 pub mod registry;
@@ -24,6 +25,7 @@ mod samarati;
 
 pub use bottom_up::BottomUp;
 pub use context::{Progress, Searcher};
+pub use datafly::Datafly;
 pub use incognito::{Incognito, Variant};
 pub use mingen::MinGen;
 pub use registry::{algorithm, Algorithm, Entry, ALGORITHMS};

@@ -4,7 +4,7 @@
 
 use std::fmt::Debug;
 
-use super::{BottomUp, Incognito, MinGen, Outcome, Samarati, Searcher, Variant};
+use super::{BottomUp, Datafly, Incognito, MinGen, Outcome, Samarati, Searcher, Variant};
 use crate::error::{AnonError, Result};
 
 /// A search: walks the lattice and asks the searcher's checker about nodes.
@@ -79,6 +79,11 @@ pub const ALGORITHMS: &[Entry] = &[
         name: "mingen",
         variants: &[],
         build: |_| Box::new(MinGen),
+    },
+    Entry {
+        name: "datafly",
+        variants: &[],
+        build: |_| Box::new(Datafly),
     },
 ];
 

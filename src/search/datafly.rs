@@ -1,0 +1,91 @@
+//! Datafly (Sweeney 2002): one greedy path up the lattice. From the leaves,
+//! while the tuples in groups smaller than k (or failing a criterion) are more
+//! than the suppression budget, generalize the attribute with the most
+//! distinct values in the current frequency set (the lowest-numbered one on a
+//! tie); then those groups are suppressed. The seeds' budget is k tuples; here
+//! it is `max_suppression`. Each node on the path is checked exactly and
+//! rolled up from the one before it, so the answer meets the model whatever
+//! the criteria; it is one node, not proven optimal. At the top every tuple
+//! is in one group, so the path ends anonymous unless the whole table fails.
+
+use super::{Algorithm, Outcome, Searcher, Stats};
+use crate::error::Result;
+use crate::freq::RollupJob;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Datafly;
+
+impl Algorithm for Datafly {
+    fn label(&self) -> String {
+        "datafly".into()
+    }
+    fn complete(&self) -> bool {
+        false
+    }
+    /// It checks every node it answers with: no monotonicity is assumed.
+    fn infers(&self) -> bool {
+        false
+    }
+    /// A path of at most the lattice's height: nothing to refuse.
+    fn estimate(&self, _s: &Searcher<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
+        s.datafly()
+    }
+}
+
+impl<'p> Searcher<'p> {
+    fn datafly(&mut self) -> Result<Outcome> {
+        let problem = self.problem();
+        let heights = problem.heights();
+        let all: Vec<usize> = (0..problem.n_attrs()).collect();
+        let mut node = vec![0u8; all.len()];
+        let mut rejected = Vec::new();
+        let mut anonymous = Vec::new();
+        let mut from = None;
+        loop {
+            let src = from.as_ref().unwrap_or(&problem.base);
+            let job = RollupJob::new(src, all.clone(), node.clone());
+            let (suppressed, set) = self
+                .check(vec![job], &[true])?
+                .pop()
+                .expect("one job, one answer");
+            self.stats.nodes_checked += 1;
+            if self.anonymous(suppressed) {
+                anonymous.push(node.clone());
+                self.confirmed.push(node.clone());
+                break;
+            }
+            let set = set.expect("a failing node's set is kept");
+            // the attribute with the most distinct values that can still go up
+            let mut best: Option<(usize, usize)> = None;
+            for &a in &all {
+                if node[a] == heights[a] {
+                    continue;
+                }
+                let mut codes = set.codes(a)?;
+                codes.sort_unstable();
+                codes.dedup();
+                if best.is_none_or(|(_, d)| codes.len() > d) {
+                    best = Some((a, codes.len()));
+                }
+            }
+            rejected.push(node.clone());
+            let Some((a, _)) = best else {
+                break; // every attribute at its top, and still not anonymous
+            };
+            node[a] += 1;
+            from = Some(set);
+        }
+        Ok(Outcome {
+            minimal: anonymous.clone(),
+            anonymous,
+            stopped: None,
+            rejected,
+            complete: false,
+            stats: Stats::default(),
+            trace: Vec::new(),
+        })
+    }
+}
