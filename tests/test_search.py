@@ -156,7 +156,7 @@ def test_statistics_follow_the_paper(adult: tuple[pl.DataFrame, dict[str, pa.Hie
 def test_search_errors() -> None:
     lf, hs = pa.datasets.patients()
     with pytest.raises(pa.ConfigError, match="unknown algorithm"):
-        pa.search(lf, ["Sex"], hs, 2, algorithm="datafly")
+        pa.search(lf, ["Sex"], hs, 2, algorithm="no_such_search")
     with pytest.raises(pa.ConfigError, match="no variant"):
         pa.search(lf, ["Sex"], hs, 2, algorithm="incognito", variant="rollup")
     with pytest.raises(pa.ConfigError, match="larger than the table"):

@@ -102,6 +102,7 @@ def check(
         discernibility=m.discernibility,
         cavg=m.cavg,
         distortion=m.distortion,
+        loss=m.loss,
         group_sizes=sizes,
         criteria=[repr(c) for c in listed(criteria)],
     )

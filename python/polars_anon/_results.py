@@ -13,6 +13,7 @@ import polars as pl
 from polars_anon._core import (
     ConfigError,
     IterationTrace,
+    MetricTable,
     NotAnonymousError,
     SearchOutcome,
     SearchStats,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from polars_anon._frames import Prepared
 
 CRITERIA = (
+    "min_loss",
     "min_height",
     "min_relative_distance",
     "max_distribution",
@@ -76,6 +78,7 @@ class CheckReport:
     discernibility: float
     cavg: float
     distortion: float
+    loss: float
     group_sizes: pl.DataFrame = field(repr=False)
     criteria: list[str] = field(default_factory=list)
 
@@ -94,6 +97,7 @@ class CheckReport:
             ("discernibility (DM)", self.discernibility),
             ("normalized avg group size (CAVG)", round(self.cavg, 4)),
             ("distortion ratio", round(self.distortion, 4)),
+            ("loss (ARX)", round(self.loss, 4)),
         ]
 
     def __str__(self) -> str:
@@ -110,8 +114,8 @@ class SearchResult:
 
     ``anonymous`` is a DataFrame with one row per generalization (one level column
     per quasi-identifier, then ``height``, ``suppressed``, ``groups``, ``precision``,
-    ``discernibility``, ``cavg``, ``distortion`` and ``minimal``); its metrics are
-    computed on first access.
+    ``discernibility``, ``cavg``, ``distortion``, ``loss`` (ARX's) and ``minimal``);
+    its metrics are computed on first access.
 
     ``stats`` says what the search cost: ``nodes_checked`` (frequency sets computed
     and tested), ``nodes_marked`` (inferred anonymous from an anonymous
@@ -130,6 +134,7 @@ class SearchResult:
         "_minimal_nodes",
         "_nodes",
         "_prep",
+        "_table",
         "algorithm",
         "complete",
         "criteria",
@@ -159,6 +164,7 @@ class SearchResult:
         self._nodes: list[list[int]] = raw.anonymous
         self._minimal_nodes: list[list[int]] = raw.minimal
         self._anonymous: pl.DataFrame | None = None
+        self._table: MetricTable | None = None
         self.algorithm = algorithm
         self.variant = variant
         self.k = k
@@ -196,6 +202,7 @@ class SearchResult:
             series.append(pl.Series(self.column("minimal"), is_minimal, dtype=pl.Boolean))
             frame = pl.DataFrame(cols).with_columns(series)
             object.__setattr__(self, "_anonymous", frame)
+            object.__setattr__(self, "_table", table)
         assert self._anonymous is not None
         return self._anonymous
 
@@ -204,7 +211,11 @@ class SearchResult:
         searched table again (its lazy plan, which holds an in-memory table's
         rows or a scan's path; the hierarchies)."""
         prep = self._prep
-        state = {k: getattr(self, k) for k in self.__slots__ if k not in ("_prep", "_anonymous")}
+        state = {
+            k: getattr(self, k)
+            for k in self.__slots__
+            if k not in ("_prep", "_anonymous", "_table")
+        }
         state["_source"] = (
             prep.lazy,
             prep.quasi_identifiers,
@@ -219,6 +230,7 @@ class SearchResult:
         for k, v in state.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, "_anonymous", None)
+        object.__setattr__(self, "_table", None)
         object.__setattr__(self, "_prep", prepare(lazy, qis, hierarchies, sensitive, nulls))
 
     def column(self, name: str) -> str:
@@ -266,7 +278,10 @@ class SearchResult:
     ) -> dict[str, int]:
         """The preferred generalization as ``{quasi-identifier: level}``.
 
-        Criteria: ``min_height`` (fewest generalization steps, each weighted by
+        Criteria: ``min_loss`` (ARX's loss: per attribute, the mean over records
+        of (leaves under the released value - 1) / (leaves - 1), a suppressed
+        record counting 1, combined as a geometric mean of (1 + l_i) minus 1,
+        weighted by ``weights``), ``min_height`` (fewest generalization steps, each weighted by
         ``weights``), ``min_relative_distance`` (steps divided by hierarchy heights,
         weighted), ``max_distribution`` (most distinct released tuples),
         ``min_suppression``, ``max_precision`` (Sweeney's Prec),
@@ -285,6 +300,14 @@ class SearchResult:
         if not self._nodes:
             raise NotAnonymousError(self._nothing_found())
         frame = self.anonymous
+        w = [float(weights.get(q, 1.0)) for q in qis]
+        loss_col = fresh_name("__loss", frame.columns)
+        if criterion == "min_loss":
+            assert self._table is not None
+            loss = (
+                self._table.weighted_loss(w) if weights else frame.get_column(self.column("loss"))
+            )
+            frame = frame.with_columns(pl.Series(loss_col, loss, dtype=pl.Float64))
         for q, b in (bounds or {}).items():
             lo, hi = _bound(q, b)
             frame = frame.filter(pl.col(q).is_between(lo, hi))
@@ -293,13 +316,13 @@ class SearchResult:
                 f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
             )
         heights = self._prep.problem.heights
-        w = [float(weights.get(q, 1.0)) for q in qis]
         weighted = pl.sum_horizontal([pl.col(q) * w[i] for i, q in enumerate(qis)])
         relative = pl.sum_horizontal(
             [pl.col(q) * (w[i] / heights[i]) for i, q in enumerate(qis) if heights[i] > 0]
             or [pl.lit(0.0)]
         )
         key, descending = {
+            "min_loss": (pl.col(loss_col).round(12), False),
             "min_height": (weighted, False),
             "min_relative_distance": (relative.round(12), False),
             "max_distribution": (pl.col(self.column("groups")), True),

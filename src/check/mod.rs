@@ -9,6 +9,7 @@ use crate::error::{AnonError, Result};
 use crate::freq::aggregate::{with_table, Aggregator, Word};
 use crate::freq::{Engine, FreqSet, Layout, Problem, RollupJob};
 use crate::lattice::node_height;
+use crate::metrics::loss;
 
 mod model;
 mod stats;
@@ -22,6 +23,14 @@ pub struct Checker<'p> {
     pub problem: &'p Problem,
     pub model: Model,
     pub engine: Engine,
+}
+
+/// A node's group statistics, and each attribute's mean cost per record
+/// under ARX's loss (suppressed records costing 1).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evaluated {
+    pub stats: GroupStats,
+    pub attribute_loss: Vec<f64>,
 }
 
 /// A checked node: the tuples its groups would suppress, and its frequency
@@ -201,16 +210,74 @@ impl<'p> Checker<'p> {
         Ok(out)
     }
 
-    /// Group statistics of many full-lattice nodes. Nodes are taken in order of
+    /// A full-lattice node's group statistics and each attribute's mean cost
+    /// under ARX's loss (see `metrics::loss`).
+    pub fn evaluate(&self, node: &[u8]) -> Result<Evaluated> {
+        self.evaluate_set(&self.problem.node_set(node, self.engine)?)
+    }
+
+    fn evaluate_set(&self, fs: &FreqSet) -> Result<Evaluated> {
+        let stats = self.group_stats(fs)?;
+        let extra = self.released_extra(fs)?;
+        let leaves: Vec<usize> = fs
+            .attrs
+            .iter()
+            .map(|&a| self.problem.hierarchies[a].domain_size(0))
+            .collect();
+        let attribute_loss =
+            loss::attribute_loss(&extra, &leaves, stats.suppressed, self.problem.rows);
+        Ok(Evaluated {
+            stats,
+            attribute_loss,
+        })
+    }
+
+    /// Per attribute, the sum over the records of the set's released groups
+    /// of (leaves under the record's value - 1) (see `metrics::loss`).
+    fn released_extra(&self, fs: &FreqSet) -> Result<Vec<u128>> {
+        let counts = fs.counts()?;
+        let mut kept = vec![true; counts.len()];
+        if fs.carry.is_empty() {
+            for (k, &c) in kept.iter_mut().zip(counts.iter()) {
+                *k = c >= self.model.k;
+            }
+        } else {
+            let (keys, order, starts) = self.qi_groups(fs)?;
+            for w in starts.windows(2) {
+                let rows = &order[w[0]..w[1]];
+                let pass = self.group_passes(&keys, &counts, rows);
+                for &r in rows {
+                    kept[r as usize] = pass;
+                }
+            }
+        }
+        fs.attrs
+            .iter()
+            .zip(&fs.levels)
+            .map(|(&a, &level)| {
+                let under = self.problem.hierarchies[a].leaves_under(level);
+                let codes = fs.codes(a)?;
+                Ok(codes
+                    .iter()
+                    .zip(counts.iter())
+                    .zip(&kept)
+                    .filter(|(_, &k)| k)
+                    .map(|((&code, &c), _)| c as u128 * (under[code as usize] as u128 - 1))
+                    .sum())
+            })
+            .collect()
+    }
+
+    /// `evaluate` of many full-lattice nodes. Nodes are taken in order of
     /// height and each is rolled up from a direct specialization computed in the
     /// previous layer when there is one (else from F0), so the sets read shrink as
     /// the nodes grow more general.
-    pub fn stats_many(&self, nodes: &[Vec<u8>]) -> Result<Vec<GroupStats>> {
+    pub fn evaluate_many(&self, nodes: &[Vec<u8>]) -> Result<Vec<Evaluated>> {
         let p = self.problem;
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by_key(|&i| node_height(&nodes[i]));
         let all: Vec<usize> = (0..p.n_attrs()).collect();
-        let mut out = vec![GroupStats::default(); nodes.len()];
+        let mut out = vec![Evaluated::default(); nodes.len()];
         let mut prev: HashMap<Vec<u8>, FreqSet> = HashMap::new();
         let mut cur: HashMap<Vec<u8>, FreqSet> = HashMap::new();
         let mut cur_h = None;
@@ -234,7 +301,7 @@ impl<'p> Checker<'p> {
                 .min_by_key(|fs| fs.rows())
                 .unwrap_or(&p.base);
             let fs = p.rollup(RollupJob::new(src, all.clone(), node.clone()), self.engine)?;
-            out[i] = self.group_stats(&fs)?;
+            out[i] = self.evaluate_set(&fs)?;
             cur.insert(node.clone(), fs);
         }
         Ok(out)

@@ -208,6 +208,14 @@ impl Hierarchy {
             .map(|&c| self.t.labels[l][c as usize].as_str())
             .collect()
     }
+    /// How many leaves each code at `level` stands for.
+    pub fn leaves_under(&self, level: u8) -> Vec<u32> {
+        let mut under = vec![0u32; self.domain_size(level)];
+        for &c in &self.t.leaf_to[level as usize] {
+            under[c as usize] += 1;
+        }
+        under
+    }
     /// Map from codes at level `from` to codes at level `to` (`from <= to`).
     pub fn map_between(&self, from: u8, to: u8) -> Vec<u32> {
         assert!(

@@ -11,6 +11,7 @@ use crate::check::GroupStats;
 mod cavg;
 mod discernibility;
 mod distortion;
+pub mod loss;
 mod precision;
 
 /// What a metric sees of a node: its levels, the hierarchies' heights, its
@@ -42,9 +43,20 @@ pub struct Metrics {
     pub discernibility: f64,
     pub cavg: f64,
     pub distortion: f64,
+    /// ARX's loss (see `loss`), unweighted.
+    pub loss: f64,
 }
 
-pub fn metrics(node: &[u8], heights: &[u8], stats: &GroupStats, rows: u64, k: u64) -> Metrics {
+/// A node's metrics; `attribute_loss` is each attribute's mean cost under
+/// ARX's loss (`check::Evaluated`).
+pub fn metrics(
+    node: &[u8],
+    heights: &[u8],
+    stats: &GroupStats,
+    rows: u64,
+    k: u64,
+    attribute_loss: &[f64],
+) -> Metrics {
     let n = Node {
         levels: node,
         heights,
@@ -61,6 +73,7 @@ pub fn metrics(node: &[u8], heights: &[u8], stats: &GroupStats, rows: u64, k: u6
         discernibility: discernibility::discernibility(&n),
         cavg: cavg::cavg(&n),
         distortion: distortion::distortion(&n),
+        loss: loss::loss(attribute_loss, None),
     }
 }
 
@@ -73,7 +86,7 @@ mod tests {
         // 10 rows in groups 5, 3, 2 under k = 3: the 2 are suppressed.
         let s = GroupStats::of_counts(&[5, 3, 2], 3);
         assert_eq!((s.suppressed, s.kept_groups, s.min_group), (2, 2, 2));
-        let m = metrics(&[1, 0], &[2, 1], &s, 10, 3);
+        let m = metrics(&[1, 0], &[2, 1], &s, 10, 3, &[0.5, 0.2]);
         // Prec = 1 - (8 * (1/2 + 0) + 2 * 2) / (10 * 2) = 1 - 8/20
         assert!((m.precision - 0.6).abs() < 1e-12);
         assert_eq!(m.discernibility, 25.0 + 9.0 + 2.0 * 10.0);
@@ -81,5 +94,6 @@ mod tests {
         // distortion = (8 * 1 + 2 * 3) / (10 * 3)
         assert!((m.distortion - 14.0 / 30.0).abs() < 1e-12);
         assert_eq!(m.height, 1);
+        assert!((m.loss - (1.5f64 * 1.2).sqrt() + 1.0).abs() < 1e-12);
     }
 }

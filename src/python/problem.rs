@@ -160,9 +160,17 @@ impl PyProblem {
         let levels = self.levels_u8(levels)?;
         let engine: Engine = engine.parse().map_err(to_py)?;
         let checker = self.checker(k, criteria, engine)?;
-        let st = run(py, || checker.node_stats(&levels))?;
-        let m = metrics(&levels, &self.inner.heights(), &st, self.inner.rows, k);
-        Ok(PyNodeMetrics::new(&st, &m))
+        let e = run(py, || checker.evaluate(&levels))?;
+        let heights = self.inner.heights();
+        let m = metrics(
+            &levels,
+            &heights,
+            &e.stats,
+            self.inner.rows,
+            k,
+            &e.attribute_loss,
+        );
+        Ok(PyNodeMetrics::new(&e.stats, &m))
     }
     /// The groups of one node: (codes per attribute at the node's levels, counts).
     fn groups(&self, py: Python<'_>, levels: Vec<u32>) -> PyResult<(Vec<Vec<u32>>, Vec<u64>)> {
@@ -204,15 +212,15 @@ impl PyProblem {
             .into_iter()
             .map(|n| self.levels_u8(n))
             .collect::<PyResult<Vec<_>>>()?;
-        let stats = run(py, || checker.stats_many(&nodes))?;
+        let evaluated = run(py, || checker.evaluate_many(&nodes))?;
         let heights = self.inner.heights();
-        Ok(PyMetricTable::new(
-            nodes
-                .iter()
-                .zip(&stats)
-                .map(|(n, s)| metrics(n, &heights, s, self.inner.rows, k))
-                .collect(),
-        ))
+        let metrics: Vec<_> = nodes
+            .iter()
+            .zip(&evaluated)
+            .map(|(n, e)| metrics(n, &heights, &e.stats, self.inner.rows, k, &e.attribute_loss))
+            .collect();
+        let attribute_loss = evaluated.into_iter().map(|e| e.attribute_loss).collect();
+        Ok(PyMetricTable::new(metrics, attribute_loss))
     }
     /// Run one search (`algorithm` and `variant` as in `ALGORITHMS`).
     #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES))]

@@ -22,6 +22,8 @@ pub struct PyNodeMetrics {
     discernibility: f64,
     cavg: f64,
     distortion: f64,
+    /// ARX's loss, unweighted.
+    loss: f64,
 }
 
 impl PyNodeMetrics {
@@ -36,6 +38,7 @@ impl PyNodeMetrics {
             discernibility: m.discernibility,
             cavg: m.cavg,
             distortion: m.distortion,
+            loss: m.loss,
         }
     }
 }
@@ -53,11 +56,16 @@ pub enum Values {
 #[pyclass(name = "MetricTable", module = "polars_anon._core", frozen)]
 pub struct PyMetricTable {
     metrics: Vec<Metrics>,
+    /// Per node, each attribute's mean cost under ARX's loss.
+    attribute_loss: Vec<Vec<f64>>,
 }
 
 impl PyMetricTable {
-    pub(super) fn new(metrics: Vec<Metrics>) -> Self {
-        PyMetricTable { metrics }
+    pub(super) fn new(metrics: Vec<Metrics>, attribute_loss: Vec<Vec<f64>>) -> Self {
+        PyMetricTable {
+            metrics,
+            attribute_loss,
+        }
     }
 }
 
@@ -75,7 +83,26 @@ impl PyMetricTable {
             ("discernibility", "Float64", floats(|m| m.discernibility)),
             ("cavg", "Float64", floats(|m| m.cavg)),
             ("distortion", "Float64", floats(|m| m.distortion)),
+            ("loss", "Float64", floats(|m| m.loss)),
         ]
+    }
+    /// ARX's loss of each node with per-attribute `weights` (in quasi-identifier
+    /// order): (prod_i (1 + l_i)^w_i)^(1 / sum_i w_i) - 1.
+    fn weighted_loss(&self, weights: Vec<f64>) -> PyResult<Vec<f64>> {
+        if let Some(l) = self.attribute_loss.first() {
+            if l.len() != weights.len() {
+                return Err(super::error::ConfigError::new_err(format!(
+                    "{} weights for {} quasi-identifiers",
+                    weights.len(),
+                    l.len()
+                )));
+            }
+        }
+        Ok(self
+            .attribute_loss
+            .iter()
+            .map(|l| crate::metrics::loss::loss(l, Some(&weights)))
+            .collect())
     }
     fn __len__(&self) -> usize {
         self.metrics.len()
