@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from polars_anon._core import ConfigError, CoreCriterion, Hierarchy
+from polars_anon._frames import as_int
 
 Categories = Sequence[Sequence[str]] | tuple[Hierarchy, int]
 
 
 def _count(criterion: str, name: str, value: Any) -> int:
     """A count parameter (p, l): an integer of at least 1."""
-    if isinstance(value, bool):
-        raise ConfigError(f"{criterion}: {name} must be an integer >= 1, got {value!r}")
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise ConfigError(
-            f"{criterion}: {name} must be an integer >= 1, got {value!r} ({type(value).__name__})"
-        ) from None
+    n = as_int(f"{criterion}: {name}", value)
     if n < 1:
         raise ConfigError(f"{criterion}: {name} = {n} is out of range; {name} must be at least 1")
     return n
