@@ -278,3 +278,26 @@ def test_frames_above_the_row_limit_are_grouped_by_polars(
     monkeypatch.setattr(_frames, "ROWS_IN_CORE", 10**9)
     b = pa.search(df, qis, hs, 10, 0.02)
     assert a.anonymous.sort(qis).equals(b.anonymous.sort(qis))
+
+
+def test_results_print_as_short_aligned_text(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+    r = pa.search(df, qis, hs, 5, 0.01, progress=False)
+    text = repr(r)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert f"minimal (5 of {r.minimal.height})" in text
+    # the first minimal node's levels are a row of the table
+    first = r.minimal.row(0, named=True)
+    assert any(
+        [c.strip() for c in line.strip("│ ").split("┆")] == [str(first[q]) for q in qis]
+        for line in text.splitlines()
+    )
+    report = pa.check(df, qis, 5, hs, r.best())
+    assert repr(report) == str(report) and "CheckReport(" not in repr(report)
+    lines = repr(report).splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert "native-country=" in repr(report)
+    assert any(line.strip().startswith("loss (ARX)") for line in lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import operator
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -60,7 +61,34 @@ def _table_html(title: str, rows: list[tuple[str, Any]]) -> str:
     return f"<div><strong>{html.escape(title)}</strong><table>{body}</table></div>"
 
 
-@dataclass(frozen=True)
+# plain-text reports wrap at this width, as a terminal shows them
+WIDTH = 100
+
+
+def _levels_text(levels: Mapping[str, int]) -> str:
+    return "  ".join(f"{q}={lvl}" for q, lvl in levels.items())
+
+
+def _aligned(title: str, rows: list[tuple[str, Any]]) -> str:
+    """`title`, then one label and value a row, the values aligned and wrapped
+    under themselves; a value of several lines (a table) starts on its own."""
+    width = max(len(k) for k, _ in rows)
+    lines = [title]
+    for k, v in rows:
+        text = str(v)
+        if "\n" in text:
+            lines.append(f"  {k}")
+            lines += ["    " + line for line in text.splitlines()]
+            continue
+        wrapped = textwrap.wrap(
+            text, WIDTH - width - 4, break_long_words=False, break_on_hyphens=False
+        ) or [""]
+        lines.append(f"  {k:<{width}}  {wrapped[0]}")
+        lines += [" " * (width + 4) + more for more in wrapped[1:]]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, repr=False)
 class CheckReport:
     """What `check` found for one generalization of a table."""
 
@@ -87,7 +115,7 @@ class CheckReport:
             ("k-anonymous" + (" and criteria met" if self.criteria else ""), self.k_anonymous),
             ("k", self.k),
             *([("criteria", "; ".join(self.criteria))] if self.criteria else []),
-            ("levels", self.levels),
+            ("levels", _levels_text(self.levels)),
             ("rows", self.rows),
             ("groups", self.groups),
             ("smallest group", self.min_group_size),
@@ -101,9 +129,10 @@ class CheckReport:
         ]
 
     def __str__(self) -> str:
-        width = max(len(k) for k, _ in self._rows())
-        lines = [f"{k:<{width}}  {v}" for k, v in self._rows()]
-        return "CheckReport\n" + "\n".join("  " + line for line in lines)
+        return _aligned("CheckReport", self._rows())
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def _repr_html_(self) -> str:
         return _table_html("CheckReport", self._rows())
@@ -402,9 +431,8 @@ class SearchResult:
                 len(self._nodes) if self.complete else f"{len(self._nodes)} (of those evaluated)",
             ),
             (
-                "minimal",
-                [dict(zip(self.quasi_identifiers, n, strict=True)) for n in self._minimal_nodes[:5]]
-                + (["..."] if len(self._minimal_nodes) > 5 else []),
+                f"minimal ({min(5, len(self._minimal_nodes))} of {len(self._minimal_nodes)})",
+                self._minimal_table(5),
             ),
             (
                 "nodes checked / marked / projected",
@@ -414,9 +442,23 @@ class SearchResult:
             ("time (ms)", round(s.phase_ms.get("total", 0.0), 1)),
         ]
 
+    def _minimal_table(self, most: int) -> str:
+        """The first `most` minimal nodes' levels as a small table."""
+        if not self._minimal_nodes:
+            return "none"
+        qis = self.quasi_identifiers
+        rows = self._minimal_nodes[:most]
+        frame = pl.DataFrame({q: [n[i] for n in rows] for i, q in enumerate(qis)})
+        with pl.Config(
+            tbl_hide_dataframe_shape=True,
+            tbl_hide_column_data_types=True,
+            tbl_width_chars=WIDTH - 6,
+            tbl_cols=-1,
+        ):
+            return str(frame)
+
     def __repr__(self) -> str:
-        width = max(len(k) for k, _ in self._rows())
-        return "SearchResult\n" + "\n".join(f"  {k:<{width}}  {v}" for k, v in self._rows())
+        return _aligned("SearchResult", self._rows())
 
     def _repr_html_(self) -> str:
         return _table_html("SearchResult", self._rows())
