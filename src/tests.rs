@@ -1056,6 +1056,6 @@ fn a_search_at_its_time_limit_answers_with_confirmed_nodes_only() {
     assert!(out.stopped.is_some() && out.stats.nodes_checked < 2_700);
 }
 
-fn p_id(p: &Problem, n: &[u8]) -> u64 {
+fn p_id(p: &Problem, n: &[u8]) -> u128 {
     Lattice::new(p.heights()).id(n)
 }

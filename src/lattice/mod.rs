@@ -12,8 +12,8 @@ pub use graph::Graph;
 #[derive(Clone, Debug)]
 pub struct Lattice {
     heights: Vec<u8>,
-    radix: Vec<u64>,
-    size: u64,
+    radix: Vec<u128>,
+    size: u128,
 }
 
 pub type Node = Vec<u8>;
@@ -21,10 +21,10 @@ pub type Node = Vec<u8>;
 impl Lattice {
     pub fn new(heights: Vec<u8>) -> Self {
         let mut radix = Vec::with_capacity(heights.len());
-        let mut size: u64 = 1;
+        let mut size: u128 = 1;
         for &h in &heights {
             radix.push(size);
-            size = size.saturating_mul(h as u64 + 1);
+            size = size.saturating_mul(h as u128 + 1);
         }
         Lattice {
             heights,
@@ -35,28 +35,34 @@ impl Lattice {
     pub fn heights(&self) -> &[u8] {
         &self.heights
     }
-    /// Number of nodes.
-    pub fn size(&self) -> u64 {
+    /// Number of nodes (saturating at `u128::MAX`: ids are exact below it).
+    pub fn size(&self) -> u128 {
         self.size
     }
     pub fn max_height(&self) -> u32 {
         self.heights.iter().map(|&h| h as u32).sum()
     }
-    pub fn id(&self, node: &[u8]) -> u64 {
+    pub fn id(&self, node: &[u8]) -> u128 {
         node.iter()
             .zip(&self.radix)
-            .map(|(&l, &r)| l as u64 * r)
+            .map(|(&l, &r)| l as u128 * r)
             .sum()
     }
-    pub fn node(&self, mut id: u64) -> Node {
+    pub fn node(&self, mut id: u128) -> Node {
         self.heights
             .iter()
             .map(|&h| {
-                let l = (id % (h as u64 + 1)) as u8;
-                id /= h as u64 + 1;
+                let l = (id % (h as u128 + 1)) as u8;
+                id /= h as u128 + 1;
                 l
             })
             .collect()
+    }
+    /// Sort nodes in id order, comparing their levels (the last attribute is
+    /// the most significant digit), so no id is computed: exact for lattices of
+    /// any size.
+    pub fn sort(nodes: &mut [Node]) {
+        nodes.sort_unstable_by(|a, b| a.iter().rev().cmp(b.iter().rev()));
     }
     pub fn contains(&self, node: &[u8]) -> bool {
         node.len() == self.heights.len() && node.iter().zip(&self.heights).all(|(l, h)| l <= h)
@@ -183,8 +189,18 @@ mod tests {
             let size = lat.layer_sizes().get(h as usize).copied().unwrap_or(0);
             assert_eq!(all.len() as u128, size, "height {h}");
         }
-        // a wide lattice's size does not wrap
-        assert_eq!(Lattice::new(vec![4; 40]).nodes(), 5u128.pow(40));
+        // a wide lattice's size and ids do not wrap, and sorting by levels is
+        // id order
+        let wide = Lattice::new(vec![4; 40]);
+        assert_eq!(wide.nodes(), 5u128.pow(40));
+        let top = vec![4u8; 40];
+        assert_eq!(wide.id(&top), 5u128.pow(40) - 1);
+        assert_eq!(wide.node(wide.id(&top)), top);
+        let mut nodes: Vec<Node> = (0..200u32)
+            .map(|i| (0..40).map(|a| ((i * 7 + a * 13) % 5) as u8).collect())
+            .collect();
+        Lattice::sort(&mut nodes);
+        assert!(nodes.windows(2).all(|w| wide.id(&w[0]) <= wide.id(&w[1])));
         assert!(generalizes(&[1, 2], &[0, 2]) && !generalizes(&[1, 0], &[0, 2]));
     }
 }

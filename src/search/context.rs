@@ -206,7 +206,7 @@ impl<'p> Searcher<'p> {
     /// order, and the minimal ones among them.
     pub(super) fn complete_outcome(&self, mut anonymous: Vec<Node>) -> Outcome {
         let lat = Lattice::new(self.problem().heights());
-        anonymous.sort_by_key(|n| lat.id(n));
+        Lattice::sort(&mut anonymous);
         let minimal = minimal_of_complete(&lat, &anonymous);
         Outcome {
             anonymous,
@@ -225,7 +225,7 @@ impl<'p> Searcher<'p> {
     fn partial_outcome(&mut self) -> Outcome {
         let lat = Lattice::new(self.problem().heights());
         let mut anonymous = std::mem::take(&mut self.confirmed);
-        anonymous.sort_by_key(|n| lat.id(n));
+        Lattice::sort(&mut anonymous);
         anonymous.dedup();
         let minimal = minimal_of_complete(&lat, &anonymous);
         let limit = self.config.time_limit.unwrap_or_default().as_secs_f64();

@@ -69,9 +69,9 @@ impl<'p> Searcher<'p> {
             probe(lo, self)?;
         }
         let mut minimal = found_at.remove(&lo).unwrap_or_default();
-        minimal.sort_by_key(|n| lat.id(n));
-        anonymous.sort_by_key(|n| lat.id(n));
-        rejected.sort_by_key(|n| lat.id(n));
+        Lattice::sort(&mut minimal);
+        Lattice::sort(&mut anonymous);
+        Lattice::sort(&mut rejected);
         Ok(Outcome {
             anonymous,
             stopped: None,
