@@ -149,10 +149,21 @@ impl<'p> Checker<'p> {
     /// Group statistics of a frequency set under the model: tuples of groups
     /// smaller than k or failing a criterion are the suppressed ones.
     pub fn group_stats(&self, fs: &FreqSet) -> Result<GroupStats> {
-        if fs.carry.is_empty() {
-            return Ok(GroupStats::of_counts(&fs.counts()?, self.model.k));
-        }
+        self.grouped(fs, None)
+    }
+
+    /// `group_stats`, telling `kept` (one flag per row of the set) whether
+    /// each row's QI group is released: one grouping pass serves both.
+    fn grouped(&self, fs: &FreqSet, mut kept: Option<&mut [bool]>) -> Result<GroupStats> {
         let counts = fs.counts()?;
+        if fs.carry.is_empty() {
+            if let Some(kept) = kept {
+                for (k, &c) in kept.iter_mut().zip(counts.iter()) {
+                    *k = c >= self.model.k;
+                }
+            }
+            return Ok(GroupStats::of_counts(&counts, self.model.k));
+        }
         let (keys, order, starts) = self.qi_groups(fs)?;
         let mut s = GroupStats {
             min_group: u64::MAX,
@@ -163,11 +174,17 @@ impl<'p> Checker<'p> {
             let size: u64 = rows.iter().map(|&r| counts[r as usize]).sum();
             s.groups += 1;
             s.min_group = s.min_group.min(size);
-            if self.group_passes(&keys, &counts, rows) {
+            let pass = self.group_passes(&keys, &counts, rows);
+            if pass {
                 s.kept_groups += 1;
                 s.kept_sum_sq += (size as u128) * (size as u128);
             } else {
                 s.suppressed += size;
+            }
+            if let Some(kept) = kept.as_deref_mut() {
+                for &r in rows {
+                    kept[r as usize] = pass;
+                }
             }
         }
         if s.groups == 0 {
@@ -217,8 +234,9 @@ impl<'p> Checker<'p> {
     }
 
     fn evaluate_set(&self, fs: &FreqSet) -> Result<Evaluated> {
-        let stats = self.group_stats(fs)?;
-        let extra = self.released_extra(fs)?;
+        let mut kept = vec![true; fs.rows()];
+        let stats = self.grouped(fs, Some(&mut kept))?;
+        let extra = self.released_extra(fs, &kept)?;
         let leaves: Vec<usize> = fs
             .attrs
             .iter()
@@ -232,25 +250,10 @@ impl<'p> Checker<'p> {
         })
     }
 
-    /// Per attribute, the sum over the records of the set's released groups
-    /// of (leaves under the record's value - 1) (see `metrics::loss`).
-    fn released_extra(&self, fs: &FreqSet) -> Result<Vec<u128>> {
+    /// Per attribute, the sum over the set's rows that are `kept` (released)
+    /// of count x (leaves under the row's value - 1) (see `metrics::loss`).
+    fn released_extra(&self, fs: &FreqSet, kept: &[bool]) -> Result<Vec<u128>> {
         let counts = fs.counts()?;
-        let mut kept = vec![true; counts.len()];
-        if fs.carry.is_empty() {
-            for (k, &c) in kept.iter_mut().zip(counts.iter()) {
-                *k = c >= self.model.k;
-            }
-        } else {
-            let (keys, order, starts) = self.qi_groups(fs)?;
-            for w in starts.windows(2) {
-                let rows = &order[w[0]..w[1]];
-                let pass = self.group_passes(&keys, &counts, rows);
-                for &r in rows {
-                    kept[r as usize] = pass;
-                }
-            }
-        }
         fs.attrs
             .iter()
             .zip(&fs.levels)
@@ -260,7 +263,7 @@ impl<'p> Checker<'p> {
                 Ok(codes
                     .iter()
                     .zip(counts.iter())
-                    .zip(&kept)
+                    .zip(kept)
                     .filter(|(_, &k)| k)
                     .map(|((&code, &c), _)| c as u128 * (under[code as usize] as u128 - 1))
                     .sum())
