@@ -44,7 +44,7 @@ pub fn check(
         bytes_text(bytes),
         bytes_text(budget as u128),
         lattice.heights().len(),
-        approx(lattice.nodes()),
+        approx(lattice.size()),
     )))
 }
 
@@ -75,12 +75,12 @@ mod tests {
     #[test]
     fn refuses_past_the_budget_naming_the_numbers() {
         let lat = Lattice::new(vec![3; 25]);
-        let e = check("bottom-up search", &lat, lat.nodes(), 100, DEFAULT_BYTES)
+        let e = check("bottom-up search", &lat, lat.size(), 100, DEFAULT_BYTES)
             .unwrap_err()
             .to_string();
         assert!(e.contains("1.13e15 nodes") && e.contains("2.0 GiB"), "{e}");
         assert!(e.contains("25 quasi-identifiers"), "{e}");
         let small = Lattice::new(vec![3; 5]);
-        assert!(check("x", &small, small.nodes(), 100, DEFAULT_BYTES).is_ok());
+        assert!(check("x", &small, small.size(), 100, DEFAULT_BYTES).is_ok());
     }
 }

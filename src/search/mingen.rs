@@ -23,7 +23,7 @@ impl Algorithm for MinGen {
     /// Every node ends in the answer or the rejected list.
     fn estimate(&self, s: &Searcher<'_>) -> Result<()> {
         let heights = s.problem().heights();
-        let nodes = Lattice::new(heights.clone()).nodes();
+        let nodes = Lattice::new(heights.clone()).size();
         s.within_budget("mingen", nodes, listed_node_bytes(heights.len()))
     }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {

@@ -25,7 +25,7 @@ pub trait Algorithm: Debug + Send + Sync {
     /// memory budget (see `budget`); by default, the whole lattice.
     fn estimate(&self, s: &Searcher<'_>) -> Result<()> {
         let heights = s.problem().heights();
-        let nodes = crate::lattice::Lattice::new(heights.clone()).nodes();
+        let nodes = crate::lattice::Lattice::new(heights.clone()).size();
         s.within_budget(
             &self.label(),
             nodes,
