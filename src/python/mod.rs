@@ -11,6 +11,7 @@ mod hierarchy;
 mod local;
 mod problem;
 mod results;
+mod risk;
 
 /// The search algorithms as (name, variants, the default first), from the
 /// core's registry: the package validates and documents with these.
@@ -24,6 +25,8 @@ fn algorithms() -> Vec<(&'static str, Vec<&'static str>)> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(local::localpk, m)?)?;
+    m.add_function(wrap_pyfunction!(risk::assess_risk, m)?)?;
+    m.add_class::<risk::PyRiskFigures>()?;
     m.add_class::<hierarchy::PyHierarchy>()?;
     m.add_class::<problem::PyProblem>()?;
     m.add_class::<criteria::PyCriterion>()?;
