@@ -36,6 +36,7 @@ from polars_anon._frames import read_hierarchies
 from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._namespace import AnonFrame, AnonLazyFrame
 from polars_anon._results import CRITERIA, CheckReport, SearchResult
+from polars_anon._risk import RiskReport, risk
 
 __all__ = [
     "CRITERIA",
@@ -56,6 +57,7 @@ __all__ = [
     "PPlusSensitive",
     "PSensitive",
     "RecursiveCLDiversity",
+    "RiskReport",
     "SearchResult",
     "SearchTooLargeError",
     "TCloseness",
@@ -66,5 +68,6 @@ __all__ = [
     "incognito",
     "local_recoding",
     "read_hierarchies",
+    "risk",
     "search",
 ]

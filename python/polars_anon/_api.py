@@ -16,7 +16,7 @@ from polars_anon._frames import (
     as_int,
     as_lazy,
     check_k,
-    group_sizes,
+    group_frame,
     max_suppressed,
     prepare,
     resolve_hierarchies,
@@ -80,7 +80,15 @@ def check(
     lv = prep.levels(levels)
     model = specs(criteria, prep.sensitive_values, feasible=False)
     m = prep.problem.evaluate(lv, k, "auto", model)
-    counts = group_sizes(prep, lv)
+    groups = group_frame(prep, lv)
+    counts = groups.get_column("n").alias("count")
+    dropped = prep.problem.suppressed_groups(lv, k, model)
+    if dropped:
+        keys = [f"q{i}" for i in range(len(lv))]
+        drop = pl.DataFrame(
+            {q: pl.Series([g[i] for g in dropped], dtype=pl.UInt32) for i, q in enumerate(keys)}
+        )
+        groups = groups.join(drop, on=keys, how="anti")
     sizes = (
         counts.value_counts(name="groups")
         .rename({"count": "size"})
@@ -105,6 +113,7 @@ def check(
         loss=m.loss,
         group_sizes=sizes,
         criteria=[repr(c) for c in listed(criteria)],
+        released_sizes=groups.get_column("n"),
     )
 
 

@@ -280,6 +280,8 @@ def prepare(
         grouped = group_strings(lazy, qis + sens, count)
         table = {c: grouped.get_column(c) for c in qis + sens}
         counts = grouped.get_column(count)
+    if not len(table[qis[0]]):
+        raise ConfigError("the table is empty: it has no rows to anonymize, check or assess")
     hs: list[Hierarchy] = []
     codes: list[pl.Series | bytes] = []
     for q in qis:
@@ -427,13 +429,19 @@ def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool
     return out
 
 
-def group_sizes(prep: Prepared, levels: Sequence[int]) -> pl.Series:
-    """The sizes of the node's QI groups (from the core's rollup; with sensitive
-    attributes a group spans several rows of the set). The frame is the
+def group_frame(prep: Prepared, levels: Sequence[int]) -> pl.DataFrame:
+    """The node's QI groups as the core's codes (columns ``q0``, ``q1``, ...)
+    and their sizes (``n``), from the core's rollup; with sensitive attributes
+    a group spans several rows of the set, summed here. The frame is the
     library's own, so its column names cannot meet the user's."""
     codes, counts = prep.problem.groups(list(levels))
     cols: dict[str, Any] = {f"q{i}": pl.Series(c, dtype=pl.UInt32) for i, c in enumerate(codes)}
     cols["n"] = pl.Series(counts, dtype=pl.UInt64)
     frame = pl.DataFrame(cols)
     keys = [c for c in frame.columns if c != "n"]
-    return frame.group_by(keys).agg(pl.col("n").sum()).get_column("n").alias("count")
+    return frame.group_by(keys).agg(pl.col("n").sum())
+
+
+def group_sizes(prep: Prepared, levels: Sequence[int]) -> pl.Series:
+    """The sizes of the node's QI groups."""
+    return group_frame(prep, levels).get_column("n").alias("count")

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_anon import _api
+from polars_anon import _api, _risk
 from polars_anon._criteria import Criteria
 from polars_anon._frames import Hierarchies, Levels, Nulls
 from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._results import CheckReport, SearchResult
+from polars_anon._risk import RiskReport
 
 
 class _Anon:
@@ -37,6 +38,26 @@ class _Anon:
             levels=levels,
             max_suppression=max_suppression,
             criteria=criteria,
+            nulls=nulls,
+        )
+
+    def risk(
+        self,
+        quasi_identifiers: Sequence[str],
+        hierarchies: Hierarchies | None = None,
+        levels: Levels | None = None,
+        population: int | float | pl.DataFrame | pl.LazyFrame | None = None,
+        threshold: float = 0.2,
+        nulls: Nulls = "error",
+    ) -> RiskReport:
+        """See `polars_anon.risk`."""
+        return _risk.risk(
+            self._frame,
+            quasi_identifiers,
+            hierarchies=hierarchies,
+            levels=levels,
+            population=population,
+            threshold=threshold,
             nulls=nulls,
         )
 

@@ -22,6 +22,7 @@ from polars_anon._core import (
 from polars_anon._criteria import Criterion, specs
 from polars_anon._frames import fresh_name, max_suppressed, prepare
 from polars_anon._release import generalize_prepared
+from polars_anon._risk import RiskReport, report
 
 if TYPE_CHECKING:
     from polars_anon._frames import Prepared
@@ -109,6 +110,30 @@ class CheckReport:
     loss: float
     group_sizes: pl.DataFrame = field(repr=False)
     criteria: list[str] = field(default_factory=list)
+    # the sizes of the groups released (not suppressed), one per group
+    released_sizes: pl.Series = field(default_factory=lambda: pl.Series([], dtype=pl.UInt64))
+
+    def risk(self, population: int | float | None = None, threshold: float = 0.2) -> RiskReport:
+        """The re-identification risk of the table as these levels release it
+        (the suppressed groups left out). ``population``: the number of records
+        of the population the table is a sample of (None: the table is the
+        population); for a population table, use `polars_anon.risk` on the
+        release."""
+        if isinstance(population, (pl.DataFrame, pl.LazyFrame)):
+            raise ConfigError(
+                "CheckReport.risk takes a population size; for a population table call "
+                "polars_anon.risk(release, quasi_identifiers, population=table)"
+            )
+        return report(
+            self.quasi_identifiers, self.levels, self.released_sizes, threshold, population
+        )
+
+    def plot_group_sizes(self) -> Any:
+        """A histogram of the groups' sizes, before and after suppression, with k
+        marked (a matplotlib Figure; needs the ``plot`` extra)."""
+        from polars_anon._plot import group_sizes
+
+        return group_sizes(self)
 
     def _rows(self) -> list[tuple[str, Any]]:
         return [
@@ -292,6 +317,26 @@ class SearchResult:
                 self.column("anonymous"): pl.Series([a for _, a in tested], dtype=pl.Boolean),
             }
         ).sort(qis)
+
+    def plot_lattice(self, criterion: str = "min_loss") -> Any:
+        """The Hasse diagram of the searched lattice, each node coloured not
+        anonymous / anonymous / minimal / chosen (by ``criterion``); a large
+        lattice is summarised by height (a matplotlib Figure; needs the
+        ``plot`` extra)."""
+        from polars_anon._plot import lattice
+
+        return lattice(self, criterion)
+
+    def plot_tradeoff(
+        self, metric: str = "loss", against: str = "risk", criterion: str = "min_loss"
+    ) -> Any:
+        """Every anonymous node by ``metric`` (a column of ``anonymous``) against
+        the release's average prosecutor risk (``against="risk"``) or its share
+        of suppressed records (``"suppression"``), the node ``criterion``
+        picks marked (a matplotlib Figure; needs the ``plot`` extra)."""
+        from polars_anon._plot import tradeoff
+
+        return tradeoff(self, metric, against, criterion)
 
     @property
     def minimal(self) -> pl.DataFrame:
