@@ -10,7 +10,7 @@ DataFrame and LazyFrame (registered on import)::
     release = result.apply(lf)
 """
 
-from polars_anon import datasets
+from polars_anon import datasets, hierarchy
 from polars_anon._api import check, generalize, incognito, search
 from polars_anon._core import (
     AnonError,
@@ -65,6 +65,7 @@ __all__ = [
     "check",
     "datasets",
     "generalize",
+    "hierarchy",
     "incognito",
     "local_recoding",
     "read_hierarchies",

@@ -1,0 +1,133 @@
+"""What every builder shares: a spec that serialises to JSON and back, and the
+step from rows (leaf first, most general last) to a validated Hierarchy over
+exactly the column's values."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import polars as pl
+
+from polars_anon._core import ConfigError, Hierarchy
+
+TOP = "*"
+
+# builder name -> spec class, filled by each builder's module
+BUILDERS: dict[str, type[Spec]] = {}
+
+
+def values_of(values: Any, column: str | None = None) -> pl.Series:
+    """The distinct values of a Series or iterable, nulls refused by name."""
+    s = values if isinstance(values, pl.Series) else pl.Series(column or "values", list(values))
+    name = column or s.name or "values"
+    if s.null_count():
+        raise ConfigError(
+            f"column '{name}': {s.null_count()} null value(s); a hierarchy is built over "
+            "values: drop or fill the nulls first (or search with nulls='value')"
+        )
+    if s.is_empty():
+        raise ConfigError(f"column '{name}': no values to build a hierarchy over")
+    return s.unique(maintain_order=True).alias(name)
+
+
+def as_text(s: pl.Series) -> list[str]:
+    """Values as the core reads them: Polars' text form."""
+    return s.cast(pl.String).to_list()
+
+
+def number(x: float) -> str:
+    """A bound as a label: integers without a decimal point."""
+    return str(int(x)) if float(x).is_integer() else format(x, ".15g")
+
+
+def finite(name: str, x: Any) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise ConfigError(f"{name} must be a finite number, got {x!r}")
+    return float(x)
+
+
+class Spec:
+    """A hierarchy builder's parameters. ``build(values)`` makes the hierarchy
+    over exactly the distinct values given; ``to_json`` / `from_json` round
+    trip the spec (a job file records it so a release can be made again)."""
+
+    builder: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        BUILDERS[cls.builder] = cls
+
+    def rows(self, values: pl.Series) -> list[list[str]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def top_label(self) -> str:
+        """The label of the level added above the rows when they end in
+        several values."""
+        return TOP
+
+    def build(self, values: Any, column: str | None = None) -> Hierarchy:
+        distinct = values_of(values, column)
+        name = distinct.name
+        rows = self.rows(distinct)
+        tops = {r[-1] for r in rows}
+        if len(tops) > 1:
+            rows = [[*r, self.top_label()] for r in rows]
+        h = Hierarchy.from_rows(rows, source=f"{self.builder} hierarchy of '{name}'")
+        if sorted(h.leaves) != sorted(as_text(distinct)):
+            raise ConfigError(
+                f"internal error: the {self.builder} hierarchy of '{name}' "
+                "does not cover exactly the column's values"
+            )
+        return h
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"builder": self.builder}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+
+def from_dict(spec: dict[str, Any]) -> Spec:
+    """The spec a `Spec.to_dict` (or a job file's table) describes."""
+    spec = dict(spec)
+    name = spec.pop("builder", None)
+    if name not in BUILDERS:
+        raise ConfigError(f"unknown hierarchy builder {name!r}; expected one of {sorted(BUILDERS)}")
+    cls = BUILDERS[name]
+    known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(spec) - known)
+    if unknown:
+        raise ConfigError(
+            f"{name} builder: unknown parameter(s) {unknown}; it takes {sorted(known)}"
+        )
+    try:
+        return cls(**spec)
+    except TypeError as e:
+        raise ConfigError(f"{name} builder: {e}") from None
+
+
+def from_json(text: str) -> Spec:
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"hierarchy spec is not JSON: {e}") from None
+    if not isinstance(spec, dict):
+        raise ConfigError("hierarchy spec must be a JSON object with a 'builder' key")
+    return from_dict(spec)
+
+
+def sequence(name: str, value: Iterable[Any]) -> tuple[Any, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ConfigError(f"{name} must be a list, got {value!r}")
+    out = tuple(value)
+    if not out:
+        raise ConfigError(f"{name} must not be empty")
+    return out

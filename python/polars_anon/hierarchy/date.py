@@ -1,0 +1,95 @@
+"""Dates and datetimes by calendar levels: ``hour`` (datetimes), ``day``,
+``month``, ``quarter``, ``year``, ``decade``, ``century``, chosen in that
+order (each nests in the next; weeks do not nest in months, so they are not
+offered). String values are parsed with ``format`` (ISO dates by default)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError, Hierarchy
+from polars_anon.hierarchy._spec import Spec, as_text, sequence
+
+LEVELS = ("hour", "day", "month", "quarter", "year", "decade", "century")
+
+
+def _label(level: str) -> pl.Expr:
+    d = pl.col("d")
+    year = d.dt.year()
+    match level:
+        case "hour":
+            return d.dt.strftime("%Y-%m-%d %H:00")
+        case "day":
+            return d.dt.strftime("%Y-%m-%d")
+        case "month":
+            return d.dt.strftime("%Y-%m")
+        case "quarter":
+            return pl.format("{}-Q{}", year, d.dt.quarter())
+        case "year":
+            return year.cast(pl.String)
+        case "decade":
+            return pl.format("{}s", (year // 10) * 10)
+        case _:
+            return pl.format("{}-{}", (year // 100) * 100, (year // 100) * 100 + 99)
+
+
+@dataclass(frozen=True)
+class Date(Spec):
+    levels: tuple[str, ...] = ("month", "quarter", "year", "decade")
+    format: str | None = None
+
+    builder = "date"
+
+    def __post_init__(self) -> None:
+        levels = tuple(sequence("levels", self.levels))
+        unknown = [lv for lv in levels if lv not in LEVELS]
+        if unknown:
+            raise ConfigError(f"unknown date level(s) {unknown}; expected some of {list(LEVELS)}")
+        ranks = [LEVELS.index(lv) for lv in levels]
+        if ranks != sorted(set(ranks)):
+            raise ConfigError(
+                f"date levels must go from fine to coarse without repeats, in the order "
+                f"{list(LEVELS)}; got {list(levels)}"
+            )
+        object.__setattr__(self, "levels", levels)
+
+    def rows(self, values: pl.Series) -> list[list[str]]:
+        if values.dtype in (pl.Date,) or isinstance(values.dtype, pl.Datetime):
+            parsed = values
+        elif values.dtype == pl.String:
+            parsed = values.str.to_datetime(self.format, strict=False)
+            bad = values.filter(parsed.is_null())
+            if bad.len():
+                raise ConfigError(
+                    f"column '{values.name}': {bad.len()} value(s) are not dates"
+                    + (f" in the format {self.format!r}" if self.format else "")
+                    + f", first: {bad.head(3).to_list()}"
+                )
+        else:
+            raise ConfigError(
+                f"column '{values.name}' is of type {values.dtype}: date hierarchies need "
+                "dates, datetimes or strings of dates"
+            )
+        if "hour" in self.levels and parsed.dtype == pl.Date:
+            raise ConfigError(f"column '{values.name}' holds dates: it has no 'hour' level")
+        frame = pl.DataFrame({"d": parsed}).select([_label(lv).alias(lv) for lv in self.levels])
+        labels = [frame.get_column(lv).to_list() for lv in self.levels]
+        return [[leaf, *row] for leaf, *row in zip(as_text(values), *labels, strict=True)]
+
+
+def date(
+    values: Any,
+    levels: list[str] | None = None,
+    format: str | None = None,
+) -> Hierarchy:
+    """A calendar hierarchy over date or datetime ``values``.
+
+    >>> import datetime as dt
+    >>> h = date([dt.date(1999, 12, 31), dt.date(2004, 2, 29)], levels=["month", "decade"])
+    >>> h.rows
+    [['1999-12-31', '1999-12', '1990s', '*'], ['2004-02-29', '2004-02', '2000s', '*']]
+    """
+    return Date(tuple(levels) if levels is not None else Date.levels, format).build(values)

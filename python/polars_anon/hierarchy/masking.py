@@ -1,0 +1,82 @@
+"""Right-to-left redaction: level i masks the last ``masked[i-1]``
+characters with ``char`` (53715, 5371*, 537**, ...; by default one more
+character a level until all are). With ``width``, shorter values are padded
+on the left with ``pad`` first (ZIP codes read as numbers, 2134 -> 02134), and
+a longer one is an error. The top is one ``char`` when lengths differ."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError, Hierarchy
+from polars_anon._frames import as_int
+from polars_anon.hierarchy._spec import Spec, as_text
+
+
+@dataclass(frozen=True)
+class Masking(Spec):
+    masked: tuple[int, ...] | None = None
+    char: str = "*"
+    width: int | None = None
+    pad: str = "0"
+
+    builder = "masking"
+
+    def __post_init__(self) -> None:
+        if self.masked is not None:
+            masked = tuple(as_int("masked", m) for m in self.masked)
+            if not masked or masked[0] < 1 or any(b <= a for a, b in itertools.pairwise(masked)):
+                raise ConfigError(
+                    f"masked must count characters masked per level, growing from 1 or "
+                    f"more: got {list(self.masked)}"
+                )
+            object.__setattr__(self, "masked", masked)
+        for name in ("char", "pad"):
+            if not isinstance(getattr(self, name), str) or len(getattr(self, name)) != 1:
+                raise ConfigError(f"{name} must be one character, got {getattr(self, name)!r}")
+        if self.width is not None and as_int("width", self.width) < 1:
+            raise ConfigError(f"width must be positive, got {self.width}")
+
+    def rows(self, values: pl.Series) -> list[list[str]]:
+        leaves = as_text(values)
+        texts = leaves
+        if self.width is not None:
+            long = [v for v in leaves if len(v) > self.width]
+            if long:
+                raise ConfigError(
+                    f"column '{values.name}': {len(long)} value(s) longer than width "
+                    f"{self.width}, first: {long[:3]}"
+                )
+            texts = [v.rjust(self.width, self.pad) for v in leaves]
+        longest = max(len(t) for t in texts)
+        masked = self.masked or tuple(range(1, longest + 1))
+        rows = []
+        for leaf, t in zip(leaves, texts, strict=True):
+            row = [leaf]
+            for m in masked:
+                keep = max(len(t) - m, 0)
+                row.append(t[:keep] + self.char * (len(t) - keep))
+            rows.append(row)
+        return rows
+
+    def top_label(self) -> str:
+        return self.char
+
+
+def masking(
+    values: Any,
+    masked: list[int] | None = None,
+    char: str = "*",
+    width: int | None = None,
+    pad: str = "0",
+) -> Hierarchy:
+    """A redaction hierarchy over ``values``.
+
+    >>> masking(["53715", "53706", "1234"], masked=[1, 3], width=5).rows[1:]
+    [['53706', '5370*', '53***', '*'], ['1234', '0123*', '01***', '*']]
+    """
+    return Masking(None if masked is None else tuple(masked), char, width, pad).build(values)

@@ -1,0 +1,261 @@
+"""Hierarchy builders: hand-computed hierarchies, round trips, edge values and
+refusals, and a property test that every built hierarchy is a tree over
+exactly its values."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from polars_anon.hierarchy import Date, Interval, Masking, Ordered, from_dict, from_json
+
+
+def is_tree_over(h: pa.Hierarchy, values: list[str]) -> None:
+    """Every level a function of the one below, one top, the leaves exactly `values`."""
+    assert sorted(h.leaves) == sorted(set(values))
+    rows = h.rows
+    for i in range(h.height):
+        parent: dict[str, str] = {}
+        for r in rows:
+            assert parent.setdefault(r[i], r[i + 1]) == r[i + 1]
+    assert len({r[-1] for r in rows}) == 1
+
+
+def test_interval_hand_computed() -> None:
+    h = pa.hierarchy.interval(
+        pl.Series("age", [17, 23, 25, 44, 90]), widths=[5, 10, 20], bottom=18, top=90
+    )
+    assert {r[0]: r[1:] for r in h.rows} == {
+        "17": ["<18", "<18", "<18", "*"],
+        "23": ["[20-25)", "[20-30)", "[20-40)", "*"],
+        "25": ["[25-30)", "[20-30)", "[20-40)", "*"],
+        "44": ["[40-45)", "[40-50)", "[40-60)", "*"],
+        "90": [">=90", ">=90", ">=90", "*"],
+    }
+    # a bin cut by the bottom says so
+    cut = pa.hierarchy.interval([18, 19], widths=[5], bottom=18)
+    assert cut.rows == [["18", "[18-20)"], ["19", "[18-20)"]]
+
+
+def test_interval_floats_negative_and_anchor() -> None:
+    h = pa.hierarchy.interval([-1.5, 0.25, 2.0], widths=[0.5, 1.0], anchor=0)
+    rows = {r[0]: r[1:] for r in h.rows}
+    assert rows["-1.5"] == ["[-1.5, -1)", "[-2, -1)", "*"]
+    assert rows["0.25"] == ["[0-0.5)", "[0-1)", "*"]
+    assert rows["2.0"] == ["[2-2.5)", "[2-3)", "*"]
+    anchored = pa.hierarchy.interval([3, 7], widths=[4], anchor=1)
+    assert [r[1] for r in anchored.rows] == ["[1-5)", "[5-9)"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"widths": [5, 7]}, "multiple"),
+        ({"widths": [10, 5]}, "grow"),
+        ({"widths": [0]}, "positive"),
+        ({"widths": []}, "empty"),
+        ({"widths": [float("nan")]}, "finite"),
+        ({"widths": [5], "bottom": 50, "top": 10}, "below"),
+    ],
+)
+def test_interval_bad_specs(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(pa.ConfigError, match=match):
+        pa.hierarchy.interval([1, 2], **kwargs)  # type: ignore[arg-type]
+
+
+def test_interval_bad_values() -> None:
+    with pytest.raises(pa.ConfigError, match=r"not finite.*inf"):
+        pa.hierarchy.interval(pl.Series("x", [1.0, float("inf")]), widths=[5])
+    with pytest.raises(pa.ConfigError, match=r"need numbers.*'ten'"):
+        pa.hierarchy.interval(pl.Series("x", ["1", "ten"]), widths=[5])
+    with pytest.raises(pa.ConfigError, match=r"'x'.*null"):
+        pa.hierarchy.interval(pl.Series("x", [1, None]), widths=[5])
+    with pytest.raises(pa.ConfigError, match="no values"):
+        pa.hierarchy.interval(pl.Series("x", [], dtype=pl.Int64), widths=[5])
+
+
+def test_date_hand_computed() -> None:
+    days = pl.Series("d", [dt.date(1999, 12, 31), dt.date(2004, 2, 29), dt.date(2004, 5, 1)])
+    h = pa.hierarchy.date(days, levels=["month", "quarter", "year", "decade", "century"])
+    assert {r[0]: r[1:] for r in h.rows} == {
+        "1999-12-31": ["1999-12", "1999-Q4", "1999", "1990s", "1900-1999", "*"],
+        "2004-02-29": ["2004-02", "2004-Q1", "2004", "2000s", "2000-2099", "*"],
+        "2004-05-01": ["2004-05", "2004-Q2", "2004", "2000s", "2000-2099", "*"],
+    }
+    times = pl.Series("t", [dt.datetime(2020, 1, 2, 13, 45), dt.datetime(2020, 1, 2, 14, 5)])
+    h = pa.hierarchy.date(times, levels=["hour", "day"])
+    assert [r[1:] for r in h.rows] == [
+        ["2020-01-02 13:00", "2020-01-02"],
+        ["2020-01-02 14:00", "2020-01-02"],
+    ]
+    assert h.leaves == times.cast(pl.String).to_list()
+    parsed = pa.hierarchy.date(["31/12/1999", "01/01/2000"], levels=["year"], format="%d/%m/%Y")
+    assert [r[1] for r in parsed.rows] == ["1999", "2000"]
+
+
+@pytest.mark.parametrize(
+    ("values", "kwargs", "match"),
+    [
+        ([dt.date(2020, 1, 1)], {"levels": ["year", "month"]}, "fine to coarse"),
+        ([dt.date(2020, 1, 1)], {"levels": ["week"]}, "unknown date level"),
+        ([dt.date(2020, 1, 1)], {"levels": ["hour"]}, "no 'hour'"),
+        (["2020-01-01", "yesterday"], {"levels": ["year"]}, "not dates.*yesterday"),
+        ([1, 2], {"levels": ["year"]}, "need dates"),
+    ],
+)
+def test_date_refusals(values: list[object], kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(pa.ConfigError, match=match):
+        pa.hierarchy.date(values, **kwargs)  # type: ignore[arg-type]
+
+
+def test_masking_hand_computed() -> None:
+    h = pa.hierarchy.masking(pl.Series("zip", ["53715", "53706", "5370"]))
+    assert {r[0]: r[1:] for r in h.rows} == {
+        "53715": ["5371*", "537**", "53***", "5****", "*****", "*"],
+        "53706": ["5370*", "537**", "53***", "5****", "*****", "*"],
+        "5370": ["537*", "53**", "5***", "****", "****", "*"],
+    }
+    padded = pa.hierarchy.masking(pl.Series("zip", [2134, 53715]), masked=[2, 5], width=5)
+    assert padded.rows == [["2134", "021**", "*****"], ["53715", "537**", "*****"]]
+    hashes = pa.hierarchy.masking(["ab", "abc"], masked=[1], char="#")
+    assert hashes.rows == [["ab", "a#", "#"], ["abc", "ab#", "#"]]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"masked": [2, 1]}, "growing"),
+        ({"masked": [0]}, "growing"),
+        ({"char": "**"}, "one character"),
+        ({"width": 3}, "longer than width 3.*12345"),
+    ],
+)
+def test_masking_refusals(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(pa.ConfigError, match=match):
+        pa.hierarchy.masking(["12345"], **kwargs)  # type: ignore[arg-type]
+
+
+def test_ordered_hand_computed() -> None:
+    order = ["none", "primary", "secondary", "bachelor", "master", "doctorate"]
+    h = pa.hierarchy.ordered(["primary", "master", "doctorate"], order=order, sizes=[2, 2])
+    assert {r[0]: r[1:] for r in h.rows} == {
+        "primary": ["none..primary", "none..bachelor", "*"],
+        "master": ["master..doctorate", "master..doctorate", "*"],
+        "doctorate": ["master..doctorate", "master..doctorate", "*"],
+    }
+    # groups of groups that span the whole order end there: no '*' above
+    whole = pa.hierarchy.ordered(["primary"], order=order, sizes=[2, 3])
+    assert whole.rows == [["primary", "none..primary", "none..doctorate"]]
+    # a last group shorter than its size
+    h = pa.hierarchy.ordered(["a", "e"], order=list("abcde"), sizes=[2])
+    assert h.rows == [["a", "a..b", "*"], ["e", "e", "*"]]
+    with pytest.raises(pa.ConfigError, match=r"not in the order.*'z'"):
+        pa.hierarchy.ordered(["a", "z"], order=list("abc"), sizes=[2])
+    with pytest.raises(pa.ConfigError, match="twice"):
+        pa.hierarchy.ordered(["a"], order=list("aba"), sizes=[2])
+    with pytest.raises(pa.ConfigError, match="at least 2"):
+        pa.hierarchy.ordered(["a"], order=list("ab"), sizes=[1])
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        Interval((5, 10), anchor=1, bottom=0, top=100),
+        Date(("day", "year")),
+        Masking((1, 2), char="#", width=6),
+        Ordered(("a", "b", "c"), (2,)),
+    ],
+)
+def test_specs_round_trip_through_json(spec: pa.hierarchy.Spec) -> None:
+    again = from_json(spec.to_json())
+    assert again == spec
+    assert from_dict(spec.to_dict()) == spec
+
+
+def test_unknown_builders_and_parameters() -> None:
+    with pytest.raises(pa.ConfigError, match="unknown hierarchy builder 'spline'"):
+        from_dict({"builder": "spline"})
+    with pytest.raises(pa.ConfigError, match=r"unknown parameter.*'width'"):
+        from_dict({"builder": "interval", "widths": [5], "width": 3})
+    with pytest.raises(pa.ConfigError, match="not JSON"):
+        from_json("{")
+
+
+def test_built_hierarchies_export_to_arx_csv_and_work_in_a_search() -> None:
+    lf, hs = pa.datasets.adult()
+    frame = lf.collect()
+    age = pa.hierarchy.interval(frame.get_column("age"), widths=[5, 10, 20], bottom=20, top=80)
+    assert pa.Hierarchy.from_csv_text(age.to_csv()) == age
+    built = {**hs, "age": age}
+    qis = ["age", "sex", "race"]
+    result = pa.search(frame, qis, built, k=10, progress=False)
+    levels = result.best("min_loss")
+    release = result.apply(frame, levels=levels).collect()
+    assert pa.check(release, qis, 10).k_anonymous
+    if levels["age"] in (1, 2, 3):
+        assert set(release.get_column("age").to_list()) <= set(age.levels[levels["age"]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.integers(-1000, 1000), min_size=1, max_size=40),
+    base=st.integers(1, 7),
+    factors=st.lists(st.integers(2, 4), max_size=3),
+    anchor=st.integers(-10, 10),
+    bounds=st.tuples(st.none() | st.integers(-500, 0), st.none() | st.integers(1, 500)),
+)
+def test_interval_is_always_a_tree(
+    values: list[int],
+    base: int,
+    factors: list[int],
+    anchor: int,
+    bounds: tuple[int | None, int | None],
+) -> None:
+    widths = [base]
+    for f in factors:
+        widths.append(widths[-1] * f)
+    h = pa.hierarchy.interval(values, widths=widths, anchor=anchor, bottom=bounds[0], top=bounds[1])
+    is_tree_over(h, [str(v) for v in values])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.text("0123456789ab", min_size=1, max_size=8), min_size=1, max_size=30),
+    masked=st.none() | st.lists(st.integers(1, 9), min_size=1, max_size=4, unique=True),
+)
+def test_masking_is_always_a_tree(values: list[str], masked: list[int] | None) -> None:
+    h = pa.hierarchy.masking(values, masked=sorted(masked) if masked else None)
+    is_tree_over(h, values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    order=st.lists(
+        st.text("abcdefgh", min_size=1, max_size=3), min_size=1, max_size=20, unique=True
+    ),
+    sizes=st.lists(st.integers(2, 4), min_size=1, max_size=3),
+    data=st.data(),
+)
+def test_ordered_is_always_a_tree(order: list[str], sizes: list[int], data: st.DataObject) -> None:
+    values = data.draw(st.lists(st.sampled_from(order), min_size=1))
+    is_tree_over(pa.hierarchy.ordered(values, order=order, sizes=sizes), values)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    days=st.lists(st.dates(dt.date(1900, 1, 1), dt.date(2100, 12, 31)), min_size=1, max_size=30),
+    levels=st.lists(
+        st.sampled_from(["day", "month", "quarter", "year", "decade", "century"]),
+        min_size=1,
+        unique=True,
+    ),
+)
+def test_date_is_always_a_tree(days: list[dt.date], levels: list[str]) -> None:
+    order = ["day", "month", "quarter", "year", "decade", "century"]
+    h = pa.hierarchy.date(days, levels=sorted(levels, key=order.index))
+    is_tree_over(h, [d.isoformat() for d in days])
