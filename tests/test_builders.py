@@ -39,7 +39,7 @@ def test_interval_hand_computed() -> None:
     }
     # a bin cut by the bottom says so
     cut = pa.hierarchy.interval([18, 19], widths=[5], bottom=18)
-    assert cut.rows == [["18", "[18-20)"], ["19", "[18-20)"]]
+    assert cut.rows == [["18", "[18-20)", "*"], ["19", "[18-20)", "*"]]
 
 
 def test_interval_floats_negative_and_anchor() -> None:
@@ -90,8 +90,8 @@ def test_date_hand_computed() -> None:
     times = pl.Series("t", [dt.datetime(2020, 1, 2, 13, 45), dt.datetime(2020, 1, 2, 14, 5)])
     h = pa.hierarchy.date(times, levels=["hour", "day"])
     assert [r[1:] for r in h.rows] == [
-        ["2020-01-02 13:00", "2020-01-02"],
-        ["2020-01-02 14:00", "2020-01-02"],
+        ["2020-01-02 13:00", "2020-01-02", "*"],
+        ["2020-01-02 14:00", "2020-01-02", "*"],
     ]
     assert h.leaves == times.cast(pl.String).to_list()
     parsed = pa.hierarchy.date(["31/12/1999", "01/01/2000"], levels=["year"], format="%d/%m/%Y")
@@ -121,7 +121,7 @@ def test_masking_hand_computed() -> None:
         "5370": ["537*", "53**", "5***", "****", "****", "*"],
     }
     padded = pa.hierarchy.masking(pl.Series("zip", [2134, 53715]), masked=[2, 5], width=5)
-    assert padded.rows == [["2134", "021**", "*****"], ["53715", "537**", "*****"]]
+    assert padded.rows == [["2134", "021**", "*****", "*"], ["53715", "537**", "*****", "*"]]
     hashes = pa.hierarchy.masking(["ab", "abc"], masked=[1], char="#")
     assert hashes.rows == [["ab", "a#", "#"], ["abc", "ab#", "#"]]
 
@@ -148,9 +148,10 @@ def test_ordered_hand_computed() -> None:
         "master": ["master..doctorate", "master..doctorate", "*"],
         "doctorate": ["master..doctorate", "master..doctorate", "*"],
     }
-    # groups of groups that span the whole order end there: no '*' above
+    # the top is there even when the last groups span the whole order, so
+    # the spec alone fixes the height
     whole = pa.hierarchy.ordered(["primary"], order=order, sizes=[2, 3])
-    assert whole.rows == [["primary", "none..primary", "none..doctorate"]]
+    assert whole.rows == [["primary", "none..primary", "none..doctorate", "*"]]
     # a last group shorter than its size
     h = pa.hierarchy.ordered(["a", "e"], order=list("abcde"), sizes=[2])
     assert h.rows == [["a", "a..b", "*"], ["e", "e", "*"]]
@@ -175,6 +176,11 @@ def test_specs_round_trip_through_json(spec: pa.hierarchy.Spec) -> None:
     again = from_json(spec.to_json())
     assert again == spec
     assert from_dict(spec.to_dict()) == spec
+
+
+def test_the_spec_fixes_the_height() -> None:
+    spec = Interval((5, 10))
+    assert spec.build([1, 2]).height == spec.build([1, 99]).height == 3
 
 
 def test_unknown_builders_and_parameters() -> None:

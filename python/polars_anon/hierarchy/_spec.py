@@ -65,17 +65,19 @@ class Spec:
         raise NotImplementedError
 
     def top_label(self) -> str:
-        """The label of the level added above the rows when they end in
-        several values."""
+        """The label of the level added above the rows' last one."""
         return TOP
 
     def build(self, values: Any, column: str | None = None) -> Hierarchy:
         distinct = values_of(values, column)
         name = distinct.name
         rows = self.rows(distinct)
-        tops = {r[-1] for r in rows}
-        if len(tops) > 1:
-            rows = [[*r, self.top_label()] for r in rows]
+        # The top is added whatever the values, so that the spec fixes the
+        # height: a job file's levels mean the same on next month's file,
+        # even if its values all fall in one bin of the last level.
+        top = self.top_label()
+        if any(r[-1] != top for r in rows):
+            rows = [[*r, top] for r in rows]
         h = Hierarchy.from_rows(rows, source=f"{self.builder} hierarchy of '{name}'")
         if sorted(h.leaves) != sorted(as_text(distinct)):
             raise ConfigError(
