@@ -35,6 +35,8 @@ def test_anonymize_a_csv_with_a_hierarchy_directory(
         [
             "anonymize",
             str(data),
+            "--sep",
+            ";",
             "--hierarchies",
             str(ROOT / "hierarchies" / "race_zip"),
             "--qi",
@@ -55,6 +57,257 @@ def test_anonymize_a_csv_with_a_hierarchy_directory(
     assert pa.check(release, ["Race", "ZIP"], 2).k_anonymous
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert main(["anonymize", str(data), "--hierarchies", str(empty), "--qi", "Race"]) == 2
+    assert (
+        main(
+            ["anonymize", str(data), "--hierarchies", str(empty), "--qi", "Race", "--out", str(out)]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "ConfigError" in err and "no .csv hierarchy files" in err
+
+
+@pytest.fixture
+def adult_csv(tmp_path: Path) -> Path:
+    lf, hs = pa.datasets.adult()
+    path = tmp_path / "adult.csv"
+    lf.collect().write_csv(path)
+    (tmp_path / "h").mkdir()
+    for q in ("sex", "race", "marital-status"):
+        (tmp_path / "h" / f"{q}.csv").write_text(hs[q].to_csv())
+    return path
+
+
+def test_check_exits_1_when_not_anonymous(
+    adult_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    h = str(adult_csv.parent / "h")
+    args = ["check", str(adult_csv), "--qi", "sex,race", "--hierarchies", h, "--k", "5"]
+    assert main(args) == 0
+    assert "k-anonymous" in capsys.readouterr().out
+    args = [
+        "check",
+        str(adult_csv),
+        "--qi",
+        "sex,race,marital-status",
+        "--hierarchies",
+        h,
+        "--k",
+        "50",
+        "--levels",
+        "race=0",
+    ]
+    assert main(args) == 1
+    assert main([*args[:-2], "--levels", "race=1,marital-status=1"]) == 0
+
+
+def test_search_and_risk(adult_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    h = str(adult_csv.parent / "h")
+    assert (
+        main(
+            [
+                "search",
+                str(adult_csv),
+                "--qi",
+                "sex,race,marital-status",
+                "--hierarchies",
+                h,
+                "--k",
+                "10",
+                "--max-suppression",
+                "1%",
+                "--preference",
+                "min_height",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    frame = pl.read_csv(adult_csv)
+    hs = pa.read_hierarchies(adult_csv.parent / "h")
+    best = pa.search(frame, ["sex", "race", "marital-status"], hs, 10, 0.01).best("min_height")
+    assert f"preferred (min_height): {best}" in out
+    assert (
+        main(
+            [
+                "risk",
+                str(adult_csv),
+                "--qi",
+                "sex,race",
+                "--hierarchies",
+                h,
+                "--population",
+                "3000000",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "highest prosecutor risk" in out and "journalist" in out
+
+
+def test_hierarchy_build_writes_arx_csv_and_specs(
+    adult_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "age.csv"
+    assert (
+        main(
+            [
+                "hierarchy",
+                "build",
+                "interval",
+                str(adult_csv),
+                "--column",
+                "age",
+                "--widths",
+                "5,10,20",
+                "--out",
+                str(csv),
+            ]
+        )
+        == 0
+    )
+    frame = pl.read_csv(adult_csv)
+    built = pa.hierarchy.interval(frame.get_column("age"), widths=[5, 10, 20])
+    assert sorted(pa.Hierarchy.from_csv(csv).rows) == sorted(built.rows)
+    spec = tmp_path / "age.json"
+    assert (
+        main(
+            [
+                "hierarchy",
+                "build",
+                "interval",
+                str(adult_csv),
+                "--column",
+                "age",
+                "--widths",
+                "5,10,20",
+                "--out",
+                str(spec),
+            ]
+        )
+        == 0
+    )
+    rebuilt = pa.hierarchy.from_json(spec.read_text()).build(frame.get_column("age"))
+    assert sorted(rebuilt.rows) == sorted(built.rows)
+    # a spec file works wherever a hierarchy file does
+    assert (
+        main(
+            [
+                "check",
+                str(adult_csv),
+                "--qi",
+                "age",
+                "--hierarchy",
+                f"age={spec}",
+                "--k",
+                "2",
+                "--levels",
+                "age=2",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "hierarchy",
+                "build",
+                "ordered",
+                str(adult_csv),
+                "--column",
+                "race",
+                "--order",
+                "White,Black",
+                "--sizes",
+                "2",
+                "--out",
+                str(csv),
+            ]
+        )
+        == 2
+    )
+    assert "not in the order" in capsys.readouterr().err
+
+
+def test_anonymize_writes_a_job_file_and_runs_it_on_new_data(
+    adult_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "release.csv"
+    h = str(adult_csv.parent / "h")
+    assert (
+        main(
+            [
+                "anonymize",
+                str(adult_csv),
+                "--qi",
+                "sex,race,marital-status",
+                "--hierarchies",
+                h,
+                "--k",
+                "5",
+                "--max-suppression",
+                "2%",
+                "--l-diversity",
+                "salary-class:2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    job = out.parent / "release.csv.job.toml"
+    assert job.is_file()
+    again = tmp_path / "again.parquet"
+    assert main(["anonymize", "--config", str(job), str(adult_csv), "--out", str(again)]) == 0
+    printed = capsys.readouterr().out
+    assert "recorded in the job file, re-checked" in printed
+    first, second = pl.read_csv(out), pl.read_parquet(again)
+    assert first.sort(first.columns).equals(second.sort(second.columns).cast(first.schema))
+
+
+def test_other_encodings_and_separators(tmp_path: Path) -> None:
+    path = tmp_path / "latin.csv"
+    path.write_bytes("city|n\nMünchen|1\nMünchen|2\nKöln|3\nKöln|4\n".encode("latin-1"))
+    assert (
+        main(
+            ["check", str(path), "--qi", "city", "--k", "2", "--sep", "|", "--encoding", "latin-1"]
+        )
+        == 0
+    )
+    assert main(["check", str(path), "--qi", "city", "--k", "2", "--sep", "|"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "missing.csv", "--qi", "a"], "no such file"),
+        (["check", "{csv}", "--qi", "nope"], "unknown column"),
+        (["check", "{csv}"], "--qi"),
+        (["check", "{csv}", "--qi", "sex", "--levels", "sex"], "column=level"),
+        (["check", "{csv}", "--qi", "sex", "--hierarchy", "sex"], "COLUMN=FILE"),
+        (["check", "{csv}", "--qi", "sex", "--max-suppression", "lots"], "lots"),
+        (["check", "{csv}", "--qi", "sex", "--l-diversity", "2"], "ATTR:VALUE"),
+        (["anonymize", "{csv}", "--qi", "sex"], "--out"),
+        (["anonymize", "--config", "nope.toml", "--out", "x.csv"], "no such file"),
+    ],
+)
+def test_errors_are_one_line(
+    adult_csv: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code = main([a.replace("{csv}", str(adult_csv)) for a in args])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["check"], ["search"], ["anonymize"], ["risk"], ["hierarchy", "build", "interval"], ["adult"]],
+)
+def test_every_subcommand_has_help_with_defaults(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*command, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "usage:" in text and "(default:" in text

@@ -33,6 +33,7 @@ from polars_anon._criteria import (
     TCloseness,
 )
 from polars_anon._frames import read_hierarchies
+from polars_anon._job import Job, JobRun
 from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._namespace import AnonFrame, AnonLazyFrame
 from polars_anon._results import CRITERIA, CheckReport, SearchResult
@@ -50,6 +51,8 @@ __all__ = [
     "EntropyLDiversity",
     "Hierarchy",
     "HierarchyError",
+    "Job",
+    "JobRun",
     "LocalRecoding",
     "MissingValueError",
     "NotAnonymousError",

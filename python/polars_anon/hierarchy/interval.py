@@ -27,7 +27,9 @@ class Interval(Spec):
     builder = "interval"
 
     def __post_init__(self) -> None:
-        widths = tuple(finite("interval widths", w) for w in sequence("widths", self.widths))
+        widths = sequence("widths", self.widths)
+        for w in widths:
+            finite("interval widths", w)
         for w in widths:
             if w <= 0:
                 raise ConfigError(f"interval widths must be positive, got {list(self.widths)}")

@@ -1,0 +1,153 @@
+"""Job files: a run writes its resolved job, and that file applies the same
+levels, re-checked, to another input; bad job files are refused by name."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import polars as pl
+import pytest
+import tomllib
+
+import polars_anon as pa
+
+QIS = ["age", "sex", "race", "marital-status"]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    lf, hs = pa.datasets.adult()
+    df = lf.collect()
+    df.head(20000).write_csv(tmp_path / "january.csv")
+    df.tail(10162).write_csv(tmp_path / "february.csv")
+    (tmp_path / "h").mkdir()
+    for q in ("sex", "race", "marital-status"):
+        (tmp_path / "h" / f"{q}.csv").write_text(hs[q].to_csv())
+    (tmp_path / "job.toml").write_text(
+        """
+[input]
+path = "january.csv"
+
+[model]
+quasi_identifiers = ["age", "sex", "race", "marital-status"]
+k = 5
+max_suppression = "5%"
+
+[hierarchies.age]
+builder = "interval"
+widths = [5, 10, 20]
+bottom = 20
+top = 80
+
+[hierarchies.sex]
+path = "h/sex.csv"
+
+[hierarchies.race]
+path = "h/race.csv"
+
+[hierarchies.marital-status]
+path = "h/marital-status.csv"
+
+[search]
+preference = "min_loss"
+
+[output]
+path = "january.parquet"
+"""
+    )
+    return tmp_path
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_run_writes_its_resolved_job_and_that_job_repeats_it(files: Path) -> None:
+    run = pa.Job.from_toml(files / "job.toml").run()
+    assert run.searched
+    resolved = tomllib.loads(run.job_file.read_text())
+    assert run.job_file == files / "january.parquet.job.toml"
+    assert resolved["result"]["levels"] == run.levels
+    assert resolved["result"]["library_version"] == pa.__version__
+    assert resolved["input"]["sha256"] == sha(files / "january.csv")
+    assert resolved["output"]["sha256"] == sha(files / "january.parquet")
+    assert resolved["hierarchies"]["sex"]["sha256"] == sha(files / "h" / "sex.csv")
+    assert resolved["hierarchies"]["age"] == {
+        "builder": "interval",
+        "widths": [5, 10, 20],
+        "anchor": 0,
+        "bottom": 20,
+        "top": 80,
+    }
+    # the release is what the search would release, independently checked
+    january = pl.read_parquet(files / "january.parquet")
+    assert pa.check(january, QIS, 5).min_group_size >= 5
+    assert january.height == run.rows_released == resolved["result"]["rows_released"]
+
+    # next month: same levels, re-checked, no search
+    job = pa.Job.from_toml(run.job_file)
+    assert job.levels == run.levels
+    job.input, job.output = files / "february.csv", files / "february.parquet"
+    again = job.run()
+    assert not again.searched and again.levels == run.levels
+    february = pl.read_parquet(files / "february.parquet")
+    assert pa.check(february, QIS, 5).min_group_size >= 5
+    # the same labels as generalizing February by hand at those levels
+    hs = job.resolve_hierarchies(pl.scan_csv(files / "february.csv"))
+    by_hand = pa.generalize(
+        pl.read_csv(files / "february.csv"),
+        hs,
+        run.levels,
+        k=5,
+        max_suppression=0.05,
+        quasi_identifiers=QIS,
+    ).collect()
+    assert february.sort(february.columns).equals(by_hand.sort(by_hand.columns))
+    assert tomllib.loads(again.job_file.read_text())["result"]["searched"] is False
+
+
+def test_recorded_levels_that_fail_on_new_data_are_refused(files: Path) -> None:
+    run = pa.Job.from_toml(files / "job.toml").run()
+    job = pa.Job.from_toml(run.job_file)
+    job.input, job.output = files / "february.csv", files / "february.parquet"
+    job.max_suppression = 0
+    job.k = 50
+    with pytest.raises(pa.NotAnonymousError, match="k = 50"):
+        job.run()
+    assert not (files / "february.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda t: t + "\n[extra]\nx = 1\n", "unknown table"),
+        (lambda t: t.replace("k = 5\n", ""), "needs k"),
+        (
+            lambda t: t.replace('path = "h/sex.csv"', 'builder = "spline"'),
+            "unknown hierarchy builder",
+        ),
+        (
+            lambda t: t.replace('path = "h/sex.csv"', 'path = "h/sex.csv"\nbuilder = "masking"'),
+            "either path",
+        ),
+        (
+            lambda t: t.replace('preference = "min_loss"', 'preference = "best"'),
+            "unknown preference",
+        ),
+        (lambda t: t.replace('max_suppression = "5%"', 'max_suppression = "lots"'), "lots"),
+        (lambda t: t + "\n[model.oops", "not valid TOML"),
+        (lambda t: t.replace('path = "h/race.csv"', 'path = "h/nope.csv"'), "nope.csv"),
+        (
+            lambda t: t.replace(
+                'max_suppression = "5%"', 'max_suppression = "5%"\ncriteria = [{ type = "magic" }]'
+            ),
+            "unknown criterion type",
+        ),
+    ],
+)
+def test_bad_job_files_are_refused_by_name(files: Path, edit, match: str) -> None:  # type: ignore[no-untyped-def]
+    path = files / "job.toml"
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(pa.ConfigError, match=match):
+        pa.Job.from_toml(path).run()
