@@ -265,3 +265,18 @@ def test_date_is_always_a_tree(days: list[dt.date], levels: list[str]) -> None:
     order = ["day", "month", "quarter", "year", "decade", "century"]
     h = pa.hierarchy.date(days, levels=sorted(levels, key=order.index))
     is_tree_over(h, [d.isoformat() for d in days])
+
+
+def test_date_hierarchies_search_date_and_datetime_columns() -> None:
+    days = [dt.date(2020, 1, i % 28 + 1) for i in range(40)] + [dt.date(2021, 5, 3)] * 5
+    times = [dt.datetime(2020, 1, 1, i % 24, 5) for i in range(45)]
+    df = pl.DataFrame({"d": days, "t": times})
+    hs = {
+        "d": pa.hierarchy.date(df.get_column("d")),
+        "t": pa.hierarchy.date(df.get_column("t"), levels=["hour", "day", "year"]),
+    }
+    result = pa.search(df, ["d", "t"], hs, k=5, progress=False)
+    assert result.best("min_loss") == {"d": 1, "t": 2}
+    release = result.apply(df).collect()
+    assert release.group_by(["d", "t"]).len().get_column("len").min() >= 5  # type: ignore[operator]
+    assert set(release.get_column("d")) == {"2020-01", "2021-05"}
