@@ -274,6 +274,8 @@ fn search_with(
             infer_projections,
             time_limit: None,
             memory_budget: crate::search::budget::DEFAULT_BYTES,
+            objective: Default::default(),
+            seed: 0,
         },
     )
     .unwrap()
@@ -694,6 +696,8 @@ fn errors_name_the_column_and_values() {
             infer_projections: true,
             time_limit: None,
             memory_budget: crate::search::budget::DEFAULT_BYTES,
+            objective: Default::default(),
+            seed: 0,
         },
     )
     .err()
@@ -874,6 +878,8 @@ mod sensitive {
                         infer_projections: true,
                         time_limit: None,
                         memory_budget: crate::search::budget::DEFAULT_BYTES,
+                        objective: Default::default(),
+                        seed: 0,
                     },
                 )
                 .unwrap()

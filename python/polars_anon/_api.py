@@ -31,6 +31,38 @@ VARIANTS: dict[str, list[str]] = dict(ALGORITHMS)
 # what a search may hold by default: safe on a laptop
 DEFAULT_MEMORY_BUDGET = 2 << 30
 
+# algorithm="auto": the complete search up to this many lattice nodes, the
+# optimal search up to AUTO_OPTIMAL, the heuristic beyond (bench/wide.py and
+# bench/README.md: the complete search's time and memory follow the lattice;
+# the optimal search's follow the nodes below the optimum)
+AUTO_COMPLETE = 1_000_000
+AUTO_OPTIMAL = 10**12
+
+# the heuristic's time limit when none is given (seconds)
+HEURISTIC_SECONDS = 10.0
+METRICS = ("loss", "height", "precision")
+
+
+def _auto(heights: Sequence[int]) -> tuple[str, str]:
+    """The algorithm `auto` picks for a lattice of these heights, and why."""
+    size = 1
+    for h in heights:
+        size *= h + 1
+    lattice = f"the lattice of {len(heights)} attributes has"
+    if size <= AUTO_COMPLETE:
+        return "incognito", (
+            f"{lattice} {size:,} nodes (<= {AUTO_COMPLETE:,}): every anonymous node is found"
+        )
+    if size <= AUTO_OPTIMAL:
+        return "optimal", (
+            f"{lattice} {size:.3g} nodes (> {AUTO_COMPLETE:,}): one optimum, found without "
+            "enumerating the rest"
+        )
+    return "heuristic", (
+        f"{lattice} {size:.3g} nodes (> {AUTO_OPTIMAL:.0e}): the best node found within "
+        "the time limit"
+    )
+
 
 def _seconds(time_limit: Any) -> float | None:
     if time_limit is None:
@@ -164,7 +196,7 @@ def search(
     hierarchies: Hierarchies | None,
     k: int,
     max_suppression: int | float = 0,
-    algorithm: str = "incognito",
+    algorithm: str = "auto",
     variant: str | None = None,
     engine: str = "auto",
     trace: bool = False,
@@ -174,8 +206,25 @@ def search(
     time_limit: float | None = None,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     nulls: Nulls = "error",
+    metric: str = "loss",
+    seed: int = 0,
 ) -> SearchResult:
     """Search the full-domain generalization lattice for k-anonymous nodes.
+
+    ``algorithm="auto"`` (the default) picks by the lattice's size: the
+    complete Incognito up to a million nodes, ``"optimal"`` up to 10^12, the
+    ``"heuristic"`` beyond; ``result.algorithm`` and ``result.reason`` say
+    which and why. ``"optimal"`` finds one node of the least ``metric``
+    (``"loss"``, ARX's; ``"height"``; ``"precision"``, 1 - Prec) without
+    enumerating the anonymous set: a best-first walk in order of the metric's
+    lower bound; ``result.best("min_loss")`` (or ``"min_height"``,
+    ``"max_precision"``) is that optimum, ``result.minimal`` the nodes of the
+    best value, ``result.anonymous`` every anonymous node it evaluated.
+    ``"heuristic"`` (for 15 to 40 quasi-identifiers) runs Datafly's path,
+    seeded greedy dives and descents, then the optimal walk, until
+    ``time_limit`` (default 10 s); ``result.proven_optimal`` says whether the
+    walk ended; the same ``seed`` gives the same answer unless the time limit
+    cuts it short.
 
     ``algorithm``: ``"incognito"`` (``variant`` ``"basic"``, ``"super_roots"`` or
     ``"cube"``, the default), ``"samarati"`` (binary search on height; returns the
@@ -219,8 +268,21 @@ def search(
     >>> r.minimal.height, r.best("min_height")
     (3, {'Birthdate': 1, 'Sex': 1, 'Zipcode': 0})
     """
-    if algorithm not in VARIANTS:
-        raise ConfigError(f"unknown algorithm {algorithm!r}; expected one of {list(VARIANTS)}")
+    if algorithm != "auto" and algorithm not in VARIANTS:
+        raise ConfigError(f"unknown algorithm {algorithm!r}; expected one of {['auto', *VARIANTS]}")
+    if metric not in METRICS:
+        raise ConfigError(f"unknown metric {metric!r}; expected one of {list(METRICS)}")
+    seed = as_int("seed", seed)
+    if not 0 <= seed < 2**64:
+        raise ConfigError(f"seed must be an integer in [0, 2^64), got {seed}")
+    reason = None
+    if algorithm == "auto":
+        if variant is not None:
+            raise ConfigError("algorithm='auto' takes no variant; name the algorithm")
+        prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
+        algorithm, reason = _auto(prep.problem.heights)
+    else:
+        prep = None
     variants = VARIANTS[algorithm]
     if variant is None:
         variant = variants[0] if variants else None
@@ -228,10 +290,14 @@ def search(
         raise ConfigError(
             f"algorithm {algorithm!r} has no variant {variant!r}; expected one of {variants}"
         )
-    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
+    if prep is None:
+        prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     model = specs(criteria, prep.sensitive_values)
+    seconds = _seconds(time_limit)
+    if algorithm == "heuristic" and seconds is None:
+        seconds = HEURISTIC_SECONDS
     bar = SearchProgress(f"polars-anon {algorithm}") if progress else None
     try:
         raw = prep.problem.search(
@@ -244,13 +310,17 @@ def search(
             bar,
             model,
             infer_projections,
-            _seconds(time_limit),
+            seconds,
             _bytes(memory_budget),
+            metric,
+            seed,
         )
     finally:
         if bar is not None:
             bar.close()
-    return SearchResult(prep, raw, algorithm, variant, k, max_suppression, listed(criteria))
+    return SearchResult(
+        prep, raw, algorithm, variant, k, max_suppression, listed(criteria), metric, reason
+    )
 
 
 def incognito(

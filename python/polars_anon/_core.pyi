@@ -200,6 +200,8 @@ class SearchOutcome:
     @property
     def complete(self) -> bool: ...
     @property
+    def proven_optimal(self) -> bool: ...
+    @property
     def stats(self) -> SearchStats: ...
     @property
     def trace(self) -> list[IterationTrace]: ...
@@ -248,6 +250,8 @@ class Problem:
         infer_projections: bool = True,
         time_limit: float | None = None,
         memory_budget: int = ...,
+        metric: str = "loss",
+        seed: int = 0,
     ) -> SearchOutcome: ...
 
 def localpk(

@@ -89,7 +89,7 @@ class _Anon:
         hierarchies: Hierarchies | None,
         k: int,
         max_suppression: int | float = 0,
-        algorithm: str = "incognito",
+        algorithm: str = "auto",
         variant: str | None = None,
         engine: str = "auto",
         trace: bool = False,
@@ -99,6 +99,8 @@ class _Anon:
         time_limit: float | None = None,
         memory_budget: int = _api.DEFAULT_MEMORY_BUDGET,
         nulls: Nulls = "error",
+        metric: str = "loss",
+        seed: int = 0,
     ) -> SearchResult:
         """See `polars_anon.search`."""
         return _api.search(
@@ -117,6 +119,8 @@ class _Anon:
             time_limit=time_limit,
             memory_budget=memory_budget,
             nulls=nulls,
+            metric=metric,
+            seed=seed,
         )
 
     def incognito(

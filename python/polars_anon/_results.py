@@ -194,7 +194,10 @@ class SearchResult:
         "criteria",
         "k",
         "max_suppression",
+        "metric",
+        "proven_optimal",
         "quasi_identifiers",
+        "reason",
         "rejected",
         "stats",
         "stopped",
@@ -212,6 +215,8 @@ class SearchResult:
         k: int,
         max_suppression: int | float,
         criteria: list[Criterion] | None = None,
+        metric: str = "loss",
+        reason: str | None = None,
     ) -> None:
         self._prep = prep
         self.criteria: list[Criterion] = list(criteria or [])
@@ -227,6 +232,11 @@ class SearchResult:
         self.suppression = max_suppression
         self.max_suppression = max_suppressed(max_suppression, prep.rows)
         self.complete: bool = raw.complete
+        # the answer holds a node of the best `metric` in the whole lattice
+        self.proven_optimal: bool = raw.proven_optimal
+        self.metric = metric
+        # why algorithm="auto" chose this algorithm
+        self.reason = reason
         # why the search stopped before its end (its time limit), if it did
         self.stopped: str | None = raw.stopped
         self.stats: SearchStats = raw.stats
@@ -462,6 +472,18 @@ class SearchResult:
         name = self.algorithm + (f" ({self.variant})" if self.variant else "")
         return [
             ("algorithm", name),
+            *([("chosen because", self.reason)] if self.reason else []),
+            *(
+                [
+                    (
+                        "optimum",
+                        f"{self.metric}: "
+                        + ("proven" if self.proven_optimal else "not proven (best found)"),
+                    )
+                ]
+                if not self.complete
+                else []
+            ),
             ("k", self.k),
             *([("criteria", "; ".join(map(repr, self.criteria)))] if self.criteria else []),
             ("max suppression", self.max_suppression),

@@ -141,7 +141,9 @@ def _search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--algorithm", default="incognito", choices=list(_api.VARIANTS), help="the search"
     )
-    p.add_argument("--variant", default=None, help="the algorithm's variant (None: the algorithm's default)")
+    p.add_argument(
+        "--variant", default=None, help="the algorithm's variant (None: the algorithm's default)"
+    )
     p.add_argument(
         "--time-limit",
         type=float,

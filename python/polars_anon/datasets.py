@@ -88,3 +88,70 @@ def patients() -> Dataset:
 def race_zip() -> Dataset:
     """The Race/ZIP private table of the k-anonymity survey (its Figures 1, 5, 7)."""
     return _load("race_zip", "race_zip.csv", ("Race", "ZIP"))
+
+
+def census(rows: int = 100_000, quasi_identifiers: int = 10, seed: int = 0) -> Dataset:
+    """A synthetic census-like table for wide searches: ``rows`` records and
+    ``quasi_identifiers`` columns (3 to 40) with their hierarchies, the same
+    for the same arguments.
+
+    ``age`` (0-99; bins of 5, 10, 20 years), ``zip`` (5 digits in 20 areas;
+    masked one, two, three digits), ``sex``, then categories ``c03`` ... of 2 to
+    40 values, grouped in 1 to 3 levels above their values (by 2 to 5
+    consecutive values, then by 2 or 3 groups), and the top. Each record
+    belongs to one of 40 latent clusters, and each cluster prefers values
+    near its own centre on every column, so the columns are correlated as in
+    real microdata.
+
+    >>> lf, hs = census(1_000, 12)
+    >>> lf.collect().shape, [hs[c].height for c in ("age", "zip", "sex", "c03")]
+    ((1000, 12), [4, 4, 1, 2])
+    """
+    import random
+
+    from polars_anon import hierarchy
+
+    if not 3 <= quasi_identifiers <= 40:
+        raise ValueError(f"quasi_identifiers must be in [3, 40], got {quasi_identifiers}")
+    if rows < 1:
+        raise ValueError(f"rows must be positive, got {rows}")
+    rng = random.Random(seed)
+    clusters = 40
+    sizes = [0] * clusters
+    for c in rng.choices(range(clusters), weights=[1 / (i + 1) for i in range(clusters)], k=rows):
+        sizes[c] += 1
+
+    def column(values: list[str]) -> list[str]:
+        out: list[str] = []
+        n = len(values)
+        for size in sizes:
+            centre = rng.randrange(n)
+            spread = 1 + rng.random() * n / 4
+            weights = [1 / (1 + (abs(i - centre) / spread) ** 2) for i in range(n)]
+            out += rng.choices(values, weights=weights, k=size)
+        return out
+
+    ages = [str(a) for a in range(100)]
+    areas = [f"{rng.randrange(10, 99)}" for _ in range(20)]
+    zips = sorted({a + f"{rng.randrange(1000):03d}" for a in areas for _ in range(15)})
+    cols: dict[str, list[str]] = {
+        "age": column(ages),
+        "zip": column(zips),
+        "sex": column(["F", "M"]),
+    }
+    specs: dict[str, hierarchy.Spec] = {
+        "age": hierarchy.Interval((5, 10, 20)),
+        "zip": hierarchy.Masking((1, 2, 3)),
+    }
+    for i in range(3, quasi_identifiers):
+        name = f"c{i:02d}"
+        m = 2 + (i * 7) % 39
+        values = [f"{name}_{v:02d}" for v in range(m)]
+        cols[name] = column(values)
+        group, levels = 2 + i % 4, 1 + i % 3
+        sizes_ = [group] + [2 + (i + j) % 2 for j in range(levels - 1)]
+        specs[name] = hierarchy.Ordered(tuple(values), tuple(sizes_))
+    frame = pl.DataFrame(cols).with_columns(pl.col("age").cast(pl.Int64))
+    hs = {c: spec.build(frame.get_column(c)) for c, spec in specs.items()}
+    hs["sex"] = Hierarchy.from_rows([["F", "*"], ["M", "*"]], source="census sex")
+    return Dataset(frame.lazy(), {c: hs[c] for c in cols})

@@ -233,7 +233,8 @@ impl<'p> Checker<'p> {
         self.evaluate_set(&self.problem.node_set(node, self.engine)?)
     }
 
-    fn evaluate_set(&self, fs: &FreqSet) -> Result<Evaluated> {
+    /// `evaluate` of a node whose set is `fs`.
+    pub fn evaluate_set(&self, fs: &FreqSet) -> Result<Evaluated> {
         let mut kept = vec![true; fs.rows()];
         let stats = self.grouped(fs, Some(&mut kept))?;
         let extra = self.released_extra(fs, &kept)?;

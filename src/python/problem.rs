@@ -223,7 +223,7 @@ impl PyProblem {
         Ok(PyMetricTable::new(metrics, attribute_loss))
     }
     /// Run one search (`algorithm` and `variant` as in `ALGORITHMS`).
-    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES))]
+    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES, metric = "loss", seed = 0))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn search(
         &self,
@@ -239,6 +239,8 @@ impl PyProblem {
         infer_projections: bool,
         time_limit: Option<f64>,
         memory_budget: u64,
+        metric: &str,
+        seed: u64,
     ) -> PyResult<PySearchOutcome> {
         let alg = crate::search::algorithm(algorithm, variant).map_err(to_py)?;
         let engine: Engine = engine.parse().map_err(to_py)?;
@@ -260,6 +262,8 @@ impl PyProblem {
             infer_projections,
             time_limit,
             memory_budget,
+            objective: metric.parse().map_err(to_py)?,
+            seed,
         };
         // Every TICK the search takes the GIL back for a moment: Ctrl-C stops
         // it, and the progress callable hears how many nodes were checked.

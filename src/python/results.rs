@@ -340,6 +340,7 @@ pub struct PySearchOutcome {
     minimal: Vec<Vec<u32>>,
     rejected: Vec<Vec<u32>>,
     complete: bool,
+    proven_optimal: bool,
     stats: Py<PyStats>,
     trace: Vec<Py<PyIterationTrace>>,
 }
@@ -352,6 +353,7 @@ impl PySearchOutcome {
             minimal: widen(out.minimal),
             rejected: widen(out.rejected),
             complete: out.complete,
+            proven_optimal: out.proven_optimal,
             stats: Py::new(py, PyStats::from(out.stats))?,
             trace: out
                 .trace

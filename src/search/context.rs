@@ -187,6 +187,9 @@ impl<'p> Searcher<'p> {
             Err(AnonError::TimeLimit) => self.partial_outcome(),
             out => out?,
         };
+        if algorithm.complete() && out.stopped.is_none() {
+            out.proven_optimal = true;
+        }
         self.stats.phase_ms.push(("total".into(), ms(t)));
         out.stats = self.stats;
         out.trace = self.trace;
@@ -214,6 +217,7 @@ impl<'p> Searcher<'p> {
             rejected: Vec::new(),
             minimal,
             complete: true,
+            proven_optimal: false,
             stats: Stats::default(),
             trace: Vec::new(),
         }
@@ -235,6 +239,7 @@ impl<'p> Searcher<'p> {
             rejected: Vec::new(),
             minimal,
             complete: false,
+            proven_optimal: false,
             stats: Stats::default(),
             trace: Vec::new(),
         }

@@ -36,7 +36,7 @@ impl Algorithm for Datafly {
 }
 
 impl<'p> Searcher<'p> {
-    fn datafly(&mut self) -> Result<Outcome> {
+    pub(super) fn datafly(&mut self) -> Result<Outcome> {
         let problem = self.problem();
         let heights = problem.heights();
         let all: Vec<usize> = (0..problem.n_attrs()).collect();
@@ -84,6 +84,7 @@ impl<'p> Searcher<'p> {
             stopped: None,
             rejected,
             complete: false,
+            proven_optimal: false,
             stats: Stats::default(),
             trace: Vec::new(),
         })

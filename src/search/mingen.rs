@@ -57,6 +57,7 @@ impl<'p> Searcher<'p> {
             rejected,
             minimal,
             complete: true,
+            proven_optimal: false,
             stats: Stats::default(),
             trace: Vec::new(),
         })

@@ -17,8 +17,12 @@ pub mod budget;
 pub mod context;
 mod cube;
 mod datafly;
+mod explorer;
+mod heuristic;
 mod incognito;
 mod mingen;
+pub mod objective;
+mod optimal;
 pub mod registry;
 mod root_tree;
 mod samarati;
@@ -26,8 +30,11 @@ mod samarati;
 pub use bottom_up::BottomUp;
 pub use context::{Progress, Searcher};
 pub use datafly::Datafly;
+pub use heuristic::Heuristic;
 pub use incognito::{Incognito, Variant};
 pub use mingen::MinGen;
+pub use objective::{Bounds, Objective};
+pub use optimal::Optimal;
 pub use registry::{algorithm, Algorithm, Entry, ALGORITHMS};
 pub use samarati::Samarati;
 
@@ -52,6 +59,10 @@ pub struct Config {
     pub time_limit: Option<std::time::Duration>,
     /// Bytes the search may hold (see `budget`); past it, it is refused.
     pub memory_budget: u64,
+    /// What the optimal and heuristic searches minimise.
+    pub objective: Objective,
+    /// The heuristic's random choices.
+    pub seed: u64,
 }
 
 impl Config {
@@ -67,6 +78,8 @@ impl Config {
             infer_projections: true,
             time_limit: None,
             memory_budget: budget::DEFAULT_BYTES,
+            objective: Objective::Loss,
+            seed: 0,
         }
     }
 }
@@ -121,6 +134,10 @@ pub struct Outcome {
     pub rejected: Vec<Node>,
     pub minimal: Vec<Node>,
     pub complete: bool,
+    /// The answer holds a node of the best value of `Config::objective` in
+    /// the whole lattice: a complete search that ran to its end, or an
+    /// optimal search whose bound closed.
+    pub proven_optimal: bool,
     pub stats: Stats,
     /// The graphs searched, in order (Incognito: one per iteration).
     pub trace: Vec<IterationTrace>,

@@ -4,7 +4,9 @@
 
 use std::fmt::Debug;
 
-use super::{BottomUp, Datafly, Incognito, MinGen, Outcome, Samarati, Searcher, Variant};
+use super::{
+    BottomUp, Datafly, Heuristic, Incognito, MinGen, Optimal, Outcome, Samarati, Searcher, Variant,
+};
 use crate::error::{AnonError, Result};
 
 /// A search: walks the lattice and asks the searcher's checker about nodes.
@@ -84,6 +86,16 @@ pub const ALGORITHMS: &[Entry] = &[
         name: "datafly",
         variants: &[],
         build: |_| Box::new(Datafly),
+    },
+    Entry {
+        name: "optimal",
+        variants: &[],
+        build: |_| Box::new(Optimal),
+    },
+    Entry {
+        name: "heuristic",
+        variants: &[],
+        build: |_| Box::new(Heuristic),
     },
 ];
 

@@ -78,6 +78,7 @@ impl<'p> Searcher<'p> {
             rejected,
             minimal,
             complete: false,
+            proven_optimal: false,
             stats: Stats::default(),
             trace: Vec::new(),
         })

@@ -1,0 +1,386 @@
+//! What the optimal and heuristic searches share: nodes evaluated once (their
+//! anonymity and objective value, kept only for the nodes touched, by id),
+//! nodes below a failing node tagged failing without a check, greedy dives,
+//! descents, and a best-first walk in order of the objective's lower bound.
+//!
+//! A dive is a chain from the bottom to the top that generalizes, at each
+//! step, the attribute whose step raises the bound least (scaled by a random
+//! factor in [1, 2) drawn from `Config::seed`); its first anonymous node is
+//! found by bisection (anonymity is monotone along a chain), a handful of
+//! evaluations for any height, and the failing nodes it meets high in the
+//! lattice tag everything below them; the failing node next to it is raised
+//! to a maximal failing node first. A descent moves from an anonymous node
+//! to its best anonymous direct specialization while that improves.
+//!
+//! The walk is a branch and bound over boxes of the lattice (a range of
+//! levels per attribute), starting from the whole lattice and taken in order
+//! of the bound at their lowest node, which bounds every node of the box
+//! (bounds only rise with generalization). A box whose top node fails holds
+//! no anonymous node and is dropped (anonymity is monotone); when its lowest
+//! node is anonymous and the objective monotone, that node is the box's best
+//! and the box is done; otherwise it is split in two where it is widest. The
+//! walk ends when the lowest bound left exceeds the best value found: every
+//! node better than the answer was in a box that would have been taken, so
+//! the answer is optimal. Boxes whose bound equals the best are taken too,
+//! so every node of the best value is found (ties are the caller's).
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use super::{Bounds, Searcher};
+use crate::error::Result;
+use crate::freq::{FreqSet, RollupJob};
+use crate::lattice::{generalizes, node_height, Lattice, Node};
+use crate::metrics::metrics;
+
+/// A small seeded generator (SplitMix64): the dives' random factors.
+struct Rng(u64);
+impl Rng {
+    fn unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Dives made before a best-first walk: each costs a few evaluations.
+const DIVES: usize = 8;
+
+/// Failing nodes remembered for tagging: past this many, tagging uses the
+/// first ones only (a bound on the cost of each test, not on correctness).
+const MAX_FAILING: usize = 4096;
+
+/// Rows of frequency sets kept to roll up from (a set of more than a
+/// quarter of this is not kept): about 16 bytes a row and attribute.
+const CACHED_ROWS: usize = 1 << 21;
+
+/// Bytes a touched node costs: its id in the seen set, a heap entry, and an
+/// evaluation in the map.
+const BYTES_PER_NODE: u128 = 96;
+
+/// Two values equal within float noise: the bound and the value of a node
+/// without suppression are the same sum computed two ways.
+pub(super) fn at_most(a: f64, b: f64) -> bool {
+    a <= b + 1e-12 * b.abs().max(1e-12)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Bound(f64);
+impl Eq for Bound {}
+impl PartialOrd for Bound {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Bound {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+pub(super) struct Explorer {
+    pub lattice: Lattice,
+    pub bounds: Bounds,
+    /// id -> objective value if anonymous, None if not.
+    evaluated: HashMap<u128, Option<f64>>,
+    failing: Vec<Node>,
+    /// Minimal anonymous nodes found: every node above one is anonymous.
+    minimal: Vec<Node>,
+    /// Recent nodes' frequency sets, to roll nodes above them up from.
+    sets: VecDeque<(Node, FreqSet)>,
+    /// Anonymity is monotone under generalization (the searcher refuses
+    /// criteria that are not), so a node below a failing one fails.
+    pub monotone_objective: bool,
+    pub best: f64,
+    pub anonymous: Vec<Node>,
+    pub rejected: Vec<Node>,
+}
+
+impl Explorer {
+    pub fn new(s: &Searcher<'_>) -> Result<Self> {
+        let problem = s.problem();
+        let objective = s.config.objective;
+        Ok(Explorer {
+            lattice: Lattice::new(problem.heights()),
+            bounds: Bounds::new(problem, objective)?,
+            evaluated: HashMap::new(),
+            failing: Vec::new(),
+            minimal: Vec::new(),
+            sets: VecDeque::new(),
+            monotone_objective: objective.monotone(s.config.max_suppression),
+            best: f64::INFINITY,
+            anonymous: Vec::new(),
+            rejected: Vec::new(),
+        })
+    }
+
+    /// Whether the node is anonymous, without its value: tagged from a
+    /// failing generalization or an anonymous specialization when one is
+    /// known, else evaluated.
+    pub fn is_anonymous(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Result<bool> {
+        if let Some(&v) = self.evaluated.get(&self.lattice.id(node)) {
+            return Ok(v.is_some());
+        }
+        if self.minimal.iter().any(|a| generalizes(node, a)) {
+            s.stats.nodes_marked += 1;
+            return Ok(true);
+        }
+        Ok(self.eval(s, node)?.is_some())
+    }
+
+    /// The node's objective value if it is anonymous, None if it is not:
+    /// from the nodes evaluated before, from a failing generalization, or
+    /// evaluated now (rolled up from the smallest cached set below it, or F0).
+    pub fn eval(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Result<Option<f64>> {
+        let id = self.lattice.id(node);
+        if let Some(&v) = self.evaluated.get(&id) {
+            return Ok(v);
+        }
+        if self.failing.iter().any(|f| generalizes(f, node)) {
+            s.stats.nodes_marked += 1;
+            self.evaluated.insert(id, None);
+            return Ok(None);
+        }
+        s.tick()?;
+        let problem = s.problem();
+        let from = self
+            .sets
+            .iter()
+            .filter(|(n, _)| generalizes(node, n))
+            .min_by_key(|(_, fs)| fs.rows())
+            .map(|(_, fs)| fs);
+        let fs = match from {
+            Some(src) => {
+                s.stats.rows_rolled_up += src.rows() as u64;
+                let all = (0..node.len()).collect();
+                problem.rollup(RollupJob::new(src, all, node.to_vec()), s.config.engine)?
+            }
+            None => {
+                s.stats.table_scans += 1;
+                s.stats.rows_scanned += problem.base.rows() as u64;
+                problem.node_set(node, s.config.engine)?
+            }
+        };
+        let ev = s.checker.evaluate_set(&fs)?;
+        s.stats.nodes_checked += 1;
+        self.cache(node, fs);
+        let value = if s.anonymous(ev.stats.suppressed) {
+            let m = metrics(
+                node,
+                &problem.heights(),
+                &ev.stats,
+                problem.rows,
+                s.config.k,
+                &ev.attribute_loss,
+            );
+            let v = self.bounds.value(node, &m);
+            self.anonymous.push(node.to_vec());
+            s.confirmed.push(node.to_vec());
+            if self.minimal.len() < MAX_FAILING {
+                self.minimal.retain(|a| !generalizes(a, node));
+                self.minimal.push(node.to_vec());
+            }
+            self.best = self.best.min(v);
+            Some(v)
+        } else {
+            self.rejected.push(node.to_vec());
+            if self.failing.len() < MAX_FAILING {
+                self.failing.retain(|f| !generalizes(node, f));
+                self.failing.push(node.to_vec());
+            }
+            None
+        };
+        self.evaluated.insert(id, value);
+        s.within_budget(
+            "this search",
+            self.evaluated.len() as u128,
+            BYTES_PER_NODE + node.len() as u128,
+        )?;
+        Ok(value)
+    }
+
+    /// Keep a node's set to roll others up from, the most recent first,
+    /// within `CACHED_ROWS` rows in all.
+    fn cache(&mut self, node: &[u8], fs: FreqSet) {
+        if fs.rows() > CACHED_ROWS / 4 {
+            return;
+        }
+        self.sets.push_front((node.to_vec(), fs));
+        let mut rows = 0;
+        let keep = self
+            .sets
+            .iter()
+            .take_while(|(_, fs)| {
+                rows += fs.rows();
+                rows <= CACHED_ROWS
+            })
+            .count();
+        self.sets.truncate(keep);
+    }
+
+    /// The branch and bound over boxes of the lattice (see the module doc);
+    /// true when it ran to its end, proving the best value found optimal.
+    pub fn best_first(&mut self, s: &mut Searcher<'_>) -> Result<bool> {
+        let top = self.lattice.heights().to_vec();
+        let bottom = vec![0u8; top.len()];
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse((
+            Bound(self.bounds.lower(&bottom)),
+            0u32,
+            bottom,
+            top,
+        )));
+        while let Some(Reverse((Bound(lb), _, lo, hi))) = heap.pop() {
+            if !at_most(lb, self.best) {
+                break;
+            }
+            // a box whose top fails fails everywhere
+            if !self.is_anonymous(s, &hi)? {
+                continue;
+            }
+            // its lowest node is its best when the objective is monotone
+            if self.eval(s, &lo)?.is_some() && self.monotone_objective {
+                continue;
+            }
+            // else split it where it is widest
+            let Some(a) = (0..lo.len())
+                .filter(|&a| hi[a] > lo[a])
+                .max_by_key(|&a| (hi[a] - lo[a], std::cmp::Reverse(a)))
+            else {
+                continue; // a single node, evaluated
+            };
+            let mid = lo[a] + (hi[a] - lo[a] - 1) / 2;
+            let (mut low_hi, mut high_lo) = (hi.clone(), lo.clone());
+            low_hi[a] = mid;
+            high_lo[a] = mid + 1;
+            for (l, h) in [(lo, low_hi), (high_lo, hi)] {
+                let b = self.bounds.lower(&l);
+                if at_most(b, self.best) {
+                    // ties by height: lower boxes first
+                    heap.push(Reverse((Bound(b), node_height(&l), l, h)));
+                }
+            }
+            s.within_budget(
+                "this search",
+                (2 * heap.len() + self.evaluated.len()) as u128,
+                BYTES_PER_NODE + self.lattice.heights().len() as u128,
+            )?;
+        }
+        Ok(true)
+    }
+
+    /// `DIVES` seeded dives, each followed by a descent: a good best value,
+    /// and failing nodes high in the lattice that tag those below them.
+    pub fn dives(&mut self, s: &mut Searcher<'_>) -> Result<()> {
+        let mut rng = Rng(s.config.seed);
+        for _ in 0..DIVES {
+            if let Some(node) = self.dive(s, &mut rng)? {
+                self.descend(s, node)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The first anonymous node of a randomised cheapest-bound chain.
+    fn dive(&mut self, s: &mut Searcher<'_>, rng: &mut Rng) -> Result<Option<Node>> {
+        let heights = self.lattice.heights().to_vec();
+        let mut node = vec![0u8; heights.len()];
+        let mut chain = vec![node.clone()];
+        while node != heights {
+            let here = self.bounds.lower(&node);
+            let mut best: Option<(f64, usize)> = None;
+            for a in 0..node.len() {
+                if node[a] < heights[a] {
+                    node[a] += 1;
+                    let rise = (self.bounds.lower(&node) - here).max(1e-12) * (1.0 + rng.unit());
+                    node[a] -= 1;
+                    if best.is_none_or(|(r, _)| rise < r) {
+                        best = Some((rise, a));
+                    }
+                }
+            }
+            let (_, a) = best.expect("a step below the top");
+            node[a] += 1;
+            chain.push(node.clone());
+        }
+        // the first anonymous node, by bisection: the top decides if any is
+        let (mut lo, mut hi) = (0usize, chain.len() - 1);
+        if self.eval(s, &chain[hi])?.is_none() {
+            return Ok(None);
+        }
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.eval(s, &chain[mid])?.is_some() {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        if lo > 0 {
+            self.raise_failing(s, chain[lo - 1].clone())?;
+        }
+        Ok(Some(chain[lo].clone()))
+    }
+
+    /// From a failing node, raise each attribute in turn as far as the node
+    /// still fails (by bisection on its level): a maximal failing node, which
+    /// tags every node below it. Each raise is final: an attribute that
+    /// could not go one level higher then cannot once others are higher.
+    fn raise_failing(&mut self, s: &mut Searcher<'_>, mut node: Node) -> Result<()> {
+        let heights = self.lattice.heights().to_vec();
+        for a in 0..node.len() {
+            let (mut lo, mut hi) = (node[a], heights[a]);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                let mut up = node.clone();
+                up[a] = mid;
+                if self.eval(s, &up)?.is_none() {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            node[a] = lo;
+        }
+        Ok(())
+    }
+
+    /// Move to the best anonymous direct specialization while it improves.
+    pub fn descend(&mut self, s: &mut Searcher<'_>, mut node: Node) -> Result<()> {
+        let mut value = match self.eval(s, &node)? {
+            Some(v) => v,
+            None => return Ok(()),
+        };
+        loop {
+            let mut best: Option<(f64, Node)> = None;
+            for down in self.lattice.predecessors(&node) {
+                if let Some(v) = self.eval(s, &down)? {
+                    if v < value && best.as_ref().is_none_or(|(b, _)| v < *b) {
+                        best = Some((v, down));
+                    }
+                }
+            }
+            match best {
+                Some((v, down)) => (value, node) = (v, down),
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The anonymous nodes of the best value found.
+    pub fn best_nodes(&self) -> Vec<Node> {
+        let mut out: Vec<Node> = self
+            .anonymous
+            .iter()
+            .filter(|n| {
+                let v = self.evaluated[&self.lattice.id(n)].expect("anonymous");
+                at_most(v, self.best)
+            })
+            .cloned()
+            .collect();
+        Lattice::sort(&mut out);
+        out
+    }
+}

@@ -1,0 +1,135 @@
+//! What the optimal and heuristic searches minimise, and its lower bound.
+//!
+//! Each objective is a value of an evaluated node (lower is better) and a
+//! lower bound that holds for the node and every generalization of it, so a
+//! best-first search in order of the bound can stop once the bound passes
+//! the best value found. The bound is the objective as if nothing were
+//! suppressed, which needs no table scan: ARX's loss from each attribute's
+//! marginal (a suppressed record costs 1, at least what its generalized value
+//! costs), 1 - Prec from the levels alone (a suppressed record counts as fully
+//! generalized), the height itself. Without suppression each objective is
+//! monotone under generalization and equals its bound; with suppression only
+//! the height is (suppression can fall as nodes rise).
+
+use crate::error::{AnonError, Result};
+use crate::freq::Problem;
+use crate::metrics::loss;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Objective {
+    /// ARX's loss (`metrics::loss`), unweighted.
+    #[default]
+    Loss,
+    /// The sum of the levels.
+    Height,
+    /// 1 - Sweeney's Prec.
+    Precision,
+}
+
+impl std::str::FromStr for Objective {
+    type Err = AnonError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "loss" => Ok(Objective::Loss),
+            "height" => Ok(Objective::Height),
+            "precision" => Ok(Objective::Precision),
+            _ => Err(AnonError::Config(format!(
+                "unknown metric {s:?}; expected one of \"loss\", \"height\", \"precision\""
+            ))),
+        }
+    }
+}
+
+impl Objective {
+    pub fn name(self) -> &'static str {
+        match self {
+            Objective::Loss => "loss",
+            Objective::Height => "height",
+            Objective::Precision => "precision",
+        }
+    }
+
+    /// Monotone under generalization with this much suppression allowed: a
+    /// generalization of an anonymous node can then never do better.
+    pub fn monotone(self, max_suppression: u64) -> bool {
+        self == Objective::Height || max_suppression == 0
+    }
+}
+
+/// The objective's lower bounds, from the problem's hierarchies and F0.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    objective: Objective,
+    heights: Vec<u8>,
+    /// `cost[a][g]`: attribute a's mean loss per record at level g with
+    /// every record released.
+    cost: Vec<Vec<f64>>,
+}
+
+impl Bounds {
+    pub fn new(problem: &Problem, objective: Objective) -> Result<Self> {
+        let heights = problem.heights();
+        let mut cost = Vec::with_capacity(heights.len());
+        if objective == Objective::Loss {
+            let counts = problem.base.counts()?;
+            let rows = problem.rows.max(1) as f64;
+            for (a, h) in problem.hierarchies.iter().enumerate() {
+                // records per leaf
+                let mut per_leaf = vec![0u64; h.domain_size(0)];
+                for (&code, &c) in problem.base.codes(a)?.iter().zip(counts.iter()) {
+                    per_leaf[code as usize] += c;
+                }
+                let leaves = h.domain_size(0);
+                let mut by_level = Vec::with_capacity(h.height() as usize + 1);
+                for g in 0..=h.height() {
+                    let under = h.leaves_under(g);
+                    let map = h.leaf_map(g);
+                    let extra: u128 = per_leaf
+                        .iter()
+                        .zip(map)
+                        .map(|(&n, &code)| n as u128 * (under[code as usize] as u128 - 1))
+                        .sum();
+                    by_level.push(loss::attribute_loss(&[extra], &[leaves], 0, rows as u64)[0]);
+                }
+                cost.push(by_level);
+            }
+        }
+        Ok(Bounds {
+            objective,
+            heights,
+            cost,
+        })
+    }
+
+    /// A value no generalization of `node` (nor `node` itself) goes below.
+    pub fn lower(&self, node: &[u8]) -> f64 {
+        match self.objective {
+            Objective::Height => node.iter().map(|&l| l as f64).sum(),
+            Objective::Precision => {
+                let n = node.len().max(1) as f64;
+                node.iter()
+                    .zip(&self.heights)
+                    .map(|(&l, &h)| if h == 0 { 0.0 } else { l as f64 / h as f64 })
+                    .sum::<f64>()
+                    / n
+            }
+            Objective::Loss => {
+                let per: Vec<f64> = node
+                    .iter()
+                    .enumerate()
+                    .map(|(a, &l)| self.cost[a][l as usize])
+                    .collect();
+                loss::loss(&per, None)
+            }
+        }
+    }
+
+    /// The objective of an evaluated node.
+    pub fn value(&self, node: &[u8], m: &crate::metrics::Metrics) -> f64 {
+        match self.objective {
+            Objective::Loss => m.loss,
+            Objective::Height => node.iter().map(|&l| l as f64).sum(),
+            Objective::Precision => 1.0 - m.precision,
+        }
+    }
+}

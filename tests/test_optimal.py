@@ -1,0 +1,136 @@
+"""The optimal search finds exactly the complete search's optimum; the
+heuristic never does worse than Datafly and is reproducible; auto picks by
+the lattice's size."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from tests.conftest import brute_anonymous
+from tests.test_search import tables
+
+CRITERION = {"loss": "min_loss", "height": "min_height", "precision": "max_precision"}
+COLUMN = {"loss": "loss", "height": "height", "precision": "precision"}
+
+
+def value(result: pa.SearchResult, metric: str) -> float:
+    best = result.best(CRITERION[metric])
+    row = result.anonymous.filter(**best)
+    return float(row.get_column(COLUMN[metric]).item())
+
+
+@pytest.mark.parametrize("n", [3, 5, 7, 9])
+@pytest.mark.parametrize("k", [2, 5, 10])
+@pytest.mark.parametrize("sup", [0, 0.01, 0.05])
+def test_optimal_equals_the_complete_search_on_adult(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], n: int, k: int, sup: float
+) -> None:
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:n])
+    complete = pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
+    for metric in ("loss", "height", "precision"):
+        opt = pa.search(df, qis, hs, k, sup, algorithm="optimal", metric=metric, progress=False)
+        assert opt.proven_optimal and not opt.complete
+        assert opt.best(CRITERION[metric]) == complete.best(CRITERION[metric]), metric
+        assert value(opt, metric) == value(complete, metric)
+        # every node it lists is anonymous, and the optimum is among the minimal
+        assert set(map(tuple, opt.anonymous.select(qis).rows())) <= set(
+            map(tuple, complete.anonymous.select(qis).rows())
+        )
+        assert tuple(opt.best(CRITERION[metric]).values()) in set(
+            map(tuple, opt.minimal.select(qis).rows())
+        )
+    # far fewer nodes checked than the lattice has
+    assert opt.stats.nodes_checked <= complete.anonymous.height + 2 * len(qis) * 200
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tables(), k=st.integers(1, 5), sup=st.integers(0, 4))
+def test_optimal_equals_brute_force_on_random_tables(
+    data: tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]], k: int, sup: int
+) -> None:
+    df, hs, qis = data
+    if k > df.height:
+        return
+    anonymous = brute_anonymous(df, qis, hs, k, sup)
+    losses = {node: pa.check(df, qis, k, hs, list(node), sup).loss for node in anonymous}
+    opt = pa.search(df, qis, hs, k, sup, algorithm="optimal", progress=False)
+    if not losses:
+        with pytest.raises(pa.NotAnonymousError):
+            opt.best("min_loss")
+        return
+    assert value(opt, "loss") == pytest.approx(min(losses.values()), abs=1e-12)
+    assert opt.proven_optimal
+
+
+@pytest.mark.parametrize("k", [2, 5, 10])
+@pytest.mark.parametrize("sup", [0, 0.01])
+def test_heuristic_is_never_worse_than_datafly(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int, sup: float
+) -> None:
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+    heuristic = pa.search(df, qis, hs, k, sup, algorithm="heuristic", progress=False)
+    datafly = pa.search(df, qis, hs, k, sup, algorithm="datafly", progress=False)
+    assert value(heuristic, "loss") <= value(datafly, "loss")
+    if heuristic.proven_optimal:
+        complete = pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
+        assert value(heuristic, "loss") == value(complete, "loss")
+
+
+def test_heuristic_is_reproducible_and_bounded_in_time() -> None:
+    lf, hs = pa.datasets.census(2_000, 9)
+    runs = [
+        pa.search(lf, list(hs), hs, 5, 0.01, algorithm="heuristic", seed=7, progress=False)
+        for _ in range(2)
+    ]
+    assert runs[0].stopped is None and runs[0].proven_optimal
+    assert runs[0].best("min_loss") == runs[1].best("min_loss")
+    assert runs[0].anonymous.equals(runs[1].anonymous)
+    assert runs[0].stats.nodes_checked == runs[1].stats.nodes_checked
+    lf, hs = pa.datasets.census(5_000, 30)
+    df = lf.collect()
+    qis = list(hs)
+    short = pa.search(df, qis, hs, 5, 0.01, algorithm="heuristic", time_limit=0.5, progress=False)
+    assert short.stopped is not None and "time limit" in short.stopped
+    assert not short.proven_optimal
+    assert short.stats.phase_ms["total"] < 5_000
+    datafly = pa.search(df, qis, hs, 5, 0.01, algorithm="datafly", progress=False)
+    assert value(short, "loss") <= value(datafly, "loss")
+    # its answer releases a table that passes on its own
+    release = short.apply(df, criterion="min_loss").collect()
+    sizes = release.group_by(qis).len().get_column("len")
+    assert int(sizes.filter(sizes < 5).sum()) == 0
+    assert df.height - release.height <= 0.01 * df.height
+    assert "not proven" in repr(short)
+
+
+def test_auto_picks_by_the_lattice_and_says_why(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    small = pa.search(df, ["sex", "age"], hs, 5, progress=False)
+    assert small.algorithm == "incognito" and small.complete
+    assert small.reason is not None and "10 nodes" in small.reason
+    lf, wide = pa.datasets.census(2_000, 15)
+    medium = pa.search(lf, list(wide), wide, 5, time_limit=30, progress=False)
+    assert medium.algorithm == "optimal" and "one optimum" in (medium.reason or "")
+    lf, widest = pa.datasets.census(2_000, 40)
+    large = pa.search(lf, list(widest), widest, 5, time_limit=1, progress=False)
+    assert large.algorithm == "heuristic" and "time limit" in (large.reason or "")
+    assert large.anonymous.height >= 1 and "loss" in large.anonymous.columns
+    assert "chosen because" in repr(large)
+
+
+def test_bad_parameters(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> None:
+    df, hs = adult
+    with pytest.raises(pa.ConfigError, match="unknown metric 'beauty'"):
+        pa.search(df, ["sex"], hs, 2, algorithm="optimal", metric="beauty")
+    with pytest.raises(pa.ConfigError, match="seed"):
+        pa.search(df, ["sex"], hs, 2, algorithm="heuristic", seed=-1)
+    with pytest.raises(pa.ConfigError, match="no variant"):
+        pa.search(df, ["sex"], hs, 2, variant="cube")
