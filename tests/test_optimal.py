@@ -116,7 +116,7 @@ def test_auto_picks_by_the_lattice_and_says_why(
     small = pa.search(df, ["sex", "age"], hs, 5, progress=False)
     assert small.algorithm == "incognito" and small.complete
     assert small.reason is not None and "10 nodes" in small.reason
-    lf, wide = pa.datasets.census(2_000, 15)
+    lf, wide = pa.datasets.census(2_000, 12)
     medium = pa.search(lf, list(wide), wide, 5, time_limit=30, progress=False)
     assert medium.algorithm == "optimal" and "one optimum" in (medium.reason or "")
     lf, widest = pa.datasets.census(2_000, 40)

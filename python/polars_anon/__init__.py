@@ -11,7 +11,7 @@ DataFrame and LazyFrame (registered on import)::
 """
 
 from polars_anon import datasets, hierarchy
-from polars_anon._api import check, generalize, incognito, search
+from polars_anon._api import check, generalize, incognito, mu_argus, search
 from polars_anon._core import (
     AnonError,
     ConfigError,
@@ -36,7 +36,7 @@ from polars_anon._frames import read_hierarchies
 from polars_anon._job import Job, JobRun
 from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._namespace import AnonFrame, AnonLazyFrame
-from polars_anon._results import CRITERIA, CheckReport, SearchResult
+from polars_anon._results import CRITERIA, CheckReport, MuArgusResult, SearchResult
 from polars_anon._risk import RiskReport, risk
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "JobRun",
     "LocalRecoding",
     "MissingValueError",
+    "MuArgusResult",
     "NotAnonymousError",
     "PAlphaSensitive",
     "PPlusSensitive",
@@ -71,6 +72,7 @@ __all__ = [
     "hierarchy",
     "incognito",
     "local_recoding",
+    "mu_argus",
     "read_hierarchies",
     "risk",
     "search",

@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon import _mu_argus
 from polars_anon._core import ALGORITHMS, ConfigError
 from polars_anon._criteria import Criteria, listed, sensitive_of, specs
 from polars_anon._frames import (
@@ -21,9 +22,10 @@ from polars_anon._frames import (
     prepare,
     resolve_hierarchies,
 )
+from polars_anon._mu_argus import Policy
 from polars_anon._progress import SearchProgress
 from polars_anon._release import generalize_prepared
-from polars_anon._results import CheckReport, SearchResult
+from polars_anon._results import CheckReport, MuArgusResult, SearchResult
 
 # algorithm -> its variants, the default first (the core's registry)
 VARIANTS: dict[str, list[str]] = dict(ALGORITHMS)
@@ -36,7 +38,7 @@ DEFAULT_MEMORY_BUDGET = 2 << 30
 # bench/README.md: the complete search's time and memory follow the lattice;
 # the optimal search's follow the nodes below the optimum)
 AUTO_COMPLETE = 1_000_000
-AUTO_OPTIMAL = 10**12
+AUTO_OPTIMAL = 10**8
 
 # the heuristic's time limit when none is given (seconds)
 HEURISTIC_SECONDS = 10.0
@@ -212,7 +214,7 @@ def search(
     """Search the full-domain generalization lattice for k-anonymous nodes.
 
     ``algorithm="auto"`` (the default) picks by the lattice's size: the
-    complete Incognito up to a million nodes, ``"optimal"`` up to 10^12, the
+    complete Incognito up to a million nodes, ``"optimal"`` up to 10^8, the
     ``"heuristic"`` beyond; ``result.algorithm`` and ``result.reason`` say
     which and why. ``"optimal"`` finds one node of the least ``metric``
     (``"loss"``, ARX's; ``"height"``; ``"precision"``, 1 - Prec) without
@@ -268,8 +270,14 @@ def search(
     >>> r.minimal.height, r.best("min_height")
     (3, {'Birthdate': 1, 'Sex': 1, 'Zipcode': 0})
     """
+    if algorithm == "mu_argus":
+        if variant is not None or criteria:
+            raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
+        return mu_argus(data, quasi_identifiers, hierarchies, k, max_suppression, nulls=nulls)
     if algorithm != "auto" and algorithm not in VARIANTS:
-        raise ConfigError(f"unknown algorithm {algorithm!r}; expected one of {['auto', *VARIANTS]}")
+        raise ConfigError(
+            f"unknown algorithm {algorithm!r}; expected one of {['auto', 'mu_argus', *VARIANTS]}"
+        )
     if metric not in METRICS:
         raise ConfigError(f"unknown metric {metric!r}; expected one of {list(METRICS)}")
     seed = as_int("seed", seed)
@@ -321,6 +329,42 @@ def search(
     return SearchResult(
         prep, raw, algorithm, variant, k, max_suppression, listed(criteria), metric, reason
     )
+
+
+def mu_argus(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Hierarchies | None,
+    k: int,
+    max_suppression: int | float = 0,
+    groups: Mapping[str, str] | None = None,
+    policy: Policy | None = None,
+    nulls: Nulls = "error",
+) -> MuArgusResult:
+    """mu-Argus (the seed's heuristic; see `polars_anon._mu_argus`): one node
+    and its own cell-suppressed output, which may fail k-anonymity.
+
+    ``groups`` maps quasi-identifiers to ``"identifying"``, ``"more"`` or
+    ``"most"`` (default: by their number of distinct values); ``policy(levels,
+    outliers)`` returns the attribute to generalize next, or None to stop
+    (default: generalize while the records in outlier combinations exceed
+    ``max_suppression``). ``result.mu_argus.k_reached`` is the k its output
+    reaches; ``result.apply()`` releases its levels with tuple suppression
+    only if that passes the check.
+
+    >>> from polars_anon import datasets
+    >>> lf, hs = datasets.adult()
+    >>> r = mu_argus(lf, ["sex", "age", "race", "education"], hs, k=5)
+    >>> r.mu_argus.k_reached <= 5 <= r.mu_argus.k_reached + 4
+    True
+    """
+    prep = prepare(data, quasi_identifiers, hierarchies, (), nulls)
+    k = check_k(k, prep.rows)
+    max_sup = max_suppressed(max_suppression, prep.rows)
+    own, raw = _mu_argus.run(prep, k, max_sup, groups, policy)
+    result = MuArgusResult(prep, raw, "mu_argus", None, k, max_suppression)
+    object.__setattr__(result, "mu_argus", own)
+    return result
 
 
 def incognito(

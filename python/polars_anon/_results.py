@@ -26,6 +26,7 @@ from polars_anon._risk import RiskReport, report
 
 if TYPE_CHECKING:
     from polars_anon._frames import Prepared
+    from polars_anon._mu_argus import MuArgus
 
 CRITERIA = (
     "min_loss",
@@ -275,11 +276,8 @@ class SearchResult:
         searched table again (its lazy plan, which holds an in-memory table's
         rows or a scan's path; the hierarchies)."""
         prep = self._prep
-        state = {
-            k: getattr(self, k)
-            for k in self.__slots__
-            if k not in ("_prep", "_anonymous", "_table")
-        }
+        slots = [n for cls in type(self).__mro__ for n in getattr(cls, "__slots__", ())]
+        state = {k: getattr(self, k) for k in slots if k not in ("_prep", "_anonymous", "_table")}
         state["_source"] = (
             prep.lazy,
             prep.quasi_identifiers,
@@ -529,3 +527,33 @@ class SearchResult:
 
     def _repr_html_(self) -> str:
         return _table_html("SearchResult", self._rows())
+
+
+class MuArgusResult(SearchResult):
+    """mu-Argus's answer: its one node in ``anonymous`` (with the metrics of
+    releasing it with tuple suppression, which `apply` does, checked), and
+    ``mu_argus``: the k its own cell-suppressed output reaches (``k_reached``,
+    below k when the untested combinations leave small groups), the cells it
+    suppressed, and that output (``mu_argus.masked``)."""
+
+    __slots__ = ("mu_argus",)
+    mu_argus: MuArgus
+
+    def _rows(self) -> list[tuple[str, Any]]:
+        m = self.mu_argus
+        rows = super()._rows()
+        return [
+            *rows[:2],
+            ("levels", _levels_text(m.levels)),
+            (
+                "k reached (cells suppressed)",
+                f"{m.k_reached} of k = {self.k}"
+                + (" (not k-anonymous)" if m.k_reached < self.k else ""),
+            ),
+            (
+                "cells suppressed",
+                f"{m.cells_suppressed} in {m.records_with_a_suppressed_cell} records "
+                f"(loss with them: {m.loss:.4f})",
+            ),
+            *rows[2:],
+        ]
