@@ -24,8 +24,12 @@ cargo fmt --check
 # proc-macro and polars a second time.
 cargo test --release --features python
 
-step "build and install the extension with its test dependencies"
-maturin develop --release --extras test
+step "build and install the extension with its test dependencies and engines"
+# PySpark (the spark extra) is a ~500 MB download with its jars; its tests run
+# Spark for real in local[2] mode on the machine's Java 17, and fail loudly
+# without it
+java -version 2>&1 | head -n 1
+maturin develop --release --extras test,plot,duckdb,spark
 
 step "rust: clippy"
 cargo clippy --release --all-targets --features python -- -D warnings

@@ -33,6 +33,7 @@ from polars_anon._criteria import (
     TCloseness,
 )
 from polars_anon._frames import read_hierarchies
+from polars_anon._freqset import FrequencySet, frequency_set
 from polars_anon._job import Job, JobRun
 from polars_anon._local import LocalRecoding, local_recoding
 from polars_anon._namespace import AnonFrame, AnonLazyFrame
@@ -49,6 +50,7 @@ __all__ = [
     "Criterion",
     "DistinctLDiversity",
     "EntropyLDiversity",
+    "FrequencySet",
     "Hierarchy",
     "HierarchyError",
     "Job",
@@ -68,6 +70,7 @@ __all__ = [
     "__version__",
     "check",
     "datasets",
+    "frequency_set",
     "generalize",
     "hierarchy",
     "incognito",

@@ -160,7 +160,7 @@ def generalize(
     quasi_identifiers: Sequence[str] | None = None,
     criteria: Criteria = None,
     nulls: Nulls = "error",
-) -> pl.LazyFrame:
+) -> Any:
     """Replace each quasi-identifier by its label at ``levels`` (a mapping from column
     to level); with ``k``, drop the tuples of groups smaller than k, failing if that
     is more than ``max_suppression``. With ``criteria``, the groups failing them are

@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
+from polars_anon import engines
 from polars_anon._core import (
     ConfigError,
     Hierarchy,
@@ -186,6 +187,12 @@ class Prepared:
     count: str = COUNT
     # "error" or "value" (see NULL_LABEL)
     nulls: Nulls = "error"
+    # where the table lives ("polars", "duckdb", "spark", or "counts" for a
+    # frequency set, which has no rows to release); off Polars, the table
+    # itself and F0 with its native values
+    engine: str = "polars"
+    source: Any = None
+    native: pl.DataFrame | None = None
 
     @property
     def rows(self) -> int:
@@ -230,11 +237,14 @@ def prepare(
     hierarchies: Hierarchies | None,
     sensitive: Sequence[str] = (),
     nulls: Nulls = "error",
+    engine: str = "auto",
 ) -> Prepared:
     """F0 from the raw quasi-identifiers (and sensitive attributes): an
     in-memory frame (up to ``ROWS_IN_CORE`` rows) crosses to the core row by row
     and is encoded and grouped there in one pass; a LazyFrame or larger frame is
-    grouped by one streaming Polars scan first and its distinct values encoded."""
+    grouped by one streaming Polars scan first and its distinct values encoded;
+    a DuckDB relation or Spark DataFrame is grouped where it lives, and a
+    `FrequencySet` is F0 already (see `polars_anon.engines`)."""
     if nulls not in NULLS:
         raise ConfigError(f"nulls must be one of {NULLS}, got {nulls!r}")
     if isinstance(quasi_identifiers, str):
@@ -244,9 +254,14 @@ def prepare(
         raise ConfigError("at least one quasi-identifier is needed")
     if len(set(qis)) != len(qis):
         raise ConfigError(f"quasi-identifiers named twice: {qis}")
-    frame = None if isinstance(data, pl.LazyFrame) else as_frame(data)
-    lazy = data if frame is None else frame.lazy()
-    schema = lazy.collect_schema()
+    where = engines.engine_of(data, engine)
+    if where == "polars":
+        frame = None if isinstance(data, pl.LazyFrame) else as_frame(data)
+        lazy = data if frame is None else frame.lazy()
+        schema = lazy.collect_schema()
+    else:
+        frame = None
+        schema = engines.schema(data, where)
     sens = list(sensitive)
     both = sorted(set(sens) & set(qis))
     if both:
@@ -264,7 +279,15 @@ def prepare(
     hs_by_col = resolve_hierarchies(hierarchies)
     count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None
-    if frame is not None and frame.height <= ROWS_IN_CORE:
+    native: pl.DataFrame | None = None
+    if where != "polars":
+        # F0 where the data lives: native values, brought back small
+        native = engines.group(data, where, qis + sens, count)
+        lazy = native.lazy()
+        grouped = native.with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
+        table = {c: grouped.get_column(c) for c in qis + sens}
+        counts = grouped.get_column(count)
+    elif frame is not None and frame.height <= ROWS_IN_CORE:
         # every row as it is, each counting once: the core encodes strings and
         # (through a hierarchy) 8- to 64-bit signed integers itself, and groups
         # the codes; Polars casts other types to strings first
@@ -314,7 +337,20 @@ def prepare(
         if hint:
             raise MissingValueError(f"{e}; {hint}") from None
         raise
-    return Prepared(lazy, qis, hs, grouped, problem, sens, values_of, count, nulls)
+    return Prepared(
+        lazy,
+        qis,
+        hs,
+        grouped,
+        problem,
+        sens,
+        values_of,
+        count,
+        nulls,
+        where,
+        None if where == "polars" else data,
+        native,
+    )
 
 
 def _groupable(dtype: pl.DataType) -> bool:

@@ -35,6 +35,7 @@ levels, re-checked on the new data, instead of searching.
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import hashlib
 import json
@@ -45,7 +46,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon import _api, _criteria
+from polars_anon import _api, _criteria, engines
 from polars_anon._core import ConfigError, Hierarchy, __version__
 from polars_anon._criteria import Criterion
 from polars_anon._frames import read_hierarchies
@@ -114,19 +115,50 @@ def criterion_spec(c: Criterion) -> dict[str, Any]:
 
 
 def sha256(path: Path) -> str:
+    """Of a file, or of a folder's files in name order (Spark writes parts)."""
     h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        with file.open("rb") as f:
+            for block in iter(lambda f=f: f.read(1 << 20), b""):  # type: ignore[misc]
+                h.update(block)
     return h.hexdigest()
 
 
-def read_table(path: Path, separator: str = ",", encoding: str = "utf8") -> pl.LazyFrame:
-    """A CSV (with its separator and encoding) or Parquet file, lazily where
-    Polars can read it so."""
-    if not path.is_file():
+def read_table(
+    path: Path, separator: str = ",", encoding: str = "utf8", engine: str = "polars"
+) -> Any:
+    """A CSV (with its separator and encoding) or Parquet file: lazily with
+    Polars, or as a DuckDB relation or Spark DataFrame (``engine``), so the
+    table is read and grouped where that engine runs."""
+    if not path.exists():
         raise ConfigError(f"cannot read {path}: no such file")
-    if path.suffix.lower() == ".parquet":
+    parquet = path.suffix.lower() == ".parquet"
+    if engine == "duckdb":
+        import duckdb
+
+        return (
+            duckdb.read_parquet(str(path)) if parquet else duckdb.read_csv(str(path), sep=separator)
+        )
+    if engine == "spark":
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        if parquet:
+            return spark.read.parquet(str(path))
+        charset = codecs.lookup(encoding).name.replace("iso8859", "iso-8859")
+        return (
+            spark.read.option("header", True)
+            .option("sep", separator)
+            .option("encoding", charset)
+            .option("inferSchema", True)
+            .csv(str(path))
+        )
+    if engine != "polars":
+        raise ConfigError(f"unknown engine {engine!r}; expected polars, duckdb or spark")
+    if path.is_dir():
+        return pl.scan_parquet(path / "*.parquet")
+    if parquet:
         return pl.scan_parquet(path)
     plain = encoding.lower().replace("-", "").replace("_", "")
     if plain == "utf8":
@@ -142,11 +174,31 @@ def read_table(path: Path, separator: str = ",", encoding: str = "utf8") -> pl.L
     return pl.read_csv(text.encode(), separator=separator).lazy()
 
 
-def write_table(frame: pl.DataFrame, path: Path, separator: str = ",") -> None:
-    if path.suffix.lower() == ".parquet":
-        frame.write_parquet(path)
+def write_table(release: Any, path: Path, separator: str = ",") -> int:
+    """Write a release (Polars, a DuckDB relation, a Spark DataFrame, which
+    writes a folder of parts) as Parquet or CSV; its rows."""
+    parquet = path.suffix.lower() == ".parquet"
+    if isinstance(release, pl.LazyFrame):
+        release = release.collect()
+    if isinstance(release, pl.DataFrame):
+        if parquet:
+            release.write_parquet(path)
+        else:
+            release.write_csv(path, separator=separator)
+        return release.height
+    module = type(release).__module__
+    if module.startswith("duckdb"):
+        if parquet:
+            release.write_parquet(str(path))
+        else:
+            release.write_csv(str(path), sep=separator)
+        return int(release.aggregate("count(*)").fetchall()[0][0])
+    writer = release.write.mode("overwrite")
+    if parquet:
+        writer.parquet(str(path))
     else:
-        frame.write_csv(path, separator=separator)
+        writer.option("header", True).option("sep", separator).csv(str(path))
+    return int(release.count())
 
 
 def hierarchy_source(column: str, file: str | Path, separator: str = ";") -> dict[str, Any]:
@@ -176,6 +228,17 @@ def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, An
     }
 
 
+def distinct_values(data: Any, column: str, what: str = "the data") -> pl.Series:
+    """A column's distinct values, found where the data lives."""
+    where = engines.engine_of(data)
+    schema = data.collect_schema() if where == "polars" else engines.schema(data, where)
+    if column not in schema:
+        raise ConfigError(f"{what}: the data has no column '{column}'")
+    if where == "polars":
+        return data.select(pl.col(column).unique()).collect().get_column(column)  # type: ignore[no-any-return]
+    return engines.group(data, where, [column], "__n").get_column(column)
+
+
 def resolve_hierarchies(
     sources: dict[str, dict[str, Any]], data: pl.LazyFrame
 ) -> dict[str, Hierarchy]:
@@ -191,10 +254,7 @@ def resolve_hierarchies(
             else:
                 out[col] = Hierarchy.from_csv(path, h.get("separator", ";"))
         else:
-            if col not in data.collect_schema():
-                raise ConfigError(f"hierarchy of '{col}': the data has no column '{col}'")
-            values = data.select(pl.col(col).unique()).collect().get_column(col)
-            out[col] = from_dict(h).build(values)
+            out[col] = from_dict(h).build(distinct_values(data, col, f"hierarchy of '{col}'"))
     return out
 
 
@@ -215,6 +275,8 @@ class Job:
     time_limit: float | None = None
     separator: str = ","
     encoding: str = "utf8"
+    # where the table is read, grouped and released: polars, duckdb or spark
+    engine: str = "polars"
     # from a previous run: apply these levels (re-checked) instead of searching
     levels: dict[str, int] | None = None
 
@@ -271,6 +333,7 @@ class Job:
             input=base / need(inp, "input", "path"),
             separator=inp.get("separator", ","),
             encoding=inp.get("encoding", "utf8"),
+            engine=inp.get("engine", "polars"),
             quasi_identifiers=list(need(model, "model", "quasi_identifiers")),
             k=need(model, "model", "k"),
             max_suppression=suppression(model.get("max_suppression", 0)),
@@ -291,7 +354,7 @@ class Job:
     def run(self, write_job: bool = True, progress: bool = False) -> JobRun:
         """Read, search (or apply the recorded levels), write the release and
         the resolved job beside it (``<output>.job.toml``)."""
-        data = read_table(self.input, self.separator, self.encoding)
+        data = read_table(self.input, self.separator, self.encoding, self.engine)
         hs = self.resolve_hierarchies(data)
         criteria = [criterion(c) for c in self.criteria]
         qis = self.quasi_identifiers
@@ -319,16 +382,16 @@ class Job:
             levels, searched = dict(self.levels), False
         release = _api.generalize(
             data, hs, levels, self.k, self.max_suppression, qis, criteria=criteria
-        ).collect()
+        )
+        if isinstance(release, pl.LazyFrame):
+            release = release.collect()
         report = _api.check(data, qis, self.k, hs, levels, self.max_suppression, criteria)
         if self.output.parent and not self.output.parent.is_dir():
             raise ConfigError(
                 f"cannot write {self.output}: the folder {self.output.parent} does not exist"
             )
-        write_table(release, self.output, self.separator)
-        run = JobRun(
-            self, levels, searched, report, release.height, Path(str(self.output) + ".job.toml")
-        )
+        written = write_table(release, self.output, self.separator)
+        run = JobRun(self, levels, searched, report, written, Path(str(self.output) + ".job.toml"))
         if write_job:
             run.job_file.write_text(run.resolved_toml(), encoding="utf8")
         return run
@@ -368,6 +431,7 @@ class Job:
                 "path": rel(self.input),
                 "separator": self.separator,
                 "encoding": self.encoding,
+                "engine": self.engine,
             },
             "model": model,
             "hierarchies": hierarchies,

@@ -72,7 +72,7 @@ class _Anon:
         nulls: Nulls = "error",
     ) -> pl.LazyFrame:
         """See `polars_anon.generalize`."""
-        return _api.generalize(
+        out: pl.LazyFrame = _api.generalize(
             self._frame,
             hierarchies,
             levels,
@@ -82,6 +82,7 @@ class _Anon:
             criteria=criteria,
             nulls=nulls,
         )
+        return out
 
     def search(
         self,

@@ -4,11 +4,20 @@ handed back. Both the functions and the search results build releases here."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import polars as pl
 from polars.io.plugins import register_io_source
 
-from polars_anon._core import AnonError, CoreCriterion, Hierarchy, NotAnonymousError, Problem
+from polars_anon import engines
+from polars_anon._core import (
+    AnonError,
+    ConfigError,
+    CoreCriterion,
+    Hierarchy,
+    NotAnonymousError,
+    Problem,
+)
 from polars_anon._criteria import Criteria, specs
 from polars_anon._frames import (
     Prepared,
@@ -27,12 +36,49 @@ def generalize_prepared(
     k: int | None,
     max_suppression: int | float,
     criteria: Criteria = None,
-) -> pl.LazyFrame:
-    """Generalize and suppress lazily, after re-checking the release on F0."""
+) -> Any:
+    """Generalize and suppress lazily, after re-checking the release on F0: a
+    LazyFrame that checks itself when collected, or on DuckDB and Spark a
+    snapshot of the release built there, its groups counted there and
+    checked."""
+    if prep.engine == "counts":
+        raise ConfigError(
+            "this was searched from a frequency set, which has no rows to release: "
+            "pass the table itself (result.apply(table), or generalize(table, ...))"
+        )
+    if k is None and not criteria and prep.engine == "polars":
+        return prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False))
+    drop, by, expected = _checked(prep, levels, 1 if k is None else k, max_suppression, criteria)
+    if prep.engine != "polars":
+        return _on_engine(prep, levels, drop, by, expected)
+    qis, count = prep.quasi_identifiers, prep.count
     out = prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False))
-    if k is None and not criteria:
-        return out
-    k = 1 if k is None else k
+    if drop.is_empty():
+        plan = out
+    else:
+        taken = prep.lazy.collect_schema().names()
+        keys: list[str] = []
+        for i in range(len(qis)):
+            keys.append(fresh_name(f"__polars_anon_key_{i}", [*taken, *keys]))
+        rename = drop.select([pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)])
+        plan = (
+            out.with_columns([text(pl.col(q)).alias(key) for q, key in zip(qis, keys, strict=True)])
+            .join(rename.lazy(), on=keys, how="anti", maintain_order="left")
+            .drop(keys)
+        )
+    return _Guarded(plan, by, expected, count, 1 if k is None else k).lazy()
+
+
+def _checked(
+    prep: Prepared,
+    levels: list[int],
+    k: int,
+    max_suppression: int | float,
+    criteria: Criteria,
+) -> tuple[pl.DataFrame, list[str], pl.DataFrame]:
+    """The groups to suppress (as labels), and the release's groups (by
+    quasi-identifier labels and sensitive values) with their sizes, after
+    checking them on F0 with Polars against the core's answer."""
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     qis, count = prep.quasi_identifiers, prep.count
@@ -66,22 +112,43 @@ def generalize_prepared(
     released = gen.join(drop.lazy(), on=qis, how="anti")
     if model:
         _recheck(prep, released, k, model)
-    if drop.is_empty():
-        plan = out
-    else:
-        taken = prep.lazy.collect_schema().names()
-        keys: list[str] = []
-        for i in range(len(qis)):
-            keys.append(fresh_name(f"__polars_anon_key_{i}", [*taken, *keys]))
-        rename = drop.select([pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)])
-        plan = (
-            out.with_columns([text(pl.col(q)).alias(key) for q, key in zip(qis, keys, strict=True)])
-            .join(rename.lazy(), on=keys, how="anti", maintain_order="left")
-            .drop(keys)
-        )
     by = qis + prep.sensitive
     expected = released.group_by(by).agg(pl.col(count).sum().cast(pl.UInt32)).collect()
-    return _Guarded(plan, by, expected, count, k).lazy()
+    return drop, by, expected
+
+
+def _on_engine(
+    prep: Prepared, levels: list[int], drop: pl.DataFrame, by: list[str], expected: pl.DataFrame
+) -> Any:
+    """The release built where the table lives; its groups, counted there,
+    must be the checked ones."""
+    assert prep.native is not None
+    qis, count = prep.quasi_identifiers, prep.count
+    mappings = []
+    for i, q in enumerate(qis):
+        values = prep.native.select(pl.col(q).unique().alias("v"))
+        label = generalization_exprs(prep, levels, strings=True)[i]
+        mappings.append(
+            values.with_columns(pl.col("v").alias(q)).with_columns(label).rename({q: "l"})
+        )
+    module = engines.module(prep.engine)
+    released, groups = module.release(
+        prep.source, qis, mappings, [lvl > 0 for lvl in levels], drop, prep.sensitive
+    )
+    got = (
+        groups.select([text(pl.col(c)) for c in by] + [pl.col("n").cast(pl.UInt32).alias(count)])
+        .group_by(by)
+        .agg(pl.col(count).sum())
+        .sort(by)
+    )
+    if not got.equals(expected.sort(by)):
+        raise NotAnonymousError(
+            f"the release {prep.engine} built does not have the groups that were checked "
+            f"({got.height} groups of {int(got.get_column(count).sum())} rows, expected "
+            f"{expected.height} of {int(expected.get_column(count).sum())}): the source "
+            "changed or the engine differs; refusing to release it"
+        )
+    return released
 
 
 class _Guarded:

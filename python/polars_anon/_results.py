@@ -21,6 +21,7 @@ from polars_anon._core import (
 )
 from polars_anon._criteria import Criterion, specs
 from polars_anon._frames import fresh_name, max_suppressed, prepare
+from polars_anon._freqset import FrequencySet
 from polars_anon._release import generalize_prepared
 from polars_anon._risk import RiskReport, report
 
@@ -278,8 +279,11 @@ class SearchResult:
         prep = self._prep
         slots = [n for cls in type(self).__mro__ for n in getattr(cls, "__slots__", ())]
         state = {k: getattr(self, k) for k in slots if k not in ("_prep", "_anonymous", "_table")}
+        # off Polars the table is a connection's: keep its frequency set,
+        # from which a release needs the table again (apply(table))
+        source = prep.lazy if prep.engine == "polars" else FrequencySet(prep.f0, prep.count)
         state["_source"] = (
-            prep.lazy,
+            source,
             prep.quasi_identifiers,
             dict(zip(prep.quasi_identifiers, prep.hierarchies, strict=True)),
             prep.sensitive,
@@ -444,8 +448,11 @@ class SearchResult:
         data: Any = None,
         levels: Mapping[str, int] | None = None,
         criterion: str = "min_height",
-    ) -> pl.LazyFrame:
-        """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``).
+    ) -> Any:
+        """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``):
+        a LazyFrame that re-checks itself when collected, or for a DuckDB
+        relation or Spark DataFrame a checked snapshot of the release built
+        there (a relation, a DataFrame).
 
         ``data``: another table to release with the same levels (next month's
         file, say), searched or not: it is re-checked on its own, and a

@@ -26,6 +26,7 @@ from polars_anon._job import (
     Job,
     criterion,
     criterion_spec,
+    distinct_values,
     folder_sources,
     hierarchy_source,
     read_table,
@@ -95,6 +96,13 @@ def _data_options(p: argparse.ArgumentParser, data_required: bool = True) -> Non
     p.add_argument("--sep", default=",", help="the CSV's field separator (output CSVs use it too)")
     p.add_argument(
         "--encoding", default="utf8", help="the CSV's text encoding (utf8, latin-1, ...)"
+    )
+    p.add_argument(
+        "--engine",
+        choices=["polars", "duckdb", "spark"],
+        default="polars",
+        help="where the table is read, grouped and released (spark: the active session or a "
+        "local one; it writes the release as a folder of parts)",
     )
     p.add_argument("--qi", type=_names, help="quasi-identifiers, separated by commas")
     p.add_argument(
@@ -200,7 +208,7 @@ def _qis(args: argparse.Namespace) -> list[str]:
 
 
 def _check(args: argparse.Namespace) -> int:
-    data = read_table(args.data, args.sep, args.encoding)
+    data = read_table(args.data, args.sep, args.encoding, args.engine)
     report = _api.check(
         data,
         _qis(args),
@@ -215,7 +223,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    data = read_table(args.data, args.sep, args.encoding)
+    data = read_table(args.data, args.sep, args.encoding, args.engine)
     result = _api.search(
         data,
         _qis(args),
@@ -234,7 +242,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _risk(args: argparse.Namespace) -> int:
-    data = read_table(args.data, args.sep, args.encoding)
+    data = read_table(args.data, args.sep, args.encoding, args.engine)
     print(
         risk(
             data, _qis(args), _hierarchies(args, data), args.levels, args.population, args.threshold
@@ -269,6 +277,7 @@ def _anonymize(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             separator=args.sep,
             encoding=args.encoding,
+            engine=args.engine,
         )
     t0 = time.perf_counter()
     run = job.run(progress=sys.stderr.isatty())
@@ -282,9 +291,8 @@ def _anonymize(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    data = read_table(args.data, args.sep, args.encoding)
-    if args.column not in data.collect_schema():
-        raise ConfigError(f"the data has no column '{args.column}'")
+    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    values = distinct_values(data, args.column)
     spec: hierarchy.Spec
     if args.kind == "interval":
         spec = hierarchy.Interval(tuple(args.widths), args.anchor, args.bottom, args.top)
@@ -299,7 +307,6 @@ def _build(args: argparse.Namespace) -> int:
         )
     else:
         spec = hierarchy.Ordered(tuple(args.order), tuple(int(s) for s in args.sizes))
-    values = data.select(pl.col(args.column).unique()).collect().get_column(args.column)
     h = spec.build(values)
     out: Path = args.out
     if out.suffix.lower() == ".json":
@@ -465,15 +472,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(out, Path) and not out.parent.is_dir():
         return _fail(f"cannot write {out}: the folder {out.parent} does not exist")
     data = getattr(args, "data", None)
-    if isinstance(data, Path) and not data.is_file():
+    if isinstance(data, Path) and not data.exists():
         return _fail(f"cannot read {data}: no such file")
     try:
         code: int = args.run(args)
         return code
     except AnonError as e:
         return _fail(f"{type(e).__name__}: {e}")
-    except (pl.exceptions.PolarsError, OSError) as e:
-        # the data itself could not be read or written as asked
+    except Exception as e:
+        # the data could not be read or written as asked (Polars, the file
+        # system, DuckDB or Spark): its first line, not a traceback
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
         return _fail(f"{type(e).__name__}: {first}")
 

@@ -1,0 +1,100 @@
+"""A frequency set: the distinct values of the quasi-identifiers (and the
+sensitive attributes the criteria read) with how many records have each.
+Everything after the one scan needs only this, so it can be computed where
+the data lives (Polars, DuckDB, Spark, a warehouse query) and searched here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError
+
+
+@dataclass(frozen=True)
+class FrequencySet:
+    """Distinct values (``frame``'s columns other than ``count``, nulls kept
+    as a value) and the number of records with each (``count``). `check`,
+    `search`, `incognito` and `risk` take one wherever they take data; a
+    release needs the table itself (``result.apply(table)``)."""
+
+    frame: pl.DataFrame
+    count: str = "n"
+
+    @classmethod
+    def from_counts(cls, frame: Any, count: str = "n") -> FrequencySet:
+        """A frequency set computed elsewhere (a warehouse's ``GROUP BY``):
+        one row per distinct combination, its record count in ``count``.
+        Rows with the same values are added up; counts must be positive
+        integers.
+
+        >>> import polars as pl
+        >>> fs = FrequencySet.from_counts(pl.DataFrame({"zip": ["1", "2"], "n": [3, 4]}))
+        >>> fs.rows
+        7
+        """
+        if not isinstance(frame, pl.DataFrame):
+            frame = pl.DataFrame(frame)
+        if count not in frame.columns:
+            raise ConfigError(
+                f"the counts frame has no count column {count!r}; its columns are "
+                f"{frame.columns} (name it with count=)"
+            )
+        counts = frame.get_column(count)
+        if not counts.dtype.is_integer():
+            raise ConfigError(f"count column {count!r} must hold integers, got {counts.dtype}")
+        if counts.null_count() or int(counts.min() or 0) < 1:
+            bad = frame.filter(pl.col(count).is_null() | (pl.col(count) < 1)).head(1)
+            raise ConfigError(
+                f"count column {count!r} must hold counts of at least 1; first bad row: "
+                f"{bad.row(0, named=True) if bad.height else 'a null count'}"
+            )
+        keys = [c for c in frame.columns if c != count]
+        if not keys:
+            raise ConfigError("the counts frame has no columns besides its count")
+        merged = frame.group_by(keys).agg(pl.col(count).sum().cast(pl.UInt64))
+        return cls(merged, count)
+
+    @property
+    def rows(self) -> int:
+        """Records counted."""
+        return int(self.frame.get_column(self.count).sum())
+
+    def __repr__(self) -> str:
+        cols = [c for c in self.frame.columns if c != self.count]
+        return (
+            f"FrequencySet({self.frame.height} distinct combinations of {cols} over "
+            f"{self.rows} records)"
+        )
+
+
+def frequency_set(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Any = None,
+    criteria: Any = None,
+    nulls: str = "error",
+    engine: str = "auto",
+) -> FrequencySet:
+    """F0 of ``data`` (a Polars frame, a DuckDB relation or a Spark DataFrame;
+    ``engine`` to name it), computed where the data lives: the distinct values
+    of the quasi-identifiers and of the sensitive attributes the criteria
+    read (as text, as the core reads them), with their counts, checked
+    against the hierarchies with the same errors as a search.
+
+    >>> import polars as pl
+    >>> frequency_set(pl.DataFrame({"zip": ["1", "1", "2"]}), ["zip"]).frame.sort("zip").rows()
+    [('1', 2), ('2', 1)]
+    """
+    from polars_anon._criteria import sensitive_of
+    from polars_anon._frames import prepare
+
+    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, engine)  # type: ignore[arg-type]
+    from polars_anon._frames import fresh_name
+
+    f0 = prep.f0  # values as text, as the core reads them, whatever the engine
+    count = fresh_name("n", [c for c in f0.columns if c != prep.count])
+    return FrequencySet(f0.rename({prep.count: count}), count)

@@ -1,0 +1,62 @@
+"""Where a table lives: Polars (the default), DuckDB or Spark, or nowhere
+(a frequency set of counts). Only two steps touch the table (DESIGN.md):
+F0, the distinct values of the quasi-identifiers with their counts, computed
+where the data lives and brought back small; and the release, built there
+from the chosen levels. Each engine is one module with ``schema`` (its
+columns as a Polars schema), ``group`` (F0 as a Polars frame of native
+values and counts, nulls kept as a group) and ``release``; the engine is
+picked from the data's type, or named with ``engine=``."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError
+
+ENGINES = ("polars", "duckdb", "spark", "counts")
+
+
+def engine_of(data: Any, engine: str | None = None) -> str:
+    """The engine of `data`, or `engine` after checking it fits."""
+    from polars_anon._freqset import FrequencySet
+
+    module = type(data).__module__
+    found = (
+        "counts"
+        if isinstance(data, FrequencySet)
+        else "duckdb"
+        if module.startswith("duckdb")
+        else "spark"
+        if module.startswith("pyspark")
+        else "polars"
+    )
+    if engine not in (None, "auto") and engine != found:
+        if engine not in ENGINES:
+            raise ConfigError(f"unknown engine {engine!r}; expected one of {list(ENGINES)}")
+        raise ConfigError(f"engine={engine!r} does not fit data of type {type(data).__name__}")
+    return found
+
+
+def module(engine: str) -> ModuleType:
+    """The module of an engine that lives outside Polars."""
+    if engine not in ("duckdb", "spark"):
+        raise ConfigError(f"engine {engine!r} has no module")
+    return importlib.import_module(f"polars_anon.engines.{engine}")
+
+
+def schema(data: Any, engine: str) -> pl.Schema:
+    if engine == "counts":
+        return data.frame.drop(data.count).schema  # type: ignore[no-any-return]
+    return module(engine).schema(data)  # type: ignore[no-any-return]
+
+
+def group(data: Any, engine: str, columns: list[str], count: str) -> pl.DataFrame:
+    """F0 of `columns`: native values, nulls as a value, and `count` (UInt64)."""
+    if engine == "counts":
+        frame = data.frame.rename({data.count: count})
+        return frame.group_by(columns).agg(pl.col(count).sum().cast(pl.UInt64))  # type: ignore[no-any-return]
+    return module(engine).group(data, columns, count)  # type: ignore[no-any-return]

@@ -1,0 +1,85 @@
+"""The DuckDB engine: F0 by one SQL aggregate over the relation; the release
+as SQL over it, each quasi-identifier joined null-safely to a small
+dimension table (native value -> label) and the suppressed groups removed
+by a null-safe anti-join; its groups are counted in DuckDB and must be the
+checked ones; then it is snapshotted into a temporary table, so that what is
+handed back (a relation over that table) cannot change with its source."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import polars as pl
+
+_names = itertools.count()
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _frame(rel: Any) -> pl.DataFrame:
+    frame = pl.from_arrow(rel.to_arrow_table())
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def schema(rel: Any) -> pl.Schema:
+    return _frame(rel.limit(0)).schema
+
+
+def group(rel: Any, columns: list[str], count: str) -> pl.DataFrame:
+    cols = ", ".join(_q(c) for c in columns)
+    agg = rel.aggregate(f"{cols}, count(*) AS {_q(count)}", cols)
+    return _frame(agg).with_columns(pl.col(count).cast(pl.UInt64))
+
+
+def _temp(rel: Any, frame: pl.DataFrame) -> str:
+    """`frame` as a temporary table on `rel`'s connection."""
+    name = f"__polars_anon_{next(_names)}"
+    arrow = frame.to_arrow()  # noqa: F841 - read by DuckDB's replacement scan
+    rel.query("__polars_anon_base", f"CREATE TEMP TABLE {name} AS SELECT * FROM arrow")
+    return name
+
+
+def release(
+    rel: Any,
+    qis: list[str],
+    mappings: list[pl.DataFrame],
+    generalized: list[bool],
+    drop: pl.DataFrame,
+    sensitive: list[str],
+) -> tuple[Any, pl.DataFrame]:
+    """The release of `rel`, snapshotted, and its groups (the released
+    quasi-identifiers and sensitive values, native where not generalized,
+    with their counts ``n``) counted in DuckDB on the snapshot.
+    `mappings[i]` has columns ``v`` (native value) and ``l`` (label)."""
+    tables = [_temp(rel, m) for m in mappings]
+    joins = " ".join(
+        f"LEFT JOIN {t} m{i} ON base.{_q(q)} IS NOT DISTINCT FROM m{i}.v"
+        for i, (q, t) in enumerate(zip(qis, tables, strict=True))
+    )
+    where = ""
+    drop_table = None
+    if drop.height:
+        keyed = drop.rename({q: f"k{i}" for i, q in enumerate(qis)})
+        drop_table = _temp(rel, keyed)
+        match = " AND ".join(f"d.k{i} IS NOT DISTINCT FROM m{i}.l" for i in range(len(qis)))
+        where = f"WHERE NOT EXISTS (SELECT 1 FROM {drop_table} d WHERE {match})"
+    columns = rel.columns
+    select = ", ".join(
+        f"m{qis.index(c)}.l AS {_q(c)}"
+        if c in qis and generalized[qis.index(c)]
+        else f"base.{_q(c)}"
+        for c in columns
+    )
+    out = f"__polars_anon_release_{next(_names)}"
+    rel.query("base", f"CREATE TEMP TABLE {out} AS SELECT {select} FROM base {joins} {where}")
+    for t in [*tables, *([drop_table] if drop_table else [])]:
+        rel.query("__polars_anon_base", f"DROP TABLE {t}")
+    released = rel.query("__polars_anon_base", f"SELECT * FROM {out}")
+    # the groups of what is handed back, counted in DuckDB
+    by = ", ".join(_q(c) for c in [*qis, *sensitive])
+    groups = _frame(released.aggregate(f"{by}, count(*) AS n", by))
+    return released, groups

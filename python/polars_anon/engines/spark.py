@@ -1,0 +1,86 @@
+"""The Spark engine, on the DataFrame API only, so that the same code runs on
+classic Spark and on Spark Connect (Databricks serverless and shared
+clusters): F0 by ``groupBy(...).agg(count)`` (null keys form their own group)
+brought back as Arrow; the release as broadcast joins of each
+quasi-identifier with its small dimension table (native value -> label),
+the suppressed groups removed by a broadcast *null-safe* anti-join (a plain
+anti-join keeps rows whose key is null), then checkpointed locally, so what
+is handed back no longer reads the source, and its groups counted there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+
+def _frame(df: Any) -> pl.DataFrame:
+    """A Spark DataFrame as Polars, through Arrow (``toArrow`` on Spark 4,
+    pandas before)."""
+    if hasattr(df, "toArrow"):
+        frame = pl.from_arrow(df.toArrow())
+    else:  # pragma: no cover - Spark 3.5
+        frame = pl.from_pandas(df.toPandas())
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def schema(df: Any) -> pl.Schema:
+    return _frame(df.limit(0)).schema
+
+
+def group(df: Any, columns: list[str], count: str) -> pl.DataFrame:
+    from pyspark.sql import functions as F
+
+    agg = df.groupBy(*columns).agg(F.count(F.lit(1)).alias(count))
+    return _frame(agg).with_columns(pl.col(count).cast(pl.UInt64))
+
+
+def _spark_frame(session: Any, frame: pl.DataFrame, fields: list[tuple[str, Any]]) -> Any:
+    from pyspark.sql.types import StructField, StructType
+
+    struct = StructType([StructField(name, dtype, True) for name, dtype in fields])
+    return session.createDataFrame(frame.rows(), schema=struct)
+
+
+def release(
+    df: Any,
+    qis: list[str],
+    mappings: list[pl.DataFrame],
+    generalized: list[bool],
+    drop: pl.DataFrame,
+    sensitive: list[str],
+) -> tuple[Any, pl.DataFrame]:
+    """The release of `df`, checkpointed, and its groups counted in Spark
+    (see the DuckDB engine's `release`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    session = df.sparkSession
+    types = {f.name: f.dataType for f in df.schema.fields}
+    out = df
+    for i, (q, m) in enumerate(zip(qis, mappings, strict=True)):
+        v, lab = f"__polars_anon_v{i}", f"__polars_anon_l{i}"
+        dim = _spark_frame(session, m.select("v", "l"), [(v, types[q]), (lab, StringType())])
+        out = out.join(F.broadcast(dim), out[q].eqNullSafe(dim[v]), "left").drop(v)
+    if drop.height:
+        keys = [f"__polars_anon_d{i}" for i in range(len(qis))]
+        dims = _spark_frame(
+            session,
+            drop.select([pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)]),
+            [(key, StringType()) for key in keys],
+        )
+        cond = None
+        for i, key in enumerate(keys):
+            term = out[f"__polars_anon_l{i}"].eqNullSafe(dims[key])
+            cond = term if cond is None else cond & term
+        out = out.join(F.broadcast(dims), cond, "left_anti")
+    columns = []
+    for c in df.columns:
+        if c in qis and generalized[qis.index(c)]:
+            columns.append(F.col(f"__polars_anon_l{qis.index(c)}").alias(c))
+        else:
+            columns.append(F.col(c))
+    released = out.select(*columns).localCheckpoint(eager=True)
+    groups = released.groupBy(*qis, *sensitive).agg(F.count(F.lit(1)).alias("n"))
+    return released, _frame(groups)

@@ -1,0 +1,279 @@
+"""Engines: the frequency set computed by DuckDB and Spark (local[2], for
+real) and the release built there agree with the Polars path as multisets
+of rows; nulls, unknown values and empty tables give the same errors; a
+user's counts are searched like data and never released as rows."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+
+import polars_anon as pa
+
+QIS = ["sex", "age", "race", "marital-status"]
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def to_duckdb(frame: pl.DataFrame) -> Any:
+    con = duckdb.connect()
+    arrow = frame.to_arrow()  # noqa: F841 - read by DuckDB's replacement scan
+    con.execute("CREATE TABLE t AS SELECT * FROM arrow")
+    return con.table("t")
+
+
+@pytest.fixture(params=["duckdb", "spark"])
+def on(request: pytest.FixtureRequest) -> Callable[[pl.DataFrame], Any]:
+    if request.param == "duckdb":
+        return to_duckdb
+    session = request.getfixturevalue(request.param)
+    return lambda frame: session.createDataFrame(frame.to_arrow())
+
+
+def rows(x: Any) -> pl.DataFrame:
+    """Any engine's table as Polars, sorted: a multiset of rows."""
+    if isinstance(x, pl.LazyFrame):
+        x = x.collect()
+    elif hasattr(x, "toArrow"):
+        x = pl.from_arrow(x.toArrow())
+    elif hasattr(x, "to_arrow_table"):
+        x = pl.from_arrow(x.to_arrow_table())
+    assert isinstance(x, pl.DataFrame)
+    return x.sort(x.columns, nulls_last=True)
+
+
+def test_f0_search_and_release_agree_with_polars(
+    on: Callable[[pl.DataFrame], Any], adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]
+) -> None:
+    df, hs = adult
+    data = on(df)
+    native = pa.frequency_set(data, QIS, hs)
+    local = pa.frequency_set(df, QIS, hs)
+    assert native.frame.sort(QIS).equals(local.frame.sort(QIS))
+    for sup in (0, 0.01):
+        engine = pa.search(data, QIS, hs, 5, sup, progress=False)
+        polars = pa.search(df, QIS, hs, 5, sup, progress=False)
+        assert engine.anonymous.equals(polars.anonymous)
+        levels = polars.best("min_loss")
+        out = engine.apply(data, levels=levels)
+        assert type(out).__module__.split(".")[0] in ("duckdb", "pyspark")
+        assert rows(out).equals(rows(polars.apply(df, levels=levels)))
+    report = pa.check(data, QIS, 5, hs, levels=levels, max_suppression=0.01)
+    assert report.k_anonymous
+    risk = pa.risk(data, QIS, hs, levels=levels)
+    assert risk.classes == int(report.group_sizes.get_column("groups").sum())
+    assert risk.histogram.equals(pa.risk(df, QIS, hs, levels=levels).histogram)
+
+
+def test_null_groups_are_suppressed_null_safely(on: Callable[[pl.DataFrame], Any]) -> None:
+    # the null group is small: a plain anti-join would keep its rows
+    df = pl.DataFrame({"zip": ["1", "1", "2", "2", None, "3", "3"], "x": [1, 2, 3, 4, 5, 6, 7]})
+    data = on(df)
+    polars = pa.search(df, ["zip"], None, 2, 1, nulls="value", progress=False)
+    engine = pa.search(data, ["zip"], None, 2, 1, nulls="value", progress=False)
+    assert engine.anonymous.equals(polars.anonymous)
+    out = rows(engine.apply(data, levels={"zip": 0}))
+    assert out.get_column("x").to_list() == [1, 2, 3, 4, 6, 7]
+    assert out.equals(rows(polars.apply(df, levels={"zip": 0})))
+
+
+@pytest.mark.parametrize(
+    ("frame", "kwargs", "error", "match"),
+    [
+        (pl.DataFrame({"zip": ["1", None, "2"]}), {}, pa.MissingValueError, "'zip': 1 null"),
+        (pl.DataFrame({"zip": pl.Series([], dtype=pl.String)}), {}, pa.ConfigError, "empty"),
+        (
+            pl.DataFrame({"zip": ["1", "9"]}),
+            {"hierarchies": "h"},
+            pa.MissingValueError,
+            "'zip'.*missing from its hierarchy.*9",
+        ),
+        (
+            pl.DataFrame({"zip": ["1"]}),
+            {"quasi_identifiers": ["nope"]},
+            pa.ConfigError,
+            "unknown column",
+        ),
+    ],
+)
+def test_errors_are_the_same_on_every_engine(
+    on: Callable[[pl.DataFrame], Any],
+    frame: pl.DataFrame,
+    kwargs: dict[str, Any],
+    error: type[Exception],
+    match: str,
+) -> None:
+    hs = {"zip": pa.Hierarchy.from_rows([["1", "*"], ["2", "*"]])}
+    args = {"quasi_identifiers": ["zip"], "hierarchies": None, **kwargs}
+    if args["hierarchies"] == "h":
+        args["hierarchies"] = hs
+    messages = []
+    for data in (frame, on(frame)):
+        with pytest.raises(error, match=match) as caught:
+            pa.frequency_set(data, **args)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
+def test_the_duckdb_release_is_a_snapshot(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    rel = to_duckdb(df.head(2000))
+    result = pa.search(rel, QIS, hs, 5, 0.05, progress=False)
+    out = result.apply(levels=result.best("min_loss"))
+    before = rows(out)
+    # the source changes: a row that would make a group of one
+    rel.query("t", "INSERT INTO t SELECT * REPLACE ('Other' AS race) FROM t LIMIT 1")
+    assert rows(out).equals(before)
+    # and a new release re-checks the new data
+    assert rows(result.apply(rel, levels=result.best("min_loss"))).height >= before.height - 1
+
+
+def test_counts_from_elsewhere(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> None:
+    df, hs = adult
+    counts = df.group_by(QIS).len(name="people")
+    fs = pa.FrequencySet.from_counts(counts, count="people")
+    assert fs.rows == df.height
+    searched = pa.search(fs, QIS, hs, 5, 0.01, progress=False)
+    assert searched.anonymous.equals(pa.search(df, QIS, hs, 5, 0.01, progress=False).anonymous)
+    assert pa.check(fs, QIS, 5, hs).groups == pa.check(df, QIS, 5, hs).groups
+    assert pa.risk(fs, QIS, hs).classes == pa.risk(df, QIS, hs).classes
+    with pytest.raises(pa.ConfigError, match="no rows to release"):
+        searched.apply()
+    release = searched.apply(df, criterion="min_loss").collect()
+    assert pa.check(release, QIS, 5).min_group_size >= 5
+    # a pickled engine result keeps counts, not rows
+    import pickle
+
+    rel = to_duckdb(df)
+    again = pickle.loads(pickle.dumps(pa.search(rel, QIS, hs, 5, 0.01, progress=False)))
+    with pytest.raises(pa.ConfigError, match="no rows to release"):
+        again.apply()
+
+
+@pytest.mark.parametrize(
+    ("frame", "count", "match"),
+    [
+        (pl.DataFrame({"zip": ["1"], "n": [0]}), "n", "at least 1"),
+        (
+            pl.DataFrame({"zip": ["1"], "n": [None]}, schema={"zip": pl.String, "n": pl.Int64}),
+            "n",
+            "at least 1",
+        ),
+        (pl.DataFrame({"zip": ["1"], "n": [1.5]}), "n", "integers"),
+        (pl.DataFrame({"zip": ["1"]}), "n", "no count column 'n'"),
+        (pl.DataFrame({"n": [1]}), "n", "no columns besides"),
+    ],
+)
+def test_bad_counts_are_refused(frame: pl.DataFrame, count: str, match: str) -> None:
+    with pytest.raises(pa.ConfigError, match=match):
+        pa.FrequencySet.from_counts(frame, count=count)
+
+
+def test_engine_override_must_fit(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> None:
+    df, hs = adult
+    with pytest.raises(pa.ConfigError, match="does not fit"):
+        pa.frequency_set(df, QIS, hs, engine="duckdb")
+    with pytest.raises(pa.ConfigError, match="unknown engine"):
+        pa.frequency_set(df, QIS, hs, engine="oracle")
+
+
+CONNECT = """
+import os, sys
+os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+from pyspark.sql import SparkSession
+import polars as pl
+import polars_anon as pa
+
+builder = SparkSession.builder.remote("local[2]")
+spark = builder.config("spark.sql.shuffle.partitions", "2").getOrCreate()
+assert type(spark).__module__.startswith("pyspark.sql.connect"), type(spark)
+lf, hs = pa.datasets.adult()
+df = lf.collect()
+qis = ["sex", "age", "race", "marital-status"]
+sdf = spark.createDataFrame(df.to_arrow())
+remote = pa.search(sdf, qis, hs, 5, 0.01, progress=False)
+local = pa.search(df, qis, hs, 5, 0.01, progress=False)
+assert remote.anonymous.equals(local.anonymous)
+levels = local.best("min_loss")
+out = remote.apply(sdf, levels=levels)
+got = pl.from_arrow(out.toArrow())
+want = local.apply(df, levels=levels).collect()
+assert got.sort(got.columns).equals(want.sort(want.columns))
+spark.stop()
+print("connect ok", got.height)
+"""
+
+
+def test_spark_connect_in_local_mode() -> None:
+    """Spark Connect (what Databricks serverless and shared clusters allow),
+    with a local server and no network; in its own process, since a process
+    holds either a classic session or a remote one."""
+    import subprocess
+
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    done = subprocess.run(
+        [sys.executable, "-c", CONNECT], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "connect ok 29918" in done.stdout
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_the_cli_reads_and_releases_on_an_engine(
+    engine: str,
+    tmp_path: Any,
+    request: pytest.FixtureRequest,
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    from polars_anon.cli import main
+
+    if engine == "spark":
+        request.getfixturevalue("spark")  # the CLI takes the active session
+    df, hs = adult
+    data = tmp_path / "adult.parquet"
+    df.head(5000).write_parquet(data)
+    folder = tmp_path / "h"
+    folder.mkdir()
+    for q in QIS:
+        (folder / f"{q}.csv").write_text(hs[q].to_csv())
+    common = [
+        "--qi",
+        ",".join(QIS),
+        "--hierarchies",
+        str(folder),
+        "--k",
+        "5",
+        "--max-suppression",
+        "2%",
+    ]
+    assert main(["anonymize", str(data), *common, "--out", str(tmp_path / "p.parquet")]) == 0
+    out = tmp_path / f"{engine}.parquet"
+    assert main(["anonymize", str(data), *common, "--engine", engine, "--out", str(out)]) == 0
+    got = pl.read_parquet(out / "*.parquet" if out.is_dir() else out)
+    want = pl.read_parquet(tmp_path / "p.parquet")
+    assert got.sort(got.columns).equals(want.sort(want.columns))
+    assert f'engine = "{engine}"' in (tmp_path / f"{engine}.parquet.job.toml").read_text()
