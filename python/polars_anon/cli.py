@@ -121,7 +121,7 @@ def _data_options(p: argparse.ArgumentParser, data_required: bool = True) -> Non
     p.add_argument("--hierarchy-sep", default=";", help="the separator of hierarchy CSVs")
 
 
-def _model_options(p: argparse.ArgumentParser) -> None:
+def _model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
     p.add_argument("--k", type=int, default=5, help="every group at least this large")
     p.add_argument(
         "--max-suppression",
@@ -129,6 +129,8 @@ def _model_options(p: argparse.ArgumentParser) -> None:
         default=0,
         help="tuples that may be suppressed: a count (300) or a fraction (0.01, 1e-2, 1%%)",
     )
+    if not criteria:
+        return
     for flag, kind, what in [
         ("--p-sensitive", "p_sensitive", "ATTR:P  at least P distinct sensitive values per group"),
         ("--l-diversity", "distinct_l", "ATTR:L  at least L distinct sensitive values per group"),
@@ -158,6 +160,10 @@ def _search_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="seconds; past it the search answers with what it confirmed",
     )
+    _preference(p)
+
+
+def _preference(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--preference",
         "--criterion",
@@ -444,20 +450,8 @@ def parser() -> argparse.ArgumentParser:
         k.set_defaults(run=_build)
 
     p = _sub(sub, "adult", "The whole job on the bundled Adult data.")
-    p.add_argument("--k", type=int, default=5, help="every group at least this large")
-    p.add_argument(
-        "--max-suppression",
-        type=_suppression,
-        default=0,
-        help="a count (300) or a fraction (0.01, 1e-2, 1%%)",
-    )
-    p.add_argument(
-        "--preference",
-        "--criterion",
-        choices=CRITERIA,
-        default="min_loss",
-        help="how the released generalization is chosen",
-    )
+    _model_options(p, criteria=False)
+    _preference(p)
     p.add_argument("--out", type=Path, default=Path("adult_anonymized.parquet"))
     p.set_defaults(run=_adult)
     return top
