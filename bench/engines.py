@@ -25,9 +25,9 @@ QIS = 8
 
 def run(engine: str, source: Path, out: Path) -> dict[str, object]:
     import polars as pl
+    from wide import peak_rss_mib  # this folder is on the path of a script run from it
 
     import polars_anon as pa
-    from wide import peak_rss_mib  # this folder is on the path of a script run from it
 
     _, hs = pa.datasets.adult()
     qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:QIS])
