@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -13,7 +13,8 @@ from polars_anon._core import Hierarchy
 
 
 class Dataset(NamedTuple):
-    data: pl.LazyFrame
+    # a LazyFrame; with engine=, a DuckDB relation or a Spark DataFrame
+    data: Any
     hierarchies: dict[str, Hierarchy]
 
 
@@ -45,26 +46,42 @@ def _load(
     table: str,
     columns: tuple[str, ...],
     schema: Mapping[str, pl.DataType] | None = None,
+    engine: str = "polars",
 ) -> Dataset:
     d = data_dir() / name
-    # a known schema spares the scan its inference pass
-    lf = pl.scan_csv(d / table, separator=";", schema=schema)
     hs = {c: Hierarchy.from_csv(str(d / "hierarchies" / f"{c}.csv"), sep=";") for c in columns}
-    return Dataset(lf, hs)
+    if engine == "polars":
+        # a known schema spares the scan its inference pass
+        return Dataset(pl.scan_csv(d / table, separator=";", schema=schema), hs)
+    # read as Polars reads it (text stays text: ZIP codes keep their zeros),
+    # then handed to the engine, which holds the rows from there on
+    frame = pl.read_csv(d / table, separator=";", schema=schema)
+    if engine == "duckdb":
+        import duckdb
+
+        arrow = frame.to_arrow()  # noqa: F841 - read by DuckDB's replacement scan
+        return Dataset(duckdb.sql("SELECT * FROM arrow"), hs)
+    if engine == "spark":
+        from pyspark.sql import SparkSession
+
+        return Dataset(SparkSession.builder.getOrCreate().createDataFrame(frame.to_arrow()), hs)
+    raise ValueError(f"engine must be 'polars', 'duckdb' or 'spark', got {engine!r}")
 
 
-def adult() -> Dataset:
-    """UCI Adult, 30,162 rows, with ARX's 9 hierarchies (``sex`` ... ``salary-class``).
+def adult(engine: str = "polars") -> Dataset:
+    """UCI Adult, 30,162 rows, with ARX's 9 hierarchies (``sex`` ... ``salary-class``);
+    ``engine="duckdb"`` or ``"spark"`` gives the table as a DuckDB relation or a
+    Spark DataFrame (of the active session) instead of a LazyFrame.
 
     >>> lf, hs = adult()
     >>> lf.select(pl.len()).collect().item(), hs["age"].height
     (30162, 4)
     """
     schema = {c: pl.Int64() if c == "age" else pl.String() for c in ADULT_QUASI_IDENTIFIERS}
-    return _load("adult", "adult.csv", ADULT_QUASI_IDENTIFIERS, schema)
+    return _load("adult", "adult.csv", ADULT_QUASI_IDENTIFIERS, schema, engine)
 
 
-def cup() -> Dataset:
+def cup(engine: str = "polars") -> Dataset:
     """KDD Cup 1998 donors as ARX benchmarks them ("cup"): 63,441 rows, 8 columns
     with ARX's hierarchies; ARX's benchmarks take ``CUP_QUASI_IDENTIFIERS`` (ZIP's
     hierarchy has 100,000 leaves) and hold out ``RAMNTALL`` as sensitive.
@@ -76,7 +93,7 @@ def cup() -> Dataset:
     # ZIP codes keep their leading zeros as text; the amounts and ages are numbers
     text = ("ZIP", "GENDER", "STATE")
     schema = {c: pl.String() if c in text else pl.Int64() for c in CUP_COLUMNS}
-    return _load("cup", "cup.csv", CUP_COLUMNS, schema)
+    return _load("cup", "cup.csv", CUP_COLUMNS, schema, engine)
 
 
 def patients() -> Dataset:
