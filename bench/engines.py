@@ -3,6 +3,7 @@ to Parquet, from a Parquet table of N synthetic rows (``synth.py``: Adult
 scaled), on Polars (streaming), DuckDB and Spark ``local[2]``.
 
     python bench/engines.py --rows 10000000 [--out bench/engines.json]
+    python bench/engines.py --rows 100000000 --engines duckdb spark
 
 Each engine runs in a fresh process: its wall time (start to the release
 written, Spark's session start counted apart) and the driver's peak RSS
@@ -83,6 +84,7 @@ def main() -> None:
     p.add_argument("--rows", type=int, default=10_000_000)
     p.add_argument("--data", type=Path, default=Path(__file__).parent / "out")
     p.add_argument("--out", type=Path, default=Path(__file__).parent / "engines.json")
+    p.add_argument("--engines", nargs="+", default=["polars", "duckdb", "spark"])
     p.add_argument("--engine")
     p.add_argument("--source", type=Path)
     p.add_argument("--release", type=Path)
@@ -104,7 +106,7 @@ def main() -> None:
         if args.rows <= 10_000_000:
             source = source.with_suffix(".parquet")
     results = []
-    for engine in ("polars", "duckdb", "spark"):
+    for engine in args.engines:
         release = args.data / f"release_{engine}_{args.rows}.parquet"
         done = subprocess.run(
             [

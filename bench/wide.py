@@ -70,6 +70,12 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path(__file__).parent / "wide.json")
     p.add_argument("--rows", type=int, default=100_000)
     p.add_argument("--cell", nargs=3, metavar=("N", "SUP", "ALGORITHM"))
+    p.add_argument(
+        "--algorithms",
+        nargs="+",
+        default=list(ALGORITHMS),
+        help="run these again and keep the other cells of --out",
+    )
     args = p.parse_args()
     if args.cell:
         n, sup, algorithm = int(args.cell[0]), float(args.cell[1]), args.cell[2]
@@ -82,7 +88,7 @@ def main() -> None:
         _, hs = pa.datasets.census(100, n)
         nodes = math.prod(h.height + 1 for h in hs.values())
         for sup in SUPPRESSION:
-            for algorithm in ALGORITHMS:
+            for algorithm in args.algorithms:
                 if (
                     (algorithm == "incognito" and nodes > 1e8)
                     or (algorithm == "optimal" and n > 15)
@@ -114,6 +120,20 @@ def main() -> None:
                 }
                 print(json.dumps(entry), flush=True)
                 results.append(entry)
+    if args.out.exists() and set(args.algorithms) != set(ALGORITHMS):
+        kept = [
+            c
+            for c in json.loads(args.out.read_text())["cells"]
+            if c["algorithm"] not in args.algorithms
+        ]
+        results = sorted(
+            kept + results,
+            key=lambda c: (
+                c["quasi_identifiers"],
+                c["max_suppression"],
+                ALGORITHMS.index(c["algorithm"]),
+            ),
+        )
     args.out.write_text(json.dumps({"rows": args.rows, "k": 5, "cells": results}, indent=1) + "\n")
 
 

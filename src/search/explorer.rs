@@ -348,14 +348,36 @@ impl Explorer {
     }
 
     /// Move to the best anonymous direct specialization while it improves.
-    pub fn descend(&mut self, s: &mut Searcher<'_>, mut node: Node) -> Result<()> {
+    pub fn descend(&mut self, s: &mut Searcher<'_>, node: Node) -> Result<()> {
+        self.improve(s, node, false)
+    }
+
+    /// Move to the best anonymous neighbour while it improves: direct
+    /// specializations, and with `swaps` also the nodes one level lower in
+    /// one attribute and one higher in another (a lateral move, which a
+    /// suppression budget often rewards).
+    pub fn improve(&mut self, s: &mut Searcher<'_>, mut node: Node, swaps: bool) -> Result<()> {
         let mut value = match self.eval(s, &node)? {
             Some(v) => v,
             None => return Ok(()),
         };
+        let heights = self.lattice.heights().to_vec();
         loop {
             let mut best: Option<(f64, Node)> = None;
-            for down in self.lattice.predecessors(&node) {
+            let mut near = self.lattice.predecessors(&node);
+            if swaps {
+                for a in 0..node.len() {
+                    for b in 0..node.len() {
+                        if a != b && node[a] > 0 && node[b] < heights[b] {
+                            let mut n = node.clone();
+                            n[a] -= 1;
+                            n[b] += 1;
+                            near.push(n);
+                        }
+                    }
+                }
+            }
+            for down in near {
                 if let Some(v) = self.eval(s, &down)? {
                     if v < value && best.as_ref().is_none_or(|(b, _)| v < *b) {
                         best = Some((v, down));

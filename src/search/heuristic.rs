@@ -3,8 +3,10 @@
 //!
 //! 1. Datafly's path (the attribute with the most distinct values first) to
 //!    an anonymous node: the answer is never worse than Datafly's.
-//! 2. A descent from it, then the optimal search's seeded dives and
-//!    descents (`explorer`).
+//! 2. From it, moves to better anonymous neighbours (direct
+//!    specializations, and one attribute down with another up) while they
+//!    improve; then the optimal search's seeded dives and descents
+//!    (`explorer`), and the same moves from the best node found.
 //! 3. The optimal search's best-first walk with the best value so far as
 //!    its bound, until the time limit: if it ends, the answer is proven
 //!    optimal.
@@ -51,9 +53,13 @@ fn greedy_then_best_first(s: &mut Searcher<'_>, ex: &mut Explorer) -> Result<boo
     s.confirmed.clear(); // the explorer records what it evaluates
     if let Some(node) = datafly.anonymous.first() {
         if ex.eval(s, node)?.is_some() {
-            ex.descend(s, node.to_vec())?;
+            ex.improve(s, node.to_vec(), true)?;
         }
     }
     ex.dives(s)?;
+    // lateral moves from the best node found
+    if let Some(best) = ex.best_nodes().into_iter().next() {
+        ex.improve(s, best, true)?;
+    }
     ex.best_first(s)
 }
