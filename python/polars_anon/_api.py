@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_anon import _mu_argus
 from polars_anon._core import ALGORITHMS, ConfigError
 from polars_anon._criteria import Criteria, listed, sensitive_of, specs
 from polars_anon._frames import (
@@ -22,10 +21,12 @@ from polars_anon._frames import (
     prepare,
     resolve_hierarchies,
 )
-from polars_anon._mu_argus import Policy
 from polars_anon._progress import SearchProgress
 from polars_anon._release import generalize_prepared
 from polars_anon._results import CheckReport, MuArgusResult, SearchResult
+
+if TYPE_CHECKING:
+    from polars_anon._mu_argus import Policy
 
 # algorithm -> its variants, the default first (the core's registry)
 VARIANTS: dict[str, list[str]] = dict(ALGORITHMS)
@@ -361,6 +362,9 @@ def mu_argus(
     prep = prepare(data, quasi_identifiers, hierarchies, (), nulls)
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
+
+    from polars_anon import _mu_argus
+
     own, raw = _mu_argus.run(prep, k, max_sup, groups, policy)
     result = MuArgusResult(prep, raw, "mu_argus", None, k, max_suppression)
     object.__setattr__(result, "mu_argus", own)
