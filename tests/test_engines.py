@@ -304,3 +304,12 @@ def test_datasets_load_on_each_engine(spark: Any) -> None:
         assert type(data).__module__.startswith(module)
         zips = pa.frequency_set(data, ["ZIP"], hs).frame.get_column("ZIP")
         assert zips.str.len_chars().min() == 5  # leading zeros kept
+
+
+def test_generalize_takes_a_relation(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> None:
+    df, hs = adult
+    two = {"age": hs["age"], "sex": hs["sex"]}
+    levels = {"age": 2, "sex": 1}
+    out = pa.generalize(to_duckdb(df), two, levels, k=5)  # QIs: the columns with hierarchies
+    assert type(out).__module__.startswith("duckdb")
+    assert rows(out).equals(rows(pa.generalize(df, two, levels, k=5)))

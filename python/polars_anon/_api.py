@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_anon import engines
 from polars_anon._core import ALGORITHMS, ConfigError
 from polars_anon._criteria import Criteria, listed, sensitive_of, specs
 from polars_anon._frames import (
@@ -185,7 +186,11 @@ def generalize(
             raise TypeError(
                 "levels must be a mapping of column to level, or pass quasi_identifiers"
             )
-        columns = as_lazy(data).collect_schema().names()
+        where = engines.engine_of(data)
+        schema = (
+            as_lazy(data).collect_schema() if where == "polars" else engines.schema(data, where)
+        )
+        columns = schema.names()
         sensitive = set(sensitive_of(criteria))
         quasi_identifiers = [c for c in columns if c in hs and c not in sensitive]
         quasi_identifiers += [str(c) for c in levels if c not in quasi_identifiers]
