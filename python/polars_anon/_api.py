@@ -237,9 +237,10 @@ def search(
     ``algorithm``: ``"incognito"`` (``variant`` ``"basic"``, ``"super_roots"`` or
     ``"cube"``, the default), ``"samarati"`` (binary search on height; returns the
     anonymous nodes it evaluated), ``"bottom_up"`` (``"rollup"`` or ``"no_rollup"``),
-    ``"mingen"`` (every node) or ``"datafly"`` (Sweeney's greedy path: from the
+    ``"mingen"`` (every node), ``"datafly"`` (Sweeney's greedy path: from the
     leaves, generalize the attribute with the most distinct values until the
-    suppression budget is met; one node, not proven optimal). ``engine`` picks how
+    suppression budget is met; one node, not proven optimal) or ``"mu_argus"``
+    (see `mu_argus`; its output can fail k-anonymity). ``engine`` picks how
     rollups run: ``"auto"``, ``"native"`` or ``"polars"`` (lazy plans); the answers
     are identical. With
     ``trace=True`` the result's ``trace`` lists every graph searched (for Incognito,
