@@ -118,7 +118,9 @@ def check(
     m = prep.problem.evaluate(lv, k, "auto", model)
     groups = group_frame(prep, lv)
     counts = groups.get_column("n").alias("count")
-    dropped = prep.problem.suppressed_groups(lv, k, model)
+    # the groups to leave out of the released sizes (none to look for when
+    # nothing is suppressed)
+    dropped = prep.problem.suppressed_groups(lv, k, model) if m.suppressed else []
     if dropped:
         keys = [f"q{i}" for i in range(len(lv))]
         drop = pl.DataFrame(

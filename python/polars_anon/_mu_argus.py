@@ -161,7 +161,8 @@ def run(
     for i, q in enumerate(qis):
         while levels[i] < hs[i].height:
             checked += 1
-            counts = table().group_by(q).agg(pl.col(count).sum()).get_column(count)
+            label = generalization_exprs(prep, levels, strings=True)[i]
+            counts = f0.select(label, count).group_by(q).agg(pl.col(count).sum())[count]
             if int(counts.min()) >= k:  # type: ignore[arg-type]
                 break
             levels[i] += 1

@@ -125,9 +125,9 @@ def _on_engine(
     assert prep.native is not None
     qis, count = prep.quasi_identifiers, prep.count
     mappings = []
-    for i, q in enumerate(qis):
+    labels = generalization_exprs(prep, levels, strings=True)
+    for q, label in zip(qis, labels, strict=True):
         values = prep.native.select(pl.col(q).unique().alias("v"))
-        label = generalization_exprs(prep, levels, strings=True)[i]
         mappings.append(
             values.with_columns(pl.col("v").alias(q)).with_columns(label).rename({q: "l"})
         )
