@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::{FreqSet, Layout, SetData};
-use crate::hash;
+use crate::hash::{self, prefetch};
 
 /// Sums counts by key (keys below `W::EMPTY`) in an open-addressing table of
 /// (key, count) slots of `W` (`u32` where the keys and counts fit: the table
@@ -80,20 +80,6 @@ const PROBES: usize = 32;
 
 /// Tables from this many slots up (32 KiB) are fed in prefetched batches.
 const PREFETCH_SLOTS: usize = 2048;
-
-/// Ask for the cache line holding `slot` (a hint: no effect on results).
-#[inline(always)]
-fn prefetch<T>(slot: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that never faults, and the pointer comes
-    // from a reference.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((slot as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = slot;
-}
 
 /// A thread's table of one slot width.
 pub(crate) type Tables<W> = std::thread::LocalKey<std::cell::RefCell<Aggregator<W>>>;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use polars::prelude::*;
+use rayon::prelude::*;
 
 use super::aggregate::{with_table, Aggregator};
 use super::{code_col, FreqSet, Layout, Problem, Sensitive, SetData, COUNT};
@@ -115,84 +116,19 @@ impl Problem {
         let layout = Layout::new(&sizes).map(Arc::new);
         // Group the rows (the one pass over them): in the native kernel when the
         // codes pack into 64 bits, else as a Polars group-by.
-        let mut marginals = None;
+        let mut margin_sets = None;
         let data = match &layout {
             Some(layout) => {
-                let mut keys = vec![0u64; height];
-                for (a, column) in columns.iter().enumerate() {
-                    let shift = layout.shift[a];
-                    for (k, &c) in keys.iter_mut().zip(column) {
-                        *k |= (c as u64) << shift;
-                    }
-                }
-                // at most one group per combination of codes: few columns
-                // with few values need a small table, not one per row
-                let groups = sizes
-                    .iter()
-                    .fold(1usize, |p, &d| p.saturating_mul(d.max(1)));
-                // the thread's warm table: a fresh one of this size costs
-                // page faults that outweigh the rows
-                let start = height.min(groups);
-                let (f0_keys, f0_counts) = with_table!(layout, rows, |tables| {
-                    tables.with(|agg| {
-                        let mut agg = agg.borrow_mut();
-                        agg.start(start);
-                        agg.feed(&keys, &counts, |k| k);
-                        agg.finish()
-                    })
-                });
-                // each attribute's marginal in tables sized by its leaves
-                // (times the carried values); without carried values, counted
-                // first in an array by leaf code, which is cheaper per row
-                // than a table
-                let carry_bits = carry.iter().fold(0u64, |m, &c| m | layout.field(c));
-                let carry_size = sens
-                    .iter()
-                    .fold(1usize, |p, s| p.saturating_mul(s.values.len().max(1)));
-                let mut margins: Vec<(u64, Aggregator)> = (0..n)
-                    .map(|a| {
-                        let mut m = Aggregator::new();
-                        m.start(height.min(sizes[a].max(1).saturating_mul(carry_size)));
-                        (carry_bits | layout.field(a), m)
-                    })
-                    .collect();
-                if carry.is_empty() {
-                    for (a, (_, m)) in margins.iter_mut().enumerate() {
-                        // four counters per code, taken in turn: a column of
-                        // few values would otherwise wait on the same counter
-                        // row after row
-                        let mut lanes = vec![[0u64; 4]; sizes[a]];
-                        let mut rows = columns[a].chunks_exact(4).zip(counts.chunks_exact(4));
-                        for (codes, cs) in &mut rows {
-                            for l in 0..4 {
-                                lanes[codes[l] as usize][l] += cs[l];
-                            }
-                        }
-                        let tail = columns[a].len() / 4 * 4;
-                        for (&code, &c) in columns[a][tail..].iter().zip(&counts[tail..]) {
-                            lanes[code as usize][0] += c;
-                        }
-                        let (codes, sums): (Vec<u64>, Vec<u64>) = (0u64..)
-                            .zip(lanes.iter().map(|l| l.iter().sum::<u64>()))
-                            .filter(|&(_, c)| c > 0)
-                            .map(|(code, c)| (code << layout.shift[a], c))
-                            .unzip();
-                        m.feed(&codes, &sums, |k| k);
-                    }
-                } else {
-                    for (&k, &c) in keys.iter().zip(&counts) {
-                        for (mask, m) in margins.iter_mut() {
-                            m.add(k & *mask, c);
-                        }
-                    }
-                }
-                marginals = Some(
-                    margins
-                        .iter_mut()
-                        .enumerate()
-                        .map(|(a, (_, m))| m.take_set(&[a], &[0], &carry, layout))
-                        .collect(),
+                let keys = pack(&columns, layout);
+                // the group-by of the rows on one core while the other counts
+                // each attribute's marginal (grouping in two hash partitions
+                // at once, each reading every key, was slower)
+                let (f0, margins) = rayon::join(
+                    || group(&keys, &counts, &sizes, layout, rows),
+                    || marginals(&keys, &columns, &counts, &sizes, &carry, layout),
                 );
+                margin_sets = Some(margins);
+                let (f0_keys, f0_counts) = f0;
                 SetData::Packed {
                     layout: layout.clone(),
                     keys: f0_keys,
@@ -224,7 +160,134 @@ impl Problem {
             rows,
             layout,
             sensitive: sens,
-            marginals,
+            marginals: margin_sets,
         })
     }
+}
+
+/// The rows' packed keys, built in chunks on the pool.
+fn pack(columns: &[Vec<u32>], layout: &Layout) -> Vec<u64> {
+    let height = columns.first().map_or(0, Vec::len);
+    let mut keys = vec![0u64; height];
+    keys.par_chunks_mut(1 << 14)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let start = c << 14;
+            for (a, column) in columns.iter().enumerate() {
+                let shift = layout.shift[a];
+                for (k, &v) in chunk.iter_mut().zip(&column[start..]) {
+                    *k |= (v as u64) << shift;
+                }
+            }
+        });
+    keys
+}
+
+/// The groups of the rows, in the thread's warm table (a fresh one of this size costs page faults that
+/// outweigh the rows).
+fn group(
+    keys: &[u64],
+    counts: &[u64],
+    sizes: &[usize],
+    layout: &Arc<Layout>,
+    rows: u64,
+) -> (Vec<u64>, Vec<u64>) {
+    // at most one group per combination of codes: few columns with few
+    // values need a small table, not one per row
+    let groups = sizes
+        .iter()
+        .fold(1usize, |g, &d| g.saturating_mul(d.max(1)));
+    let start = keys.len().min(groups);
+    with_table!(layout, rows, |tables| {
+        tables.with(|agg| {
+            let mut agg = agg.borrow_mut();
+            agg.start(start);
+            agg.feed(keys, counts, |k| k);
+            agg.finish()
+        })
+    })
+}
+
+/// Each attribute's frequency set at level 0 (with the carried columns).
+/// Without carried values a marginal is counted in an array by leaf code
+/// (cheaper per row than a table) and listed in code order.
+fn marginals(
+    keys: &[u64],
+    columns: &[Vec<u32>],
+    counts: &[u64],
+    sizes: &[usize],
+    carry: &[usize],
+    layout: &Arc<Layout>,
+) -> Vec<FreqSet> {
+    let n = columns.len() - carry.len();
+    if carry.is_empty() {
+        return (0..n)
+            .into_par_iter()
+            .map(|a| {
+                let sums = code_counts(&columns[a], counts, sizes[a]);
+                let (keys, counts): (Vec<u64>, Vec<u64>) = (0u64..)
+                    .zip(sums)
+                    .filter(|&(_, c)| c > 0)
+                    .map(|(code, c)| (code << layout.shift[a], c))
+                    .unzip();
+                FreqSet {
+                    attrs: vec![a],
+                    levels: vec![0],
+                    carry: Vec::new(),
+                    data: SetData::Packed {
+                        layout: layout.clone(),
+                        keys,
+                        counts,
+                    },
+                }
+            })
+            .collect();
+    }
+    // tables sized by the attribute's leaves times the carried values
+    let carry_bits = carry.iter().fold(0u64, |m, &c| m | layout.field(c));
+    let carry_size = carry
+        .iter()
+        .fold(1usize, |p, &c| p.saturating_mul(sizes[c].max(1)));
+    let mut margins: Vec<(u64, Aggregator)> = (0..n)
+        .map(|a| {
+            let mut m = Aggregator::new();
+            m.start(keys.len().min(sizes[a].max(1).saturating_mul(carry_size)));
+            (carry_bits | layout.field(a), m)
+        })
+        .collect();
+    for (&k, &c) in keys.iter().zip(counts) {
+        for (mask, m) in margins.iter_mut() {
+            m.add(k & *mask, c);
+        }
+    }
+    margins
+        .iter_mut()
+        .enumerate()
+        .map(|(a, (_, m))| m.take_set(&[a], &[0], carry, layout))
+        .collect()
+}
+
+/// The tuples with each code of a column of `size` codes. A column of few
+/// values keeps four counters per code, taken in turn, since it would
+/// otherwise wait on the same counter row after row.
+fn code_counts(column: &[u32], counts: &[u64], size: usize) -> Vec<u64> {
+    if size > 1024 {
+        let mut sums = vec![0u64; size];
+        for (&code, &c) in column.iter().zip(counts) {
+            sums[code as usize] += c;
+        }
+        return sums;
+    }
+    let mut lanes = vec![[0u64; 4]; size];
+    let mut rows = column.chunks_exact(4).zip(counts.chunks_exact(4));
+    for (codes, cs) in &mut rows {
+        for l in 0..4 {
+            lanes[codes[l] as usize][l] += cs[l];
+        }
+    }
+    let tail = column.len() / 4 * 4;
+    for (&code, &c) in column[tail..].iter().zip(&counts[tail..]) {
+        lanes[code as usize][0] += c;
+    }
+    lanes.iter().map(|l| l.iter().sum()).collect()
 }

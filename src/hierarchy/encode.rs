@@ -1,95 +1,195 @@
 //! Values to leaf codes: the lookup every value of a column goes through once,
 //! while the table is read.
 
+use std::collections::HashSet;
+
 use super::Hierarchy;
 use crate::error::{show_values, AnonError, Result};
-use crate::hash;
+use crate::hash::{self, prefetch};
+
+/// The most leaves a hierarchy may have: a short label's slot keeps its code
+/// in 28 bits beside its bytes (a hierarchy that large would not fit in
+/// memory as strings anyway).
+pub const MAX_LEAVES: usize = 1 << 28;
 
 /// Leaf label -> leaf code, the lookup every value of a column goes through.
-/// A label of at most 16 bytes (most are) is its length and two overlapping
-/// little-endian words, which together determine it: such labels sit in a
-/// small open-addressed table and are found by comparing three integers,
-/// with no byte loop and no `memcmp`. A longer label sits in the same table
-/// under its length and first and last 8 bytes, and a match is confirmed by
-/// comparing its bytes. This is several times faster per value than hashing
-/// each label's bytes into a map (figures in bench/README.md).
+///
+/// A label of at most 12 bytes (most are) is keyed by its Arrow string view:
+/// the length in the low 32 bits, then the bytes, zero-padded, which is two
+/// 64-bit words. Polars and Arrow hand such strings over as exactly these 16
+/// bytes, so a value is found by a hash of two words and one 16-byte compare,
+/// without reading its bytes or branching on its length. The code sits in
+/// bits 4..32 of the first word, where a view of at most 12 bytes has zeros,
+/// so a slot is 16 bytes. Longer labels sit in a second table under their
+/// length and first and last 8 bytes (which determine a label of up to 16
+/// bytes), confirmed by their bytes beyond that.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct LeafIndex {
-    /// (first word, last word, length + 1 (0: empty slot), code)
-    short: Vec<(u64, u64, u32, u32)>,
-    bits: u32,
-    /// The bytes of each label over 16 bytes, by code (empty for the others).
-    long: Vec<Box<[u8]>>,
+    short: Vec<[u64; 2]>,
+    short_bits: u32,
+    /// (first word, last word, length (0: empty slot), code)
+    long: Vec<(u64, u64, u32, u32)>,
+    long_bits: u32,
+    /// The bytes of each label over 16 bytes, by slot of `long` (empty when
+    /// there is none).
+    long_bytes: Vec<Box<[u8]>>,
+}
+
+/// The longest label keyed by its view.
+const SHORT: usize = 12;
+/// Bits 4..32 of a short slot's first word: the code.
+const CODE_MASK: u64 = 0xFFFF_FFF0;
+/// An empty short slot (length nibble 15, which no short label has).
+const EMPTY: [u64; 2] = [0xF, 0];
+/// Tables from this many slots up (32 KiB) are probed in prefetched batches.
+const PREFETCH_SLOTS: usize = 2048;
+/// Values whose slots are prefetched ahead of their probes.
+const BATCH: usize = 16;
+
+/// Up to 8 bytes as a little-endian word, zero-padded, from overlapping loads
+/// (copying them into a zeroed buffer and loading it back stalls).
+#[inline(always)]
+fn padded(b: &[u8]) -> u64 {
+    let n = b.len();
+    let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes")) as u64;
+    match n {
+        8.. => u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+        // the two halves overlap on equal bytes, so OR puts each in place
+        4..=7 => u32_at(0) | (u32_at(n - 4) << (8 * (n - 4))),
+        1..=3 => {
+            let at = |i: usize| (b[i] as u64) << (8 * i);
+            at(0) | at(n / 2) | at(n - 1)
+        }
+        0 => 0,
+    }
+}
+
+/// The Arrow string view of a string of at most 12 bytes, as two words.
+#[inline(always)]
+fn view_words(b: &[u8]) -> (u64, u64) {
+    let n = b.len();
+    let lo = n as u64 | (padded(&b[..n.min(4)]) << 32);
+    (lo, if n > 4 { padded(&b[4..]) } else { 0 })
+}
+
+/// A 16-byte view as two little-endian words.
+#[inline(always)]
+fn words_of(v: &[u8; 16]) -> (u64, u64) {
+    (
+        u64::from_le_bytes(v[..8].try_into().expect("8 bytes")),
+        u64::from_le_bytes(v[8..].try_into().expect("8 bytes")),
+    )
+}
+
+/// Whether two byte strings of one length over 16, whose first and last 8
+/// bytes are equal, are equal: the words between, compared inline (a call to
+/// `memcmp` for each value cost more than the lookup).
+#[inline(always)]
+fn middle_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = b.len();
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    a.len() == n && (8..n - 8).step_by(8).all(|i| word(a, i) == word(b, i))
 }
 
 impl LeafIndex {
     pub(super) fn new(mut leaves: Vec<(String, u32)>) -> Self {
         // in code order, so that equal hierarchies have equal tables
         leaves.sort_unstable_by_key(|&(_, code)| code);
-        let cap = (2 * leaves.len()).max(8).next_power_of_two();
-        let codes = leaves
-            .iter()
-            .map(|&(_, c)| c as usize + 1)
-            .max()
-            .unwrap_or(0);
-        let mut index = LeafIndex {
-            short: vec![(0, 0, 0, 0); cap],
-            bits: cap.trailing_zeros(),
-            long: vec![Box::default(); codes],
+        let n_short = leaves.iter().filter(|(l, _)| l.len() <= SHORT).count();
+        let n_long = leaves.len() - n_short;
+        // a lookup that leaves after its first probe is predicted, one that
+        // probes on is not: small tables are kept sparse (at most 1/8 full),
+        // large ones at most half full, to stay in the caches
+        let cap = |n: usize| match n {
+            0..=4096 => (8 * n).max(8).next_power_of_two(),
+            _ => (2 * n).next_power_of_two(),
         };
+        let mut index = LeafIndex {
+            short: vec![EMPTY; cap(n_short)],
+            short_bits: cap(n_short).trailing_zeros(),
+            long: vec![(0, 0, 0, 0); cap(n_long)],
+            long_bits: cap(n_long).trailing_zeros(),
+            long_bytes: Vec::new(),
+        };
+        if leaves.iter().any(|(l, _)| l.len() > 16) {
+            index.long_bytes = vec![Box::default(); index.long.len()];
+        }
         for (label, code) in leaves {
+            debug_assert!((code as usize) < MAX_LEAVES);
             let b = label.as_bytes();
-            if b.len() > 16 {
-                index.long[code as usize] = b.into();
+            if b.len() <= SHORT {
+                let (lo, hi) = view_words(b);
+                let mut i = index.short_slot(lo, hi);
+                while index.short[i] != EMPTY {
+                    i = (i + 1) & (index.short.len() - 1);
+                }
+                index.short[i] = [lo | ((code as u64) << 4), hi];
+            } else {
+                let (x, y) = Self::long_words(b);
+                let mut i = index.long_slot(x, y, b.len());
+                while index.long[i].2 != 0 {
+                    i = (i + 1) & (index.long.len() - 1);
+                }
+                index.long[i] = (x, y, b.len() as u32, code);
+                if b.len() > 16 {
+                    index.long_bytes[i] = b.into();
+                }
             }
-            let (x, y) = Self::words(b);
-            let mut i = index.slot(x, y, b.len());
-            while index.short[i].2 != 0 {
-                i = (i + 1) & (cap - 1);
-            }
-            index.short[i] = (x, y, b.len() as u32 + 1, code);
         }
         index
     }
 
-    /// The first and last 8 bytes (zero-padded below 8): with the length,
-    /// they are the whole label when it has at most 16 bytes.
-    /// Short labels are assembled from overlapping loads (copying them into a
-    /// zeroed buffer and loading it back stalled on every value).
     #[inline(always)]
-    fn words(b: &[u8]) -> (u64, u64) {
-        let n = b.len();
-        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes")) as u64;
-        match n {
-            8.. => (u64_at(0), u64_at(n - 8)),
-            // the two halves overlap on equal bytes, so OR puts each in place
-            4..=7 => (u32_at(0) | (u32_at(n - 4) << (8 * (n - 4))), 0),
-            1..=3 => {
-                let at = |i: usize| (b[i] as u64) << (8 * i);
-                (at(0) | at(n / 2) | at(n - 1), 0)
+    fn short_slot(&self, lo: u64, hi: u64) -> usize {
+        hash::slot2(lo, hi, self.short_bits)
+    }
+
+    /// The code of the label whose view words are `lo`, `hi` (a view of at
+    /// most 12 bytes, zero-padded).
+    #[inline(always)]
+    fn get_short(&self, lo: u64, hi: u64) -> Option<u32> {
+        let mask = self.short.len() - 1;
+        let mut i = self.short_slot(lo, hi);
+        loop {
+            let [a, b] = self.short[i];
+            if b == hi && a & !CODE_MASK == lo {
+                return Some(((a & CODE_MASK) >> 4) as u32);
             }
-            0 => (0, 0),
+            if a & 0xF == 0xF {
+                return None;
+            }
+            i = (i + 1) & mask;
         }
     }
 
+    /// The first and last 8 bytes of a label of more than 12 bytes.
     #[inline(always)]
-    fn slot(&self, x: u64, y: u64, len: usize) -> usize {
-        hash::slot(x ^ y.rotate_left(29) ^ ((len as u64) << 56), self.bits)
+    fn long_words(b: &[u8]) -> (u64, u64) {
+        let n = b.len();
+        (
+            u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(b[n - 8..].try_into().expect("8 bytes")),
+        )
     }
 
     #[inline(always)]
-    pub(super) fn get(&self, b: &[u8]) -> Option<u32> {
-        let (x, y) = Self::words(b);
-        let len = b.len() as u32 + 1;
-        let mask = self.short.len() - 1;
-        let mut i = self.slot(x, y, b.len());
+    fn long_slot(&self, x: u64, y: u64, len: usize) -> usize {
+        hash::slot2(x, y ^ len as u64, self.long_bits)
+    }
+
+    /// The code of a label of more than 12 bytes.
+    #[inline(always)]
+    fn get_long(&self, b: &[u8]) -> Option<u32> {
+        let (x, y) = Self::long_words(b);
+        let len = b.len() as u32;
+        let mask = self.long.len() - 1;
+        let mut i = self.long_slot(x, y, b.len());
         loop {
-            let e = self.short[i];
+            let e = self.long[i];
             if e.2 == len
                 && e.0 == x
                 && e.1 == y
-                && (b.len() <= 16 || *self.long[e.3 as usize] == *b)
+                && (b.len() <= 16 || middle_eq(&self.long_bytes[i], b))
             {
                 return Some(e.3);
             }
@@ -97,6 +197,16 @@ impl LeafIndex {
                 return None;
             }
             i = (i + 1) & mask;
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn get(&self, b: &[u8]) -> Option<u32> {
+        if b.len() <= SHORT {
+            let (lo, hi) = view_words(b);
+            self.get_short(lo, hi)
+        } else {
+            self.get_long(b)
         }
     }
 }
@@ -112,17 +222,18 @@ impl Hierarchy {
         e.finish()
     }
 
-    /// Encodes values one at a time (from Arrow buffers, say); see `Encoder`.
+    /// Encodes values a chunk or one at a time (from Arrow buffers, say); see
+    /// `Encoder`.
     pub fn encoder(&self, column: &str, capacity: usize) -> Encoder<'_> {
         Encoder {
-            h: self,
+            index: &self.t.leaf_index,
             column: column.to_string(),
             out: Vec::with_capacity(capacity),
             missing: Vec::new(),
+            missing_seen: HashSet::new(),
             nulls: 0,
             ints: Vec::new(),
-            views: Vec::new(),
-            views_n: 0,
+            ints_n: 0,
         }
     }
 }
@@ -131,27 +242,25 @@ impl Hierarchy {
 /// by the tuples they stand for, and distinct values the hierarchy lacks) for
 /// one error at the end.
 pub struct Encoder<'h> {
-    h: &'h Hierarchy,
+    index: &'h LeafIndex,
     column: String,
     out: Vec<u32>,
     missing: Vec<String>,
+    missing_seen: HashSet<Vec<u8>>,
     nulls: u64,
-    /// Leaf code of each small integer value seen (`push_int`).
-    ints: Vec<u32>,
-    /// (view words, leaf code) of the short strings seen (`push_view`).
-    views: Vec<(u64, u64, u32)>,
-    views_n: usize,
+    /// (value, leaf code) of the integers seen (`push_int`), up to half of
+    /// `INT_SLOTS`.
+    ints: Vec<(i64, u32)>,
+    ints_n: usize,
 }
 
-/// Slots of `Encoder::views` (a power of two); up to half are filled.
-const VIEW_SLOTS: usize = 256;
 /// A code standing for "not a leaf" (the value was reported missing).
 const MISSING: u32 = u32::MAX - 1;
-/// An empty slot of `Encoder::views`.
+/// Not looked up yet (`Encoder::ints`), or not found by the fast path.
 const UNSEEN: u32 = u32::MAX;
 
-/// Integer values below this are remembered by value (`Encoder::push_int`).
-const SMALL_INTS: usize = 4096;
+/// Slots of `Encoder::ints` (a power of two).
+const INT_SLOTS: usize = 1024;
 
 impl Encoder<'_> {
     /// One value standing for `weight` tuples.
@@ -166,80 +275,121 @@ impl Encoder<'_> {
         match value {
             None => self.nulls += weight,
             Some(b) => {
-                self.lookup(b);
+                let c = self.lookup(b);
+                self.out.push(c);
             }
         }
     }
 
-    /// Push the leaf code of `b`, or note it missing; returns the code or
-    /// `MISSING`.
+    /// The leaf code of `b`, or `MISSING` after noting it missing.
     #[inline(always)]
     fn lookup(&mut self, b: &[u8]) -> u32 {
-        match self.h.t.leaf_index.get(b) {
-            Some(c) => {
-                self.out.push(c);
-                c
-            }
-            None => {
-                let s = String::from_utf8_lossy(b);
-                if !self.missing.iter().any(|m| *m == s) {
-                    self.missing.push(s.into_owned())
-                }
-                MISSING
-            }
+        match self.index.get(b) {
+            Some(c) => c,
+            None => self.note_missing(b),
         }
     }
 
-    /// A string of at most 12 bytes from an Arrow string view: `lo` and `hi`
-    /// are the view's 16 bytes (its length, then the string inline), which
-    /// determine the string, so a value seen before is found by them alone,
-    /// without the length-dependent loads of the leaf index.
-    #[inline(always)]
-    pub fn push_view(&mut self, lo: u64, hi: u64, b: &[u8]) {
-        if self.views.is_empty() {
-            self.views = vec![(0, 0, UNSEEN); VIEW_SLOTS];
+    #[cold]
+    fn note_missing(&mut self, b: &[u8]) -> u32 {
+        if self.missing_seen.insert(b.to_vec()) {
+            self.missing.push(String::from_utf8_lossy(b).into_owned());
         }
-        let mut i = hash::slot(lo ^ hi.rotate_left(29), VIEW_SLOTS.trailing_zeros());
+        MISSING
+    }
+
+    /// Every value of a chunk of Arrow string views without nulls. A view of
+    /// at most 12 bytes is its own key in the leaf index; `long` gives the
+    /// bytes a longer view points to (`None`: the view is malformed, and this
+    /// returns false). Large indexes are probed in prefetched batches.
+    pub fn push_views<'a>(
+        &mut self,
+        views: &[[u8; 16]],
+        long: impl Fn(&[u8; 16]) -> Option<&'a [u8]>,
+    ) -> bool {
+        let index = self.index;
+        let start = self.out.len();
+        self.out.resize(start + views.len(), 0);
+        let out = &mut self.out[start..];
+        let prefetching = index.short.len() >= PREFETCH_SLOTS;
+        let (mut unseen, mut ok) = (false, true);
+        for (vs, os) in views.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            if prefetching {
+                for v in vs {
+                    let (lo, hi) = words_of(v);
+                    prefetch(&index.short[index.short_slot(lo, hi)]);
+                }
+            }
+            for (v, o) in vs.iter().zip(os.iter_mut()) {
+                let (lo, hi) = words_of(v);
+                let code = if lo as u32 as usize <= SHORT {
+                    index.get_short(lo, hi)
+                } else if let Some(b) = long(v) {
+                    index.get_long(b)
+                } else {
+                    ok = false;
+                    Some(MISSING)
+                };
+                *o = code.unwrap_or(UNSEEN);
+                unseen |= code.is_none();
+            }
+        }
+        if unseen {
+            // values that are no leaf, or short views with bytes after the
+            // string (Arrow pads with zeros, but a producer might not): by
+            // their bytes, which report them
+            for (i, v) in views.iter().enumerate() {
+                if self.out[start + i] == UNSEEN {
+                    let n = u32::from_le_bytes([v[0], v[1], v[2], v[3]]) as usize;
+                    let code = match n <= SHORT {
+                        true => self.lookup(&v[4..4 + n]),
+                        false => self.note_missing(long(v).unwrap_or_default()),
+                    };
+                    self.out[start + i] = code;
+                }
+            }
+        }
+        ok
+    }
+
+    /// Every value of a chunk of integers without nulls, each standing for
+    /// its decimal string.
+    pub fn push_ints<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+        self.out.reserve(values.len());
+        for &v in values {
+            self.push_int(v.into());
+        }
+    }
+
+    /// One integer value, which stands for its decimal string. The first
+    /// 512 distinct values are remembered (an integer column rarely has more)
+    /// and then found by value, without writing their decimal strings. (An
+    /// array by value for small ones was faster for them alone, but a column
+    /// of values on both sides of its bound mispredicted the branch between
+    /// the two.)
+    #[inline(always)]
+    pub fn push_int(&mut self, v: i64) {
+        if self.ints.is_empty() {
+            self.ints = vec![(0, UNSEEN); INT_SLOTS];
+        }
+        let mut i = hash::slot(v as u64, INT_SLOTS.trailing_zeros());
         loop {
-            let (x, y, c) = self.views[i];
+            let (x, c) = self.ints[i];
             if c == UNSEEN {
                 break;
             }
-            if x == lo && y == hi {
-                if c != MISSING {
-                    self.out.push(c);
-                }
-                return;
+            if x == v {
+                return self.out.push(c);
             }
-            i = (i + 1) & (VIEW_SLOTS - 1);
+            i = (i + 1) & (INT_SLOTS - 1);
         }
-        let c = self.lookup(b);
-        if self.views_n < VIEW_SLOTS / 2 {
-            self.views[i] = (lo, hi, c);
-            self.views_n += 1;
+        let mut text = [0u8; 20];
+        let c = self.lookup(decimal(v, &mut text));
+        if self.ints_n < INT_SLOTS / 2 {
+            self.ints[i] = (v, c);
+            self.ints_n += 1;
         }
-    }
-
-    /// One integer value, which stands for its decimal string. Small
-    /// non-negative values (ages, years) are looked up once each and then
-    /// found by value.
-    #[inline(always)]
-    pub fn push_int(&mut self, v: i64, weight: u64) {
-        if !(0..SMALL_INTS as i64).contains(&v) {
-            let mut text = [0u8; 20];
-            return self.push_bytes(Some(decimal(v, &mut text)), weight);
-        }
-        if self.ints.is_empty() {
-            self.ints = vec![UNSEEN; SMALL_INTS];
-        }
-        match self.ints[v as usize] {
-            MISSING => {} // reported once, as every missing value
-            UNSEEN => {
-                let mut text = [0u8; 20];
-                self.ints[v as usize] = self.lookup(decimal(v, &mut text));
-            }
-            c => self.out.push(c),
-        }
+        self.out.push(c);
     }
 
     pub fn finish(self) -> Result<Vec<u32>> {

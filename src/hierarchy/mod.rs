@@ -157,6 +157,13 @@ impl Hierarchy {
                 show_values(top, 8)
             )));
         }
+        if labels[0].len() > encode::MAX_LEAVES {
+            return Err(err(format!(
+                "{} leaves: a hierarchy may have at most {}",
+                labels[0].len(),
+                encode::MAX_LEAVES
+            )));
+        }
         let leaf_index = LeafIndex::new(index.swap_remove(0).into_iter().collect());
         Ok(Hierarchy {
             t: Arc::new(Tree {
@@ -446,45 +453,95 @@ mod tests {
     }
 
     #[test]
-    fn short_strings_encode_by_their_views() {
-        // 300 leaves: more than the views remembered, so later ones are
-        // looked up every time
-        let leaves: Vec<String> = (0..300).map(|i| format!("v{i}")).collect();
+    fn string_views_encode_as_their_bytes() {
+        // 3,000 leaves (a table probed in prefetched batches), short and
+        // long; views as Arrow lays them out: up to 12 bytes inline, longer
+        // ones as a prefix, a buffer index and an offset into `data`
+        let leaves: Vec<String> = (0..3000)
+            .map(|i| match i % 3 {
+                0 => format!("v{i}"),
+                1 => format!("value-{i}"),
+                _ => format!("a-much-longer-label-{i}"),
+            })
+            .collect();
         let h = Hierarchy::from_rows(
             leaves.iter().map(|l| vec![l.clone(), "*".into()]).collect(),
             "v",
         )
         .unwrap();
-        let view = |s: &str| {
+        let mut data: Vec<u8> = Vec::new();
+        let mut view = |s: &str| {
             let mut v = [0u8; 16];
             v[..4].copy_from_slice(&(s.len() as u32).to_le_bytes());
-            v[4..4 + s.len()].copy_from_slice(s.as_bytes());
-            (
-                u64::from_le_bytes(v[..8].try_into().unwrap()),
-                u64::from_le_bytes(v[8..].try_into().unwrap()),
-            )
+            if s.len() <= 12 {
+                v[4..4 + s.len()].copy_from_slice(s.as_bytes());
+            } else {
+                v[4..8].copy_from_slice(&s.as_bytes()[..4]);
+                v[12..].copy_from_slice(&(data.len() as u32).to_le_bytes());
+                data.extend_from_slice(s.as_bytes());
+            }
+            v
         };
-        let values: Vec<String> = (0..2000)
-            .map(|i| format!("v{}", (i * 7919) % 300))
+        let values: Vec<String> = (0..20000)
+            .map(|i| leaves[(i * 7919) % 3000].clone())
             .collect();
+        let views: Vec<[u8; 16]> = values.iter().map(|v| view(v)).collect();
+        let long = |v: &[u8; 16]| {
+            let n = u32::from_le_bytes(v[..4].try_into().unwrap()) as usize;
+            let o = u32::from_le_bytes(v[12..].try_into().unwrap()) as usize;
+            data.get(o..o + n)
+        };
         let mut e = h.encoder("v", values.len());
-        for v in &values {
-            let (lo, hi) = view(v);
-            e.push_view(lo, hi, v.as_bytes());
-        }
+        assert!(e.push_views(&views, long));
         let by_text: Vec<Option<&str>> = values.iter().map(|v| Some(v.as_str())).collect();
-        assert_eq!(e.finish().unwrap(), h.encode("v", &by_text).unwrap());
-        // values that are no leaf are reported once each, also when seen again
+        let want = h.encode("v", &by_text).unwrap();
+        assert_eq!(
+            want.iter()
+                .map(|&c| &h.leaves()[c as usize])
+                .collect::<Vec<_>>(),
+            values.iter().collect::<Vec<_>>()
+        );
+        assert_eq!(e.finish().unwrap(), want);
+        // a short view with bytes after its string (Arrow pads with zeros,
+        // a producer might not) is still found by its bytes
+        let mut padded = views[0];
+        let n = values[0].len();
+        assert!(n < 12);
+        padded[4 + n..].fill(0xAB);
+        let mut e = h.encoder("v", 1);
+        assert!(e.push_views(&[padded], long));
+        assert_eq!(e.finish().unwrap(), vec![want[0]]);
+        // values that are no leaf are reported once each, also when seen
+        // again; a long view outside its buffer is refused
+        let mut other: Vec<u8> = Vec::new();
+        let missing: Vec<[u8; 16]> = ["v3", "x", "v3", "x", "a-much-longer-label-x", "x"]
+            .iter()
+            .map(|s| {
+                let mut v = [0u8; 16];
+                v[..4].copy_from_slice(&(s.len() as u32).to_le_bytes());
+                if s.len() <= 12 {
+                    v[4..4 + s.len()].copy_from_slice(s.as_bytes());
+                } else {
+                    v[12..].copy_from_slice(&(other.len() as u32).to_le_bytes());
+                    other.extend_from_slice(s.as_bytes());
+                }
+                v
+            })
+            .collect();
+        let long_other = |v: &[u8; 16]| {
+            let n = u32::from_le_bytes(v[..4].try_into().unwrap()) as usize;
+            let o = u32::from_le_bytes(v[12..].try_into().unwrap()) as usize;
+            other.get(o..o + n)
+        };
         let mut e = h.encoder("v", 4);
-        for v in ["v1", "x", "v1", "x", "y", "x"] {
-            let (lo, hi) = view(v);
-            e.push_view(lo, hi, v.as_bytes());
-        }
+        assert!(e.push_views(&missing, long_other));
         let err = e.finish().unwrap_err().to_string();
         assert!(
-            err.contains("2 distinct value") && err.contains("\"x\", \"y\""),
+            err.contains("2 distinct value") && err.contains("\"x\", \"a-much-longer-label-x\""),
             "{err}"
         );
+        let mut e = h.encoder("v", 1);
+        assert!(!e.push_views(&missing[4..5], |_| None));
     }
 
     #[test]
@@ -497,15 +554,30 @@ mod tests {
         let values = [7i64, 53703, -3, 4095, 7, 7, 53703];
         let mut e = h.encoder("n", values.len());
         for &v in &values {
-            e.push_int(v, 1);
+            e.push_int(v);
         }
         let texts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
         let as_text: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
         assert_eq!(e.finish().unwrap(), h.encode("n", &as_text).unwrap());
-        // a missing small value is remembered and reported once, with the others
+        // more distinct values than are remembered (512): the later ones are
+        // looked up every time, with the same codes
+        let many = Hierarchy::from_rows(
+            (0..2000)
+                .map(|i| vec![(i * 1000 - 7).to_string(), "*".into()])
+                .collect(),
+            "many",
+        )
+        .unwrap();
+        let values: Vec<i64> = (0..10_000).map(|i| (i * 7919 % 2000) * 1000 - 7).collect();
+        let mut e = many.encoder("n", values.len());
+        e.push_ints(&values);
+        let texts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        let as_text: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
+        assert_eq!(e.finish().unwrap(), many.encode("n", &as_text).unwrap());
+        // a missing value is remembered and reported once, with the others
         let mut e = h.encoder("n", 4);
         for v in [8i64, 7, 8, 4096, i64::MIN] {
-            e.push_int(v, 1);
+            e.push_int(v);
         }
         let err = e.finish().unwrap_err().to_string();
         assert!(

@@ -305,37 +305,57 @@ fn strings(
     match format {
         b"vu" => {
             let views = buffer(a, 1)? as *const [u8; 16];
-            // the data buffers (after the validity and views buffers, before
-            // the one listing their sizes)
-            let data = (2..(a.n_buffers.max(3) - 1) as usize)
-                .map(|i| buffer(a, i))
+            // the data buffers (after the validity and views buffers) and,
+            // in the last buffer, their sizes
+            let n_data = (a.n_buffers.max(3) - 3) as usize;
+            let sizes = match n_data {
+                0 => std::ptr::null(),
+                _ => buffer(a, 2 + n_data)? as *const i64,
+            };
+            let data = (0..n_data)
+                .map(|i| {
+                    // SAFETY: the last buffer holds one i64 size per data buffer
+                    let size = unsafe { *sizes.add(i) };
+                    Ok((buffer(a, 2 + i)?, size.max(0) as usize))
+                })
                 .collect::<PyResult<Vec<_>>>()?;
-            for i in 0..len {
+            // the bytes a view of more than 12 bytes points to, checked to
+            // lie inside its buffer
+            let long = |v: &[u8; 16]| -> Option<&'static [u8]> {
+                let n = i32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                let b = i32::from_le_bytes([v[8], v[9], v[10], v[11]]);
+                let o = i32::from_le_bytes([v[12], v[13], v[14], v[15]]);
+                let (n, b, o) = (
+                    usize::try_from(n).ok()?,
+                    usize::try_from(b).ok()?,
+                    usize::try_from(o).ok()?,
+                );
+                let &(buf, size) = data.get(b)?;
+                // SAFETY: the range was checked against the buffer's size; the
+                // chunk (and so the slice) outlives the encoder's use of it
+                (o.checked_add(n)? <= size)
+                    .then(|| unsafe { std::slice::from_raw_parts(buf.add(o), n) })
+            };
+            // SAFETY: buffers[1] holds offset + length 16-byte views
+            let views = unsafe { std::slice::from_raw_parts(views.add(off), len) };
+            if validity.is_null() {
+                if !e.push_views(views, long) {
+                    return Err(bad("a string view points outside its buffers"));
+                }
+                return Ok(());
+            }
+            for (i, v) in views.iter().enumerate() {
                 if !valid(i) {
                     e.push_bytes(None, weight(i));
                     continue;
                 }
-                // SAFETY: buffers[1] holds offset + length 16-byte views; a
-                // short string is inside its view, a long view names a data
-                // buffer (from index 2) and a range in it
-                unsafe {
-                    let v = &*views.add(off + i);
-                    let n = i32::from_le_bytes([v[0], v[1], v[2], v[3]]) as usize;
-                    if n <= 12 {
-                        let lo = u64::from_le_bytes(v[..8].try_into().expect("8 bytes"));
-                        let hi = u64::from_le_bytes(v[8..].try_into().expect("8 bytes"));
-                        let bytes = std::slice::from_raw_parts(v.as_ptr().add(4), n);
-                        e.push_view(lo, hi, bytes);
-                    } else {
-                        let b = i32::from_le_bytes([v[8], v[9], v[10], v[11]]) as usize;
-                        let o = i32::from_le_bytes([v[12], v[13], v[14], v[15]]) as usize;
-                        let Some(&buf) = data.get(b) else {
-                            return Err(bad("a string view names a missing buffer"));
-                        };
-                        let bytes = std::slice::from_raw_parts(buf.add(o), n);
-                        e.push_bytes(Some(bytes), weight(i));
-                    }
-                }
+                let n = u32::from_le_bytes([v[0], v[1], v[2], v[3]]) as usize;
+                let bytes = if n <= 12 {
+                    &v[4..4 + n]
+                } else {
+                    long(v).ok_or_else(|| bad("a string view points outside its buffers"))?
+                };
+                e.push_bytes(Some(bytes), weight(i));
             }
         }
         b"u" | b"U" => {
@@ -370,13 +390,37 @@ fn strings(
                 _ => 8,
             };
             let data = values(a, size)?;
+            if validity.is_null() {
+                // SAFETY: a primitive array's buffers[1] holds offset + length
+                // values of the schema's width, aligned (checked)
+                unsafe {
+                    match size {
+                        1 => e.push_ints(std::slice::from_raw_parts(
+                            (data as *const i8).add(off),
+                            len,
+                        )),
+                        2 => e.push_ints(std::slice::from_raw_parts(
+                            (data as *const i16).add(off),
+                            len,
+                        )),
+                        4 => e.push_ints(std::slice::from_raw_parts(
+                            (data as *const i32).add(off),
+                            len,
+                        )),
+                        _ => e.push_ints(std::slice::from_raw_parts(
+                            (data as *const i64).add(off),
+                            len,
+                        )),
+                    }
+                }
+                return Ok(());
+            }
             for i in 0..len {
                 if !valid(i) {
                     e.push_bytes(None, weight(i));
                     continue;
                 }
-                // SAFETY: a primitive array's buffers[1] holds offset + length
-                // values of the schema's width, aligned (checked)
+                // SAFETY: as above
                 let v = unsafe {
                     match size {
                         1 => *(data as *const i8).add(off + i) as i64,
@@ -385,7 +429,7 @@ fn strings(
                         _ => *(data as *const i64).add(off + i),
                     }
                 };
-                e.push_int(v, weight(i));
+                e.push_int(v);
             }
         }
         other => {
