@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{show_values, AnonError, Result};
+use crate::hash::FxBuild;
 
 mod encode;
 mod io;
@@ -78,7 +79,8 @@ impl Hierarchy {
         }
         // A row repeated exactly (ARX writes such files, and users keep them)
         // is taken once; a leaf with two different rows is an error.
-        let mut first: HashMap<&str, usize> = HashMap::new();
+        let mut first: HashMap<&str, usize, FxBuild> =
+            HashMap::with_capacity_and_hasher(rows.len(), FxBuild::default());
         let mut line: Vec<usize> = Vec::with_capacity(rows.len());
         for (r, row) in rows.iter().enumerate() {
             match first.get(row[0].as_str()) {
@@ -106,23 +108,32 @@ impl Hierarchy {
             line.iter().map(|&l| rows[l - 1].clone()).collect()
         };
         let mut labels: Vec<Vec<String>> = vec![Vec::new(); width];
-        let mut index: Vec<HashMap<String, u32>> = vec![HashMap::new(); width];
+        // labels by their text, borrowed from the rows (a ZIP hierarchy has
+        // 600,000 cells: SipHash and a copy of each key were most of a load);
+        // leaves are distinct once repeated rows are gone, so a leaf's code is
+        // its row, and a label the row above had (files list the leaves of a
+        // group together) is taken without a lookup
+        let mut index: Vec<HashMap<&str, u32, FxBuild>> =
+            vec![HashMap::with_hasher(FxBuild::default()); width];
         let mut leaf_to: Vec<Vec<u32>> = vec![Vec::with_capacity(rows.len()); width];
-        for row in &rows {
-            for (l, value) in row.iter().enumerate() {
-                let code = match index[l].get(value) {
-                    // leaves are distinct once repeated rows are gone
-                    Some(&c) => c,
-                    None => {
-                        let c = labels[l].len() as u32;
-                        labels[l].push(value.clone());
-                        index[l].insert(value.clone(), c);
-                        c
+        labels[0] = rows.iter().map(|r| r[0].clone()).collect();
+        leaf_to[0] = (0..rows.len() as u32).collect();
+        for (r, row) in rows.iter().enumerate() {
+            for (l, value) in row.iter().enumerate().skip(1) {
+                let code = match r {
+                    1.. if rows[r - 1][l] == *value => leaf_to[l][r - 1],
+                    _ => {
+                        let next = labels[l].len() as u32;
+                        *index[l].entry(value.as_str()).or_insert_with(|| {
+                            labels[l].push(value.clone());
+                            next
+                        })
                     }
                 };
                 leaf_to[l].push(code);
             }
         }
+        drop(index);
         // tree check: each value on level l has exactly one parent on level l+1
         let mut parent: Vec<Vec<u32>> = Vec::with_capacity(width.saturating_sub(1));
         for l in 0..width - 1 {
@@ -164,7 +175,7 @@ impl Hierarchy {
                 encode::MAX_LEAVES
             )));
         }
-        let leaf_index = LeafIndex::new(index.swap_remove(0).into_iter().collect());
+        let leaf_index = LeafIndex::new(labels[0].iter().cloned().zip(0u32..).collect());
         Ok(Hierarchy {
             t: Arc::new(Tree {
                 rows,
