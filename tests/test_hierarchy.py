@@ -21,6 +21,25 @@ def test_reads_arx_csv_and_round_trips_json() -> None:
     assert pa.Hierarchy.from_csv_text(h.to_csv(sep=","), sep=",") == h
 
 
+def test_levels_read_one_at_a_time_agree_with_the_whole_tree() -> None:
+    # rows out of order, a label shared by non-adjacent rows and a repeated row
+    rows = [["b", "x", "*"], ["a", "y", "*"], ["c", "x", "*"], ["b", "x", "*"], ["d", "y", "*"]]
+    h = pa.Hierarchy.from_rows(rows)
+    assert h.leaves == ["b", "a", "c", "d"]
+    assert h.levels == [["b", "a", "c", "d"], ["x", "y"], ["*"]]
+    for lvl in range(h.height + 1):
+        assert h.labels_at(lvl) == h.levels[lvl]
+        everything = dict(zip(h.leaves, h.leaf_labels(lvl), strict=True))
+        # the leaves among some values, in leaf order, with their labels;
+        # values that are no leaf are left out
+        leaves, labels = h.leaf_labels_of(lvl, ["d", "zz", "b"])
+        assert leaves == ["b", "d"]
+        assert labels == [everything["b"], everything["d"]]
+    assert h.rows == [["b", "x", "*"], ["a", "y", "*"], ["c", "x", "*"], ["d", "y", "*"]]
+    with pytest.raises(pa.ConfigError, match="level"):
+        h.labels_at(3)
+
+
 def test_from_rows_and_read_hierarchies(tmp_path: Path) -> None:
     h = pa.Hierarchy.from_rows([["a", "x", "*"], ["b", "x", "*"], ["c", "y", "*"]])
     assert h.levels == [["a", "b", "c"], ["x", "y"], ["*"]]

@@ -230,8 +230,8 @@ def _labels(prep: Prepared, levels: list[int], codes: list[list[int]]) -> pl.Dat
     for i, (q, h, lvl) in enumerate(
         zip(prep.quasi_identifiers, prep.hierarchies, levels, strict=True)
     ):
-        names = h.levels[lvl]
-        cols[q] = pl.Series(q, [names[g[i]] for g in codes], dtype=pl.String)
+        names = pl.Series(h.labels_at(lvl), dtype=pl.String)
+        cols[q] = names.gather(pl.Series([g[i] for g in codes], dtype=pl.UInt32)).alias(q)
     return pl.DataFrame(cols)
 
 

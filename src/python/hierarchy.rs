@@ -83,6 +83,33 @@ impl PyHierarchy {
             .map(String::from)
             .collect())
     }
+    /// The leaves among `values` (in leaf order) and their labels at
+    /// `level`: the mapping a release needs for the values a table holds,
+    /// without copying every leaf of a large hierarchy into Python. (Matched
+    /// by a plain set of the values, not through the leaf index that encoded
+    /// them, so that a release's check does not share its lookup.)
+    fn leaf_labels_of(
+        &self,
+        level: u8,
+        values: Vec<String>,
+    ) -> PyResult<(Vec<String>, Vec<String>)> {
+        check_level(&self.inner, level)?;
+        let wanted: std::collections::HashSet<&str> = values.iter().map(String::as_str).collect();
+        Ok(self
+            .inner
+            .leaves()
+            .iter()
+            .zip(self.inner.leaf_labels(level))
+            .filter(|(leaf, _)| wanted.contains(leaf.as_str()))
+            .map(|(leaf, label)| (leaf.clone(), label.to_string()))
+            .unzip())
+    }
+    /// The distinct labels of `level`, by code (one level of `levels`,
+    /// without copying the others: a ZIP hierarchy's leaves are 100,000).
+    fn labels_at(&self, level: u8) -> PyResult<Vec<String>> {
+        check_level(&self.inner, level)?;
+        Ok(self.inner.levels()[level as usize].clone())
+    }
     fn encode(&self, column: &str, values: Vec<Option<String>>) -> PyResult<Vec<u32>> {
         let v: Vec<Option<&str>> = values.iter().map(|s| s.as_deref()).collect();
         self.inner.encode(column, &v).map_err(to_py)
