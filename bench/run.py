@@ -2,7 +2,7 @@
 synthetic data) and write ``bench/results.json`` and ``bench/results.png``.
 
 Usage: ``python bench/run.py [--repeat 5] [--sizes 3 4 5 6 7 8 9] [--e2e] [--cup]
-[--synthetic 10000000 ...] [--out bench/results.json]``
+[--prepare] [--synthetic 10000000 ...] [--out bench/results.json]``
 
 Each cell is timed in a warm process (the data is loaded once) and reports the
 minimum and median wall time of the search call over ``--repeat`` rounds of the
@@ -48,7 +48,14 @@ def main() -> None:
         "--algorithms", nargs="+", default=None, help="algorithm[:variant] names; default: all"
     )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results.json")
-    parser.add_argument("--e2e", action="store_true", help="fresh-process end-to-end runs")
+    parser.add_argument(
+        "--e2e", action="store_true", help="fresh-process end-to-end runs (Adult and cup)"
+    )
+    parser.add_argument(
+        "--prepare",
+        action="store_true",
+        help="building F0 from an in-memory table, per value (Adult and cup)",
+    )
     parser.add_argument(
         "--cup",
         action="store_true",
@@ -125,8 +132,9 @@ def main() -> None:
             print(json.dumps(cell))
     extra: dict[str, Any] = {}
     if args.e2e:
-        extra["end_to_end"] = end_to_end(args.repeat)
-        print(json.dumps(extra["end_to_end"]))
+        extra["end_to_end"] = [end_to_end(name, args.repeat) for name in ("adult", "cup")]
+    if args.prepare:
+        extra["prepare"] = [prepare_f0(name) for name in ("adult", "cup")]
     if args.synthetic:
         extra["synthetic"] = [synthetic(n) for n in args.synthetic]
     out = {
@@ -149,35 +157,70 @@ def main() -> None:
 E2E = """
 import time; t = time.perf_counter()
 import polars as pl, polars_anon as pa
-lf, hs = pa.datasets.adult()
-qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+lf, hs = pa.datasets.{name}()
+qis = list(pa.datasets.{name_upper}_QUASI_IDENTIFIERS)
 r = pa.search(lf, qis, hs, 5, progress=False)
 r.apply().sink_parquet({out!r})
 print(time.perf_counter() - t)
 """
 
 
-def end_to_end(repeat: int) -> dict[str, Any]:
-    """A fresh Python process: import, read the CSV, search, apply, write Parquet."""
-    out = Path(__file__).parent / "out" / "adult_k5.parquet"
+def end_to_end(name: str, repeat: int) -> dict[str, Any]:
+    """A fresh Python process: import, read the CSV, search (k = 5 on every
+    quasi-identifier), apply, write Parquet; beside it, a fresh process that
+    only imports Polars, the floor under any such run."""
+    out = Path(__file__).parent / "out" / f"{name}_k5.parquet"
     out.parent.mkdir(exist_ok=True)
-    walls, inner = [], []
+    code = E2E.format(name=name, name_upper=name.upper(), out=str(out))
+    walls, inner, floor = [], [], []
     for _ in range(repeat):
         t = time.perf_counter()
         res = subprocess.run(
-            [sys.executable, "-c", E2E.format(out=str(out))],
-            check=True,
-            capture_output=True,
-            text=True,
+            [sys.executable, "-c", code], check=True, capture_output=True, text=True
         )
         walls.append(time.perf_counter() - t)
         inner.append(float(res.stdout.strip().splitlines()[-1]))
-    return {
-        "what": "adult k=5, 9 QIs: import, read CSV, search, apply, write Parquet",
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import polars"], check=True)
+        floor.append(time.perf_counter() - t)
+    cell = {
+        "what": f"{name} k=5, all QIs: import, read CSV, search, apply, write Parquet",
         "process_wall_s_min": round(min(walls), 3),
         "process_wall_s_median": round(statistics.median(walls), 3),
         "in_process_s_min": round(min(inner), 3),
+        "import_polars_process_wall_s_min": round(min(floor), 3),
     }
+    print(json.dumps(cell))
+    return cell
+
+
+def prepare_f0(name: str, rounds: int = 5, calls: int = 200) -> dict[str, Any]:
+    """Building F0 from an in-memory table (what every search and check of a
+    DataFrame starts with): best time of `calls` calls, in `rounds` rounds."""
+    from polars_anon._frames import prepare
+
+    lf, hs = getattr(pa.datasets, name)()
+    df = lf.collect()
+    qis = list(getattr(pa.datasets, f"{name.upper()}_QUASI_IDENTIFIERS"))
+    best = []
+    for _ in range(rounds):
+        times = []
+        for _ in range(calls):
+            t = time.perf_counter()
+            prep = prepare(df, qis, hs)
+            times.append(time.perf_counter() - t)
+        best.append(min(times))
+    values = df.height * len(qis)
+    cell = {
+        "dataset": name,
+        "rows": df.height,
+        "quasi_identifiers": len(qis),
+        "distinct": prep.problem.distinct,
+        "best_ms_per_round": [round(b * 1e3, 3) for b in best],
+        "ns_per_value": round(min(best) / values * 1e9, 2),
+    }
+    print(json.dumps(cell))
+    return cell
 
 
 SYNTH = """

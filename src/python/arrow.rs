@@ -283,9 +283,9 @@ fn uints(format: &[u8], a: &ArrowArray, out: &mut Vec<u64>) -> PyResult<()> {
 /// Gives `e` every value of one chunk of a string (or signed integer)
 /// column, value `i` with weight `weight(i)`.
 #[inline(always)]
-fn strings(
+fn strings<'a>(
     format: &[u8],
-    a: &ArrowArray,
+    a: &'a ArrowArray,
     e: &mut Encoder<'_>,
     weight: impl Fn(usize) -> u64,
 ) -> PyResult<()> {
@@ -321,7 +321,7 @@ fn strings(
                 .collect::<PyResult<Vec<_>>>()?;
             // the bytes a view of more than 12 bytes points to, checked to
             // lie inside its buffer
-            let long = |v: &[u8; 16]| -> Option<&'static [u8]> {
+            let long = |v: &[u8; 16]| -> Option<&'a [u8]> {
                 let n = i32::from_le_bytes([v[0], v[1], v[2], v[3]]);
                 let b = i32::from_le_bytes([v[8], v[9], v[10], v[11]]);
                 let o = i32::from_le_bytes([v[12], v[13], v[14], v[15]]);
@@ -331,8 +331,8 @@ fn strings(
                     usize::try_from(o).ok()?,
                 );
                 let &(buf, size) = data.get(b)?;
-                // SAFETY: the range was checked against the buffer's size; the
-                // chunk (and so the slice) outlives the encoder's use of it
+                // SAFETY: the range was checked against the buffer's size, and
+                // the buffer lives as long as the chunk `a`
                 (o.checked_add(n)? <= size)
                     .then(|| unsafe { std::slice::from_raw_parts(buf.add(o), n) })
             };
