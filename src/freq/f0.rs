@@ -116,19 +116,18 @@ impl Problem {
         let layout = Layout::new(&sizes).map(Arc::new);
         // Group the rows (the one pass over them): in the native kernel when the
         // codes pack into 64 bits, else as a Polars group-by.
-        let mut margin_sets = None;
+        let mut marginal_sets = None;
         let data = match &layout {
             Some(layout) => {
                 let keys = pack(&columns, layout);
                 // the group-by of the rows on one core while the other counts
                 // each attribute's marginal (grouping in two hash partitions
                 // at once, each reading every key, was slower)
-                let (f0, margins) = rayon::join(
+                let ((f0_keys, f0_counts), margins) = rayon::join(
                     || group(&keys, &counts, &sizes, layout, rows),
                     || marginals(&keys, &columns, &counts, &sizes, &carry, layout),
                 );
-                margin_sets = Some(margins);
-                let (f0_keys, f0_counts) = f0;
+                marginal_sets = Some(margins);
                 SetData::Packed {
                     layout: layout.clone(),
                     keys: f0_keys,
@@ -160,19 +159,22 @@ impl Problem {
             rows,
             layout,
             sensitive: sens,
-            marginals: margin_sets,
+            marginals: marginal_sets,
         })
     }
 }
+
+/// Rows a task packs (`pack`).
+const PACK_CHUNK: usize = 1 << 14;
 
 /// The rows' packed keys, built in chunks on the pool.
 fn pack(columns: &[Vec<u32>], layout: &Layout) -> Vec<u64> {
     let height = columns.first().map_or(0, Vec::len);
     let mut keys = vec![0u64; height];
-    keys.par_chunks_mut(1 << 14)
+    keys.par_chunks_mut(PACK_CHUNK)
         .enumerate()
         .for_each(|(c, chunk)| {
-            let start = c << 14;
+            let start = c * PACK_CHUNK;
             for (a, column) in columns.iter().enumerate() {
                 let shift = layout.shift[a];
                 for (k, &v) in chunk.iter_mut().zip(&column[start..]) {
@@ -183,8 +185,8 @@ fn pack(columns: &[Vec<u32>], layout: &Layout) -> Vec<u64> {
     keys
 }
 
-/// The groups of the rows, in the thread's warm table (a fresh one of this size costs page faults that
-/// outweigh the rows).
+/// The groups of the rows, in the thread's warm table (a fresh one of this
+/// size costs page faults that outweigh the rows).
 fn group(
     keys: &[u64],
     counts: &[u64],

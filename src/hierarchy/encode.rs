@@ -92,10 +92,11 @@ fn middle_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 impl LeafIndex {
-    pub(super) fn new(mut leaves: Vec<(String, u32)>) -> Self {
-        // in code order, so that equal hierarchies have equal tables
-        leaves.sort_unstable_by_key(|&(_, code)| code);
-        let n_short = leaves.iter().filter(|(l, _)| l.len() <= SHORT).count();
+    /// The index of `leaves`, each coded by its position (inserted in code
+    /// order, so equal hierarchies have equal tables).
+    pub(super) fn new(leaves: &[String]) -> Self {
+        debug_assert!(leaves.len() <= MAX_LEAVES);
+        let n_short = leaves.iter().filter(|l| l.len() <= SHORT).count();
         let n_long = leaves.len() - n_short;
         // a lookup that leaves after its first probe is predicted, one that
         // probes on is not: small tables are kept sparse (at most 1/8 full),
@@ -111,11 +112,10 @@ impl LeafIndex {
             long_bits: cap(n_long).trailing_zeros(),
             long_bytes: Vec::new(),
         };
-        if leaves.iter().any(|(l, _)| l.len() > 16) {
+        if leaves.iter().any(|l| l.len() > 16) {
             index.long_bytes = vec![Box::default(); index.long.len()];
         }
-        for (label, code) in leaves {
-            debug_assert!((code as usize) < MAX_LEAVES);
+        for (label, code) in leaves.iter().zip(0u32..) {
             let b = label.as_bytes();
             if b.len() <= SHORT {
                 let (lo, hi) = view_words(b);
