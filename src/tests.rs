@@ -442,6 +442,42 @@ fn rollup_equals_rescan_on_adult_for_both_engines() {
 }
 
 #[test]
+fn a_large_rollup_split_over_two_cores_sums_like_one() {
+    // a source of F0's rows repeated past the size at which one rollup is
+    // split over two cores: each group's count is its count in F0 times the
+    // copies, whichever half of the source its rows fell in
+    let f = Fixture::adult();
+    let qis = ["age", "education", "marital-status", "occupation"];
+    let p = f.problem(&qis);
+    let layout = p.layout.clone().expect("Adult's codes pack");
+    let (keys, counts) = p.base.packed(&layout).unwrap();
+    let copies = 40_000 / keys.len() + 1;
+    let big = FreqSet {
+        attrs: p.base.attrs.clone(),
+        levels: p.base.levels.clone(),
+        carry: Vec::new(),
+        data: crate::freq::SetData::Packed {
+            layout,
+            keys: keys.repeat(copies),
+            counts: counts.repeat(copies),
+        },
+    };
+    assert!(big.rows() >= 40_000);
+    let all = vec![0, 1, 2, 3];
+    for node in [[0u8, 0, 0, 0], [1, 1, 1, 1], [3, 0, 2, 1], [4, 3, 2, 2]] {
+        let one = rollup(&p, &p.base, &all, &node, Engine::Native).unwrap();
+        let want: Vec<(Vec<u32>, u64)> = one
+            .sorted_rows()
+            .unwrap()
+            .into_iter()
+            .map(|(codes, c)| (codes, c * copies as u64))
+            .collect();
+        let got = rollup(&p, &big, &all, &node, Engine::Native).unwrap();
+        assert_eq!(got.sorted_rows().unwrap(), want, "{node:?}");
+    }
+}
+
+#[test]
 fn every_search_agrees_with_brute_force_on_adult() {
     let f = Fixture::adult();
     let cols = ["sex", "age", "race", "marital-status", "education"];

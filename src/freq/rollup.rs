@@ -53,6 +53,13 @@ impl Problem {
         let Some(layout) = self.native_layout(engine)? else {
             return self.rollup_polars(jobs);
         };
+        if let [job] = jobs {
+            if job.from.rows() >= SPLIT_ROWS && rayon::current_num_threads() >= 2 {
+                return with_table!(layout, self.rows, |tables| Ok(vec![
+                    self.rollup_halves(job, tables, layout)?
+                ]));
+            }
+        }
         with_table!(layout, self.rows, |tables| {
             self.native_jobs(jobs, tables, |_, j, agg| {
                 self.aggregate(j, agg, layout)?;
@@ -85,6 +92,33 @@ impl Problem {
             .collect()
     }
 
+    /// One large rollup on two cores: each half of the source's rows into
+    /// its thread's table, then the two (smaller) results summed into one.
+    fn rollup_halves<W: Word>(
+        &self,
+        job: &RollupJob<'_>,
+        tables: &'static Tables<W>,
+        layout: &Arc<Layout>,
+    ) -> Result<FreqSet> {
+        let n = job.from.rows();
+        let half = |rows: std::ops::Range<usize>| {
+            tables.with(|agg| {
+                let agg = &mut *agg.borrow_mut();
+                self.aggregate_rows(job, agg, layout, rows)?;
+                Ok::<_, crate::error::AnonError>(agg.finish())
+            })
+        };
+        let (a, b) = rayon::join(|| half(0..n / 2), || half(n / 2..n));
+        let ((ka, ca), (kb, cb)) = (a?, b?);
+        tables.with(|agg| {
+            let agg = &mut *agg.borrow_mut();
+            agg.start(ka.len() + kb.len());
+            agg.feed(&ka, &ca, |k| k);
+            agg.feed(&kb, &cb, |k| k);
+            Ok(agg.take_set(&job.attrs, &job.levels, &job.from.carry, layout))
+        })
+    }
+
     pub fn rollup(&self, job: RollupJob<'_>, engine: Engine) -> Result<FreqSet> {
         let mut v = self.rollup_many(std::slice::from_ref(&job), engine)?;
         Ok(v.pop().expect("one job, one result"))
@@ -112,6 +146,17 @@ impl Problem {
         agg: &mut Aggregator<W>,
         layout: &Arc<Layout>,
     ) -> Result<()> {
+        self.aggregate_rows(job, agg, layout, 0..job.from.rows())
+    }
+
+    /// `aggregate` of the source's rows in `rows` only.
+    fn aggregate_rows<W: Word>(
+        &self,
+        job: &RollupJob<'_>,
+        agg: &mut Aggregator<W>,
+        layout: &Arc<Layout>,
+        rows: std::ops::Range<usize>,
+    ) -> Result<()> {
         let (from, attrs, levels) = (job.from, &job.attrs, &job.levels);
         let mut clear = 0u64;
         for &a in &from.attrs {
@@ -128,6 +173,7 @@ impl Problem {
         }
         let keep = !clear & !maps.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
         let (src, counts) = from.packed(layout)?;
+        let (src, counts) = (&src[rows.clone()], &counts[rows]);
         // One pass: rewrite each key and add its count into the table.
         // The product of the target domains bounds the groups exactly: for
         // general nodes it keeps the table small enough to stay in L1.
@@ -145,15 +191,15 @@ impl Problem {
             .unwrap_or(usize::MAX);
         agg.start(src.len().min(bound));
         match maps.as_slice() {
-            [] => agg.feed(&src, &counts, |k| k & keep),
-            [(sh, mk, map)] => agg.feed(&src, &counts, |k| {
-                (k & keep) | map[((k >> sh) & mk) as usize]
-            }),
+            [] => agg.feed(src, counts, |k| k & keep),
+            [(sh, mk, map)] => {
+                agg.feed(src, counts, |k| (k & keep) | map[((k >> sh) & mk) as usize])
+            }
             _ => {
                 // Many fields change: when the source is large enough to pay
                 // for it, remap whole runs of adjacent fields with one lookup.
                 let (keep, maps) = chunk_maps(&maps, keep, src.len()).unwrap_or((keep, maps));
-                agg.feed(&src, &counts, |k| {
+                agg.feed(src, counts, |k| {
                     maps.iter().fold(k & keep, |v, (sh, mk, map)| {
                         v | map[((k >> sh) & mk) as usize]
                     })
@@ -163,6 +209,9 @@ impl Problem {
         Ok(())
     }
 }
+
+/// Rows from which one rollup alone is split over two cores.
+const SPLIT_ROWS: usize = 32_768;
 
 /// Rows below which a batch of rollups runs on the calling thread: waking the
 /// pool costs more than it saves for a few thousand rows.
