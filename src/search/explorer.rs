@@ -13,24 +13,31 @@
 //! to its best anonymous direct specialization while that improves.
 //!
 //! The walk is a branch and bound over boxes of the lattice (a range of
-//! levels per attribute), starting from the whole lattice and taken in order
-//! of the bound at their lowest node, which bounds every node of the box
-//! (bounds only rise with generalization). A box whose top node fails holds
-//! no anonymous node and is dropped (anonymity is monotone); when its lowest
-//! node is anonymous and the objective monotone, that node is the box's best
-//! and the box is done; otherwise it is split in two where it is widest. The
-//! walk ends when the lowest bound left exceeds the best value found: every
-//! node better than the answer was in a box that would have been taken, so
-//! the answer is optimal. Boxes whose bound equals the best are taken too,
-//! so every node of the best value is found (ties are the caller's).
+//! levels per attribute), starting from the whole lattice, depth first with
+//! the lower half of each split taken first (it keeps the box's bound, the
+//! bound at its lowest node, which bounds every node of the box: bounds only
+//! rise with generalization). A box whose bound exceeds the best value found
+//! is dropped, and so is a box whose top node fails (it holds no anonymous
+//! node: anonymity is monotone); when its lowest node is known anonymous and
+//! the objective monotone, that node is the box's best and the box is done;
+//! otherwise it is split in two where it is widest. A box's lowest node is
+//! not rolled up for this: below the best value it almost always fails, and
+//! a failure there tags nothing else in the box, so checking it doubled the
+//! rollups for nothing; it is reached as a box of its own when it matters.
+//! When the walk ends, every node better than the answer was in a box
+//! dropped because its top fails or its bound exceeded a value already
+//! found, so the answer is optimal. Boxes whose
+//! bound equals the best are taken too, so every node of the best value is
+//! found (ties are the caller's). Depth first, a box is done before its
+//! neighbours, so the walk holds a stack of one waiting box per split level,
+//! not a heap of every box open.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use super::{Bounds, Searcher};
 use crate::error::Result;
 use crate::freq::{FreqSet, RollupJob};
-use crate::lattice::{generalizes, node_height, Lattice, Node};
+use crate::lattice::{generalizes, Lattice, Node};
 use crate::metrics::metrics;
 
 /// A small seeded generator (SplitMix64): the dives' random factors.
@@ -52,32 +59,31 @@ const DIVES: usize = 8;
 /// first ones only (a bound on the cost of each test, not on correctness).
 const MAX_FAILING: usize = 4096;
 
-/// Rows of frequency sets kept to roll up from (a set of more than a
-/// quarter of this is not kept): about 16 bytes a row and attribute.
-const CACHED_ROWS: usize = 1 << 21;
+/// Bytes of frequency sets kept to roll up from (a set of more than a
+/// quarter of this is not kept). A box's top is often above no set the walk
+/// has made, so its rollup reads F0: the more small sets are kept, the
+/// fewer of those (census, 12 attributes: with 32 MiB kept, 3,304 nodes
+/// read F0; with 128 MiB, 2,960).
+const CACHED_BYTES: usize = 128 << 20;
 
 /// Bytes a touched node costs: its id in the seen set, a heap entry, and an
 /// evaluation in the map.
 const BYTES_PER_NODE: u128 = 96;
 
+/// A set's size in memory: a packed key and a count a row, or a code per
+/// attribute and a count as a Polars frame.
+fn bytes(fs: &FreqSet) -> usize {
+    let per_row = match fs.data {
+        crate::freq::SetData::Packed { .. } => 16,
+        crate::freq::SetData::Frame(_) => 8 + 4 * (fs.attrs.len() + fs.carry.len()),
+    };
+    fs.rows() * per_row
+}
+
 /// Two values equal within float noise: the bound and the value of a node
 /// without suppression are the same sum computed two ways.
 pub(super) fn at_most(a: f64, b: f64) -> bool {
     a <= b + 1e-12 * b.abs().max(1e-12)
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Bound(f64);
-impl Eq for Bound {}
-impl PartialOrd for Bound {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Bound {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
 }
 
 pub(super) struct Explorer {
@@ -134,23 +140,39 @@ impl Explorer {
     /// from the nodes evaluated before, from a failing generalization, or
     /// evaluated now (rolled up from the smallest cached set below it, or F0).
     pub fn eval(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Result<Option<f64>> {
+        if let Some(v) = self.known(s, node) {
+            return Ok(v);
+        }
+        self.evaluate(s, node)
+    }
+
+    /// What is known of a node without a rollup: evaluated before, or below
+    /// a failing node.
+    fn known(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Option<Option<f64>> {
         let id = self.lattice.id(node);
         if let Some(&v) = self.evaluated.get(&id) {
-            return Ok(v);
+            return Some(v);
         }
         if self.failing.iter().any(|f| generalizes(f, node)) {
             s.stats.nodes_marked += 1;
             self.evaluated.insert(id, None);
-            return Ok(None);
+            return Some(None);
         }
+        None
+    }
+
+    /// Evaluate a node not known yet: roll it up from the smallest cached set
+    /// below it, or F0, and check it.
+    fn evaluate(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Result<Option<f64>> {
+        let id = self.lattice.id(node);
         s.tick()?;
         let problem = s.problem();
         let from = self
             .sets
             .iter()
             .filter(|(n, _)| generalizes(node, n))
-            .min_by_key(|(_, fs)| fs.rows())
-            .map(|(_, fs)| fs);
+            .map(|(_, fs)| fs)
+            .min_by_key(|fs| fs.rows());
         let fs = match from {
             Some(src) => {
                 s.stats.rows_rolled_up += src.rows() as u64;
@@ -163,10 +185,11 @@ impl Explorer {
                 problem.node_set(node, s.config.engine)?
             }
         };
-        let ev = s.checker.evaluate_set(&fs)?;
         s.stats.nodes_checked += 1;
-        self.cache(node, fs);
-        let value = if s.anonymous(ev.stats.suppressed) {
+        // the loss pass only for a node that passes
+        let suppressed = s.checker.group_stats(&fs)?.suppressed;
+        let value = if s.anonymous(suppressed) {
+            let ev = s.checker.evaluate_set(&fs)?;
             let m = metrics(
                 node,
                 &problem.heights(),
@@ -198,23 +221,25 @@ impl Explorer {
             self.evaluated.len() as u128,
             BYTES_PER_NODE + node.len() as u128,
         )?;
+        self.cache(node, fs, problem.base.rows());
         Ok(value)
     }
 
     /// Keep a node's set to roll others up from, the most recent first,
-    /// within `CACHED_ROWS` rows in all.
-    fn cache(&mut self, node: &[u8], fs: FreqSet) {
-        if fs.rows() > CACHED_ROWS / 4 {
+    /// within `CACHED_BYTES` in all; not one with more than half F0's rows
+    /// (rolling up from F0 costs about as much).
+    fn cache(&mut self, node: &[u8], fs: FreqSet, f0_rows: usize) {
+        if bytes(&fs) > CACHED_BYTES / 4 || 2 * fs.rows() > f0_rows {
             return;
         }
         self.sets.push_front((node.to_vec(), fs));
-        let mut rows = 0;
+        let mut total = 0;
         let keep = self
             .sets
             .iter()
             .take_while(|(_, fs)| {
-                rows += fs.rows();
-                rows <= CACHED_ROWS
+                total += bytes(fs);
+                total <= CACHED_BYTES
             })
             .count();
         self.sets.truncate(keep);
@@ -225,23 +250,23 @@ impl Explorer {
     pub fn best_first(&mut self, s: &mut Searcher<'_>) -> Result<bool> {
         let top = self.lattice.heights().to_vec();
         let bottom = vec![0u8; top.len()];
-        let mut heap = BinaryHeap::new();
-        heap.push(Reverse((
-            Bound(self.bounds.lower(&bottom)),
-            0u32,
-            bottom,
-            top,
-        )));
-        while let Some(Reverse((Bound(lb), _, lo, hi))) = heap.pop() {
-            if !at_most(lb, self.best) {
-                break;
+        let mut stack = vec![(bottom, top)];
+        while let Some((lo, hi)) = stack.pop() {
+            if !at_most(self.bounds.lower(&lo), self.best) {
+                continue;
             }
             // a box whose top fails fails everywhere
             if !self.is_anonymous(s, &hi)? {
                 continue;
             }
-            // its lowest node is its best when the objective is monotone
-            if self.eval(s, &lo)?.is_some() && self.monotone_objective {
+            // a single node is evaluated now; a larger box's lowest node is
+            // looked at only if something is known of it without a rollup:
+            // below the optimum it almost always fails, and its failure
+            // tags nothing inside the box
+            if lo == hi {
+                continue;
+            }
+            if self.known(s, &lo).is_some_and(|v| v.is_some()) && self.monotone_objective {
                 continue;
             }
             // else split it where it is widest
@@ -255,16 +280,16 @@ impl Explorer {
             let (mut low_hi, mut high_lo) = (hi.clone(), lo.clone());
             low_hi[a] = mid;
             high_lo[a] = mid + 1;
-            for (l, h) in [(lo, low_hi), (high_lo, hi)] {
-                let b = self.bounds.lower(&l);
-                if at_most(b, self.best) {
-                    // ties by height: lower boxes first
-                    heap.push(Reverse((Bound(b), node_height(&l), l, h)));
+            // the upper half first on the stack: the lower one (same bound)
+            // is taken next
+            for (lo, hi) in [(high_lo, hi), (lo, low_hi)] {
+                if at_most(self.bounds.lower(&lo), self.best) {
+                    stack.push((lo, hi));
                 }
             }
             s.within_budget(
                 "this search",
-                (2 * heap.len() + self.evaluated.len()) as u128,
+                (2 * stack.len() + self.evaluated.len()) as u128,
                 BYTES_PER_NODE + self.lattice.heights().len() as u128,
             )?;
         }
