@@ -13,31 +13,28 @@
 //! to its best anonymous direct specialization while that improves.
 //!
 //! The walk is a branch and bound over boxes of the lattice (a range of
-//! levels per attribute), starting from the whole lattice, depth first with
-//! the lower half of each split taken first (it keeps the box's bound, the
-//! bound at its lowest node, which bounds every node of the box: bounds only
-//! rise with generalization). A box whose bound exceeds the best value found
-//! is dropped, and so is a box whose top node fails (it holds no anonymous
-//! node: anonymity is monotone); when its lowest node is known anonymous and
-//! the objective monotone, that node is the box's best and the box is done;
-//! otherwise it is split in two where it is widest. A box's lowest node is
-//! not rolled up for this: below the best value it almost always fails, and
-//! a failure there tags nothing else in the box, so checking it doubled the
-//! rollups for nothing; it is reached as a box of its own when it matters.
-//! When the walk ends, every node better than the answer was in a box
-//! dropped because its top fails or its bound exceeded a value already
-//! found, so the answer is optimal. Boxes whose
-//! bound equals the best are taken too, so every node of the best value is
-//! found (ties are the caller's). Depth first, a box is done before its
-//! neighbours, so the walk holds a stack of one waiting box per split level,
-//! not a heap of every box open.
+//! levels per attribute), starting from the whole lattice and taken in order
+//! of the bound at their lowest node, which bounds every node of the box
+//! (bounds only rise with generalization). A box whose top node fails holds
+//! no anonymous node and is dropped (anonymity is monotone); when its lowest
+//! node is known anonymous and the objective monotone, that node is the
+//! box's best and the box is done; otherwise it is split in two where it is
+//! widest. A box's lowest node is not rolled up for this: below the best
+//! value it almost always fails, and a failure there tags nothing else in
+//! the box, so checking it doubled the rollups for nothing; it is reached as
+//! a box of its own when it matters. The walk ends when the lowest bound
+//! left exceeds the best value found: every node better than the answer was
+//! in a box that would have been taken, so the answer is optimal. Boxes
+//! whose bound equals the best are taken too, so every node of the best
+//! value is found (ties are the caller's).
 
-use std::collections::{HashMap, VecDeque};
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use super::{Bounds, Searcher};
 use crate::error::Result;
 use crate::freq::{FreqSet, RollupJob};
-use crate::lattice::{generalizes, Lattice, Node};
+use crate::lattice::{generalizes, node_height, Lattice, Node};
 use crate::metrics::metrics;
 
 /// A small seeded generator (SplitMix64): the dives' random factors.
@@ -84,6 +81,20 @@ fn bytes(fs: &FreqSet) -> usize {
 /// without suppression are the same sum computed two ways.
 pub(super) fn at_most(a: f64, b: f64) -> bool {
     a <= b + 1e-12 * b.abs().max(1e-12)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Bound(f64);
+impl Eq for Bound {}
+impl PartialOrd for Bound {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Bound {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
 }
 
 pub(super) struct Explorer {
@@ -250,10 +261,16 @@ impl Explorer {
     pub fn best_first(&mut self, s: &mut Searcher<'_>) -> Result<bool> {
         let top = self.lattice.heights().to_vec();
         let bottom = vec![0u8; top.len()];
-        let mut stack = vec![(bottom, top)];
-        while let Some((lo, hi)) = stack.pop() {
-            if !at_most(self.bounds.lower(&lo), self.best) {
-                continue;
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse((
+            Bound(self.bounds.lower(&bottom)),
+            0u32,
+            bottom,
+            top,
+        )));
+        while let Some(Reverse((Bound(lb), _, lo, hi))) = heap.pop() {
+            if !at_most(lb, self.best) {
+                break;
             }
             // a box whose top fails fails everywhere
             if !self.is_anonymous(s, &hi)? {
@@ -280,16 +297,16 @@ impl Explorer {
             let (mut low_hi, mut high_lo) = (hi.clone(), lo.clone());
             low_hi[a] = mid;
             high_lo[a] = mid + 1;
-            // the upper half first on the stack: the lower one (same bound)
-            // is taken next
-            for (lo, hi) in [(high_lo, hi), (lo, low_hi)] {
-                if at_most(self.bounds.lower(&lo), self.best) {
-                    stack.push((lo, hi));
+            for (l, h) in [(lo, low_hi), (high_lo, hi)] {
+                let b = self.bounds.lower(&l);
+                if at_most(b, self.best) {
+                    // ties by height: lower boxes first
+                    heap.push(Reverse((Bound(b), node_height(&l), l, h)));
                 }
             }
             s.within_budget(
                 "this search",
-                (2 * stack.len() + self.evaluated.len()) as u128,
+                (2 * heap.len() + self.evaluated.len()) as u128,
                 BYTES_PER_NODE + self.lattice.heights().len() as u128,
             )?;
         }
