@@ -932,10 +932,12 @@ mod sensitive {
     }
 }
 
-/// Codes too wide to pack into 64 bits: F0 is grouped and every rollup runs as
-/// a Polars plan, with the same answers.
+/// Codes too wide to pack into 64 bits: F0 is a Polars frame; a rollup whose
+/// target packs runs in the native kernel with a layout of its own (read
+/// from the frame's columns, or from another such set's fields), the others
+/// as Polars plans, with the same rows and the same answers.
 #[test]
-fn wide_domains_fall_back_to_polars_plans() {
+fn wide_domains_pack_each_target_or_fall_back_to_polars_plans() {
     let n_attrs = 5;
     let leaves = 20_000; // 15 bits each: 75 bits in all
     let hs: Vec<Hierarchy> = (0..n_attrs)
@@ -973,6 +975,34 @@ fn wide_domains_fall_back_to_polars_plans() {
         rows,
         hierarchies: names.iter().cloned().zip(hs).collect(),
     };
+    let all: Vec<usize> = (0..n_attrs).collect();
+    let packed = |fs: &FreqSet| matches!(fs.data, crate::freq::SetData::Packed { .. });
+    // (target, whether it packs): 75 bits at the leaves, 2 bits a field at
+    // level 1 and 0 at the top
+    for (node, packs) in [
+        (vec![0u8, 0, 0, 0, 0], false),
+        (vec![1, 1, 1, 1, 1], true),
+        (vec![0, 0, 0, 1, 2], true),
+        (vec![0, 0, 0, 0, 1], true),
+        (vec![2, 1, 0, 2, 1], true),
+    ] {
+        let auto = rollup(&p, &p.base, &all, &node, Engine::Auto).unwrap();
+        let plan = rollup(&p, &p.base, &all, &node, Engine::Polars).unwrap();
+        assert_eq!(packed(&auto), packs, "{node:?}");
+        assert!(!packed(&plan));
+        assert_eq!(auto.sorted_rows().unwrap(), plan.sorted_rows().unwrap());
+        assert_eq!(labelled(&p, &auto), fixture.brute_counts(&qis, &node));
+        // up again from the set just made (its own fields), and onto a subset
+        let up: Vec<u8> = node.iter().map(|&l| (l + 1).min(2)).collect();
+        let a2 = rollup(&p, &auto, &all, &up, Engine::Auto).unwrap();
+        assert!(packed(&a2));
+        assert_eq!(labelled(&p, &a2), fixture.brute_counts(&qis, &up));
+        let sub = rollup(&p, &auto, &[1, 3], &[up[1], up[3]], Engine::Auto).unwrap();
+        assert_eq!(
+            labelled(&p, &sub),
+            fixture.brute_counts(&[qis[1], qis[3]], &[up[1], up[3]])
+        );
+    }
     let brute = fixture.brute_anonymous(&qis, 3, 4);
     assert!(!brute.is_empty());
     for alg in ALL {

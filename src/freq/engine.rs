@@ -42,4 +42,10 @@ impl Problem {
             (Engine::Auto, None) => Ok(None),
         }
     }
+
+    /// Without a packed layout, `Auto` still runs the native kernel for each
+    /// rollup whose target's codes pack (`wide.rs`); `Polars` never does.
+    pub(crate) fn wide(&self, engine: Engine) -> bool {
+        engine == Engine::Auto && self.layout.is_none()
+    }
 }

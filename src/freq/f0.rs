@@ -160,6 +160,7 @@ impl Problem {
             layout,
             sensitive: sens,
             marginals: marginal_sets,
+            narrow_base: Default::default(),
         })
     }
 }

@@ -24,6 +24,7 @@ pub mod layout;
 mod polars_plan;
 pub mod problem;
 pub mod rollup;
+mod wide;
 
 pub use engine::Engine;
 pub use layout::Layout;

@@ -23,6 +23,10 @@ pub struct Problem {
     /// columns), counted in the same pass over the rows as F0 (native kernel
     /// only): Cube Incognito's one-attribute cuboids.
     pub marginals: Option<Vec<FreqSet>>,
+    /// F0's code columns in the narrowest integers that hold them, made
+    /// when a rollup of a problem without a layout first reads F0
+    /// (`wide.rs`).
+    pub(crate) narrow_base: std::sync::OnceLock<Vec<super::wide::Codes>>,
 }
 
 /// A sensitive attribute: its values (codes index them) and their distribution

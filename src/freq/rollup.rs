@@ -51,6 +51,9 @@ impl Problem {
     pub fn rollup_many(&self, jobs: &[RollupJob<'_>], engine: Engine) -> Result<Vec<FreqSet>> {
         jobs.iter().for_each(RollupJob::assert_up);
         let Some(layout) = self.native_layout(engine)? else {
+            if self.wide(engine) {
+                return self.rollup_wide_many(jobs);
+            }
             return self.rollup_polars(jobs);
         };
         if let [job] = jobs {
@@ -211,7 +214,7 @@ impl Problem {
 }
 
 /// Rows from which one rollup alone is split over two cores.
-const SPLIT_ROWS: usize = 32_768;
+pub(super) const SPLIT_ROWS: usize = 32_768;
 
 /// Rows below which a batch of rollups runs on the calling thread: waking the
 /// pool costs more than it saves for a few thousand rows.
