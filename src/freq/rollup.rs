@@ -169,7 +169,10 @@ impl Problem {
         }
         let mut maps: Vec<(u32, u64, Vec<u64>)> = Vec::new();
         for (&a, &l) in attrs.iter().zip(levels) {
-            if let Some(map) = self.level_map(from, a, l) {
+            if self.hierarchies[a].domain_size(l) == 1 {
+                // one value (code 0): the field is cleared, not looked up
+                clear |= layout.field(a);
+            } else if let Some(map) = self.level_map(from, a, l) {
                 let shifted = map.iter().map(|&c| (c as u64) << layout.shift[a]).collect();
                 maps.push((layout.shift[a], layout.mask[a], shifted));
             }

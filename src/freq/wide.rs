@@ -189,6 +189,9 @@ impl Problem {
         };
         let mut fields = Vec::with_capacity(job.attrs.len());
         for (&a, &l) in job.attrs.iter().zip(&job.levels) {
+            if self.hierarchies[a].domain_size(l) == 1 {
+                continue; // one value: code 0, no bits to set
+            }
             let pos = from
                 .attrs
                 .iter()
