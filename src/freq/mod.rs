@@ -67,6 +67,15 @@ impl FreqSet {
             SetData::Packed { keys, .. } => keys.len(),
         }
     }
+    /// Its size in memory: a packed key and a count a row, or a code per
+    /// attribute and a count as a Polars frame.
+    pub fn bytes(&self) -> usize {
+        let per_row = match self.data {
+            SetData::Packed { .. } => 16,
+            SetData::Frame(_) => 8 + 4 * (self.attrs.len() + self.carry.len()),
+        };
+        self.rows() * per_row
+    }
     pub fn counts(&self) -> Result<std::borrow::Cow<'_, [u64]>> {
         Ok(match &self.data {
             SetData::Frame(df) => {

@@ -67,16 +67,6 @@ const CACHED_BYTES: usize = 128 << 20;
 /// evaluation in the map.
 const BYTES_PER_NODE: u128 = 96;
 
-/// A set's size in memory: a packed key and a count a row, or a code per
-/// attribute and a count as a Polars frame.
-fn bytes(fs: &FreqSet) -> usize {
-    let per_row = match fs.data {
-        crate::freq::SetData::Packed { .. } => 16,
-        crate::freq::SetData::Frame(_) => 8 + 4 * (fs.attrs.len() + fs.carry.len()),
-    };
-    fs.rows() * per_row
-}
-
 /// Two values equal within float noise: the bound and the value of a node
 /// without suppression are the same sum computed two ways.
 pub(super) fn at_most(a: f64, b: f64) -> bool {
@@ -240,7 +230,7 @@ impl Explorer {
     /// within `CACHED_BYTES` in all; not one with more than half F0's rows
     /// (rolling up from F0 costs about as much).
     fn cache(&mut self, node: &[u8], fs: FreqSet, f0_rows: usize) {
-        if bytes(&fs) > CACHED_BYTES / 4 || 2 * fs.rows() > f0_rows {
+        if fs.bytes() > CACHED_BYTES / 4 || 2 * fs.rows() > f0_rows {
             return;
         }
         self.sets.push_front((node.to_vec(), fs));
@@ -249,7 +239,7 @@ impl Explorer {
             .sets
             .iter()
             .take_while(|(_, fs)| {
-                total += bytes(fs);
+                total += fs.bytes();
                 total <= CACHED_BYTES
             })
             .count();

@@ -84,6 +84,11 @@ impl<'p> Searcher<'p> {
                 Variant::Cube => RootSource::Cube(&cube),
             };
             let mut in_s = self.bfs(&g, roots, false)?;
+            // No later iteration reads a cuboid of i attributes or fewer:
+            // its families are larger, and so are the cuboids theirs are
+            // rolled up from (census, 12 QIs, 1%: 2,562 cuboids held to the
+            // end, 3.8 GB).
+            cube.retain(|attrs, _| attrs.len() > i);
             if infer {
                 // Iteration 1 is searched whole, as the paper does (its
                 // one-value nodes are the empty projection, found nowhere
