@@ -139,7 +139,7 @@ impl<'p> Searcher<'p> {
                 }
                 let tc = Instant::now();
                 let full = self.full_cuboid(&floor)?;
-                cube.insert((0..n).collect(), full);
+                cube.insert((0..n).collect(), std::sync::Arc::new(full));
                 // Where every attribute's leaves pass on their own (as with
                 // suppression) the graphs grow and nearly every cuboid is
                 // read: built up front, each from its smallest parent, in

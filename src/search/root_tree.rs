@@ -57,7 +57,14 @@ impl RootTree {
             ..Default::default()
         };
         for (attrs, roots) in families {
-            tree.split(g, attrs, roots, &cube[attrs].levels, None);
+            // the cuboid's levels of the family's attributes (it may be the
+            // full cuboid, which has them all)
+            let fs = &cube[attrs];
+            let levels: Vec<u8> = attrs
+                .iter()
+                .map(|a| fs.levels[fs.attrs.iter().position(|x| x == a).expect("in the cuboid")])
+                .collect();
+            tree.split(g, attrs, roots, &levels, None);
         }
         tree
     }
