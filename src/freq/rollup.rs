@@ -2,6 +2,7 @@
 //! (rewrite each packed key through the level maps, sum counts by key) or by
 //! Polars plans.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::aggregate::{with_table, Aggregator, Tables, Word};
@@ -57,11 +58,15 @@ impl Problem {
             return self.rollup_polars(jobs);
         };
         if let [job] = jobs {
-            if job.from.rows() >= SPLIT_ROWS && rayon::current_num_threads() >= 2 {
-                return with_table!(layout, self.rows, |tables| Ok(vec![
-                    self.rollup_halves(job, tables, layout)?
-                ]));
-            }
+            return with_table!(layout, self.rows, |tables| {
+                let set = in_halves(
+                    tables,
+                    job.from.rows(),
+                    |agg, rows| self.aggregate_rows(job, agg, layout, rows),
+                    |agg| agg.take_set(&job.attrs, &job.levels, &job.from.carry, layout),
+                )?;
+                Ok(vec![set])
+            });
         }
         with_table!(layout, self.rows, |tables| {
             self.native_jobs(jobs, tables, |_, j, agg| {
@@ -93,33 +98,6 @@ impl Problem {
             .with_max_len(1)
             .map(one)
             .collect()
-    }
-
-    /// One large rollup on two cores: each half of the source's rows into
-    /// its thread's table, then the two (smaller) results summed into one.
-    fn rollup_halves<W: Word>(
-        &self,
-        job: &RollupJob<'_>,
-        tables: &'static Tables<W>,
-        layout: &Arc<Layout>,
-    ) -> Result<FreqSet> {
-        let n = job.from.rows();
-        let half = |rows: std::ops::Range<usize>| {
-            tables.with(|agg| {
-                let agg = &mut *agg.borrow_mut();
-                self.aggregate_rows(job, agg, layout, rows)?;
-                Ok::<_, crate::error::AnonError>(agg.finish())
-            })
-        };
-        let (a, b) = rayon::join(|| half(0..n / 2), || half(n / 2..n));
-        let ((ka, ca), (kb, cb)) = (a?, b?);
-        tables.with(|agg| {
-            let agg = &mut *agg.borrow_mut();
-            agg.start(ka.len() + kb.len());
-            agg.feed(&ka, &ca, |k| k);
-            agg.feed(&kb, &cb, |k| k);
-            Ok(agg.take_set(&job.attrs, &job.levels, &job.from.carry, layout))
-        })
     }
 
     pub fn rollup(&self, job: RollupJob<'_>, engine: Engine) -> Result<FreqSet> {
@@ -158,7 +136,7 @@ impl Problem {
         job: &RollupJob<'_>,
         agg: &mut Aggregator<W>,
         layout: &Arc<Layout>,
-        rows: std::ops::Range<usize>,
+        rows: Range<usize>,
     ) -> Result<()> {
         let (from, attrs, levels) = (job.from, &job.attrs, &job.levels);
         let mut clear = 0u64;
@@ -217,7 +195,42 @@ impl Problem {
 }
 
 /// Rows from which one rollup alone is split over two cores.
-pub(super) const SPLIT_ROWS: usize = 32_768;
+const SPLIT_ROWS: usize = 32_768;
+
+/// One rollup of a source of `n` rows: `fill` puts rows into a table and
+/// `take` reads the set out. From `SPLIT_ROWS` rows it runs on two cores:
+/// each half of the rows into its thread's table, then the two (smaller)
+/// results summed into one; below, on this thread.
+pub(super) fn in_halves<W: Word>(
+    tables: &'static Tables<W>,
+    n: usize,
+    fill: impl Fn(&mut Aggregator<W>, Range<usize>) -> Result<()> + Sync,
+    take: impl FnOnce(&mut Aggregator<W>) -> FreqSet,
+) -> Result<FreqSet> {
+    if n < SPLIT_ROWS || rayon::current_num_threads() < 2 {
+        return tables.with(|agg| {
+            let agg = &mut *agg.borrow_mut();
+            fill(agg, 0..n)?;
+            Ok(take(agg))
+        });
+    }
+    let half = |rows: Range<usize>| {
+        tables.with(|agg| {
+            let agg = &mut *agg.borrow_mut();
+            fill(agg, rows)?;
+            Ok::<_, crate::error::AnonError>(agg.finish())
+        })
+    };
+    let (a, b) = rayon::join(|| half(0..n / 2), || half(n / 2..n));
+    let ((ka, ca), (kb, cb)) = (a?, b?);
+    tables.with(|agg| {
+        let agg = &mut *agg.borrow_mut();
+        agg.start(ka.len() + kb.len());
+        agg.feed(&ka, &ca, |k| k);
+        agg.feed(&kb, &cb, |k| k);
+        Ok(take(agg))
+    })
+}
 
 /// Rows below which a batch of rollups runs on the calling thread: waking the
 /// pool costs more than it saves for a few thousand rows.

@@ -15,9 +15,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::aggregate::{with_table, Aggregator, Word};
-use super::rollup::SPLIT_ROWS;
+use super::rollup::in_halves;
 use super::{code_col, FreqSet, Layout, Problem, RollupJob, SetData};
-use crate::error::{AnonError, Result};
+use crate::error::Result;
 
 /// Rows whose keys are assembled at once, attribute by attribute, before
 /// they go into the table (the buffer stays in the first-level cache).
@@ -139,37 +139,15 @@ impl Problem {
         Ok(self.narrow_base.get_or_init(|| columns))
     }
 
-    /// One rollup into a target packed in `out`; a large one on both cores
-    /// (each half of the source into its thread's table, then the two
-    /// results summed), as `rollup_many` splits a lone large job.
+    /// One rollup into a target packed in `out` (on two cores when large).
     fn rollup_wide(&self, job: &RollupJob<'_>, out: Arc<Layout>) -> Result<FreqSet> {
         job.assert_up();
-        let n = job.from.rows();
-        with_table!(&out, self.rows, |tables| {
-            let half = |rows: Range<usize>| {
-                tables.with(|agg| {
-                    let agg = &mut *agg.borrow_mut();
-                    self.aggregate_wide(job, agg, &out, rows)?;
-                    Ok::<_, AnonError>(agg.finish())
-                })
-            };
-            if n < SPLIT_ROWS || rayon::current_num_threads() < 2 {
-                return tables.with(|agg| {
-                    let agg = &mut *agg.borrow_mut();
-                    self.aggregate_wide(job, agg, &out, 0..n)?;
-                    Ok(agg.take_set(&job.attrs, &job.levels, &[], &out))
-                });
-            }
-            let (a, b) = rayon::join(|| half(0..n / 2), || half(n / 2..n));
-            let ((ka, ca), (kb, cb)) = (a?, b?);
-            tables.with(|agg| {
-                let agg = &mut *agg.borrow_mut();
-                agg.start(ka.len() + kb.len());
-                agg.feed(&ka, &ca, |k| k);
-                agg.feed(&kb, &cb, |k| k);
-                Ok(agg.take_set(&job.attrs, &job.levels, &[], &out))
-            })
-        })
+        with_table!(&out, self.rows, |tables| in_halves(
+            tables,
+            job.from.rows(),
+            |agg, rows| self.aggregate_wide(job, agg, &out, rows),
+            |agg| agg.take_set(&job.attrs, &job.levels, &[], &out),
+        ))
     }
 
     /// Each source row's target key, built a chunk of rows at a time one
