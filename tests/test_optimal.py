@@ -109,6 +109,36 @@ def test_heuristic_is_reproducible_and_bounded_in_time() -> None:
     assert "not proven" in repr(short)
 
 
+@pytest.mark.parametrize("sup", [0, 0.01])
+def test_codes_too_wide_to_pack_search_alike_in_the_kernel_and_in_polars_plans(
+    sup: float,
+) -> None:
+    # 15 census columns: their leaf codes need more than 63 bits, so the
+    # default engine packs each target in a layout of its own (the wide
+    # kernel) and engine="polars" runs plans; the searches must be the same
+    lf, hs = pa.datasets.census(2_000, 15)
+    df = lf.collect()
+    qis = list(hs)
+    bits = sum((len(hs[c].labels_at(0)) - 1).bit_length() for c in qis)
+    assert bits > 63
+    for algorithm in ("optimal", "datafly"):
+        runs = [
+            pa.search(df, qis, hs, 5, sup, algorithm=algorithm, engine=engine, progress=False)
+            for engine in ("auto", "polars")
+        ]
+        assert runs[0].best("min_loss") == runs[1].best("min_loss"), algorithm
+        assert value(runs[0], "loss") == value(runs[1], "loss")
+        assert runs[0].stats.nodes_checked == runs[1].stats.nodes_checked
+        assert runs[0].anonymous.equals(runs[1].anonymous)
+    # the optimum's release, counted again with plain Polars
+    opt = pa.search(df, qis, hs, 5, sup, algorithm="optimal", progress=False)
+    assert opt.proven_optimal
+    release = opt.apply(df, criterion="min_loss").collect()
+    sizes = release.group_by(qis).len().get_column("len")
+    assert sizes.min() >= 5
+    assert df.height - release.height <= sup * df.height
+
+
 def test_auto_picks_by_the_lattice_and_says_why(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
 ) -> None:
