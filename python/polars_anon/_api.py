@@ -243,8 +243,10 @@ def search(
     leaves, generalize the attribute with the most distinct values until the
     suppression budget is met; one node, not proven optimal) or ``"mu_argus"``
     (see `mu_argus`; its output can fail k-anonymity). ``engine`` picks how
-    rollups run: ``"auto"``, ``"native"`` or ``"polars"`` (lazy plans); the answers
-    are identical. With
+    rollups run: ``"auto"`` (the native kernel wherever a rollup's codes pack into
+    63 bits, which with many columns it checks target by target; lazy Polars
+    plans elsewhere), ``"native"`` (the kernel only: an error where the leaf codes
+    do not pack) or ``"polars"`` (lazy plans); the answers are identical. With
     ``trace=True`` the result's ``trace`` lists every graph searched (for Incognito,
     one per iteration: nodes, roots, edges and what was checked or marked). From
     iteration 2 on, Incognito's graphs leave out every candidate with an attribute
