@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::aggregate::{with_table, Aggregator, Word};
 use super::rollup::in_halves;
-use super::{code_col, FreqSet, Layout, Problem, RollupJob, SetData};
+use super::{code_col, FreqSet, Layout, Problem, RollupJob, SetData, COUNT};
 use crate::error::Result;
 
 /// Rows whose keys are assembled at once, attribute by attribute, before
@@ -139,27 +139,25 @@ impl Problem {
         Ok(self.narrow_base.get_or_init(|| columns))
     }
 
-    /// One rollup into a target packed in `out` (on two cores when large).
+    /// One rollup into a target packed in `out` (on two cores when large;
+    /// the source is prepared once for both halves).
     fn rollup_wide(&self, job: &RollupJob<'_>, out: Arc<Layout>) -> Result<FreqSet> {
         job.assert_up();
+        let prepared = self.prepare_wide(job, &out)?;
         with_table!(&out, self.rows, |tables| in_halves(
             tables,
             job.from.rows(),
-            |agg, rows| self.aggregate_wide(job, agg, &out, rows),
+            |agg, rows| {
+                prepared.aggregate(agg, rows);
+                Ok(())
+            },
             |agg| agg.take_set(&job.attrs, &job.levels, &[], &out),
         ))
     }
 
-    /// Each source row's target key, built a chunk of rows at a time one
-    /// attribute after another through a table of shifted target codes, and
-    /// its count summed in `agg`.
-    fn aggregate_wide<W: Word>(
-        &self,
-        job: &RollupJob<'_>,
-        agg: &mut Aggregator<W>,
-        out: &Layout,
-        rows: Range<usize>,
-    ) -> Result<()> {
+    /// What a wide rollup reads: each changing attribute's source and its
+    /// table of shifted target codes, the source's keys and counts.
+    fn prepare_wide<'a>(&'a self, job: &'a RollupJob<'_>, out: &Layout) -> Result<Prepared<'a>> {
         let from = job.from;
         let narrow = match &from.data {
             SetData::Frame(_) if std::ptr::eq(from, &self.base) => Some(self.narrow_base()?),
@@ -199,11 +197,17 @@ impl Problem {
             };
             fields.push((source, shifted));
         }
-        let keys: &[u64] = match &from.data {
-            SetData::Packed { keys, .. } => keys,
-            SetData::Frame(_) => &[],
+        let (keys, counts): (&[u64], Cow<'_, [u64]>) = match &from.data {
+            SetData::Packed { keys, counts, .. } => (keys, Cow::Borrowed(counts)),
+            SetData::Frame(df) => {
+                let col = df.column(COUNT)?.u64()?;
+                let counts = match col.cont_slice() {
+                    Ok(s) => Cow::Borrowed(s),
+                    Err(_) => Cow::Owned(col.into_no_null_iter().collect()),
+                };
+                (&[], counts)
+            }
         };
-        let counts = from.counts()?;
         let bound = job
             .attrs
             .iter()
@@ -211,27 +215,49 @@ impl Problem {
             .map(|(&a, &l)| self.hierarchies[a].domain_size(l))
             .try_fold(1usize, |acc, d| acc.checked_mul(d.max(1)))
             .unwrap_or(usize::MAX);
-        agg.start(rows.len().min(bound));
+        Ok(Prepared {
+            fields,
+            keys,
+            counts,
+            bound,
+        })
+    }
+}
+
+/// A wide rollup's source, ready to read (`Problem::prepare_wide`).
+struct Prepared<'a> {
+    fields: Vec<(Source<'a>, Vec<u64>)>,
+    keys: &'a [u64],
+    counts: Cow<'a, [u64]>,
+    /// The product of the target's domains: no more groups than this.
+    bound: usize,
+}
+
+impl Prepared<'_> {
+    /// Each source row in `rows` to its target key, built a chunk of rows
+    /// at a time one attribute after another through its table of shifted
+    /// target codes, and its count summed in `agg`.
+    fn aggregate<W: Word>(&self, agg: &mut Aggregator<W>, rows: Range<usize>) {
+        agg.start(rows.len().min(self.bound));
         let mut buf = [0u64; CHUNK];
         for start in rows.clone().step_by(CHUNK) {
             let end = (start + CHUNK).min(rows.end);
             let buf = &mut buf[..end - start];
             buf.fill(0);
-            for (source, shifted) in &fields {
+            for (source, shifted) in &self.fields {
                 match source {
                     Source::Narrow(Codes::U8(c)) => or_into(buf, &c[start..end], shifted),
                     Source::Narrow(Codes::U16(c)) => or_into(buf, &c[start..end], shifted),
                     Source::Narrow(Codes::U32(c)) => or_into(buf, &c[start..end], shifted),
                     Source::Column(c) => or_into(buf, &c[start..end], shifted),
                     Source::Field { shift, mask } => {
-                        for (b, &k) in buf.iter_mut().zip(&keys[start..end]) {
+                        for (b, &k) in buf.iter_mut().zip(&self.keys[start..end]) {
                             *b |= shifted[((k >> shift) & mask) as usize];
                         }
                     }
                 }
             }
-            agg.feed(buf, &counts[start..end], |k| k);
+            agg.feed(buf, &self.counts[start..end], |k| k);
         }
-        Ok(())
     }
 }
