@@ -37,6 +37,17 @@ pub fn code_col(attr: usize) -> String {
     format!("q{attr}")
 }
 
+/// A column's values without nulls: borrowed when they sit in one chunk,
+/// copied otherwise (a search reads F0's counts thousands of times).
+pub(crate) fn values<T: PolarsNumericType>(
+    col: &ChunkedArray<T>,
+) -> std::borrow::Cow<'_, [T::Native]> {
+    match col.cont_slice() {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(col.into_no_null_iter().collect()),
+    }
+}
+
 /// Rows of a frequency set: a Polars frame (`q{attr}` code columns and `count`),
 /// or packed keys and counts for the native kernel.
 #[derive(Clone, Debug)]
@@ -78,9 +89,7 @@ impl FreqSet {
     }
     pub fn counts(&self) -> Result<std::borrow::Cow<'_, [u64]>> {
         Ok(match &self.data {
-            SetData::Frame(df) => {
-                std::borrow::Cow::Owned(df.column(COUNT)?.u64()?.into_no_null_iter().collect())
-            }
+            SetData::Frame(df) => values(df.column(COUNT)?.u64()?),
             SetData::Packed { counts, .. } => std::borrow::Cow::Borrowed(counts),
         })
     }

@@ -105,6 +105,25 @@ impl Problem {
         Ok(v.pop().expect("one job, one result"))
     }
 
+    /// The product of a job's target domains (carried columns included),
+    /// which bounds its groups exactly: for general nodes it keeps the table
+    /// small enough to stay in L1.
+    pub(super) fn groups_bound(&self, job: &RollupJob<'_>) -> usize {
+        let n = self.names.len();
+        job.attrs
+            .iter()
+            .zip(&job.levels)
+            .map(|(&a, &l)| self.hierarchies[a].domain_size(l))
+            .chain(
+                job.from
+                    .carry
+                    .iter()
+                    .map(|&c| self.sensitive[c - n].values.len()),
+            )
+            .try_fold(1usize, |acc, d| acc.checked_mul(d.max(1)))
+            .unwrap_or(usize::MAX)
+    }
+
     /// The map taking `attr`'s codes in `from` up to level `to`, or `None`
     /// when they are at that level already (no identity map is built: most
     /// attributes of a rollup do not change).
@@ -159,21 +178,7 @@ impl Problem {
         let (src, counts) = from.packed(layout)?;
         let (src, counts) = (&src[rows.clone()], &counts[rows]);
         // One pass: rewrite each key and add its count into the table.
-        // The product of the target domains bounds the groups exactly: for
-        // general nodes it keeps the table small enough to stay in L1.
-        let n = self.names.len();
-        let bound = attrs
-            .iter()
-            .zip(levels)
-            .map(|(&a, &l)| self.hierarchies[a].domain_size(l))
-            .chain(
-                from.carry
-                    .iter()
-                    .map(|&c| self.sensitive[c - n].values.len()),
-            )
-            .try_fold(1usize, |acc, d| acc.checked_mul(d.max(1)))
-            .unwrap_or(usize::MAX);
-        agg.start(src.len().min(bound));
+        agg.start(src.len().min(self.groups_bound(job)));
         match maps.as_slice() {
             [] => agg.feed(src, counts, |k| k & keep),
             [(sh, mk, map)] => {

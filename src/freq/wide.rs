@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::aggregate::{with_table, Aggregator, Word};
 use super::rollup::in_halves;
-use super::{code_col, FreqSet, Layout, Problem, RollupJob, SetData, COUNT};
+use super::{code_col, values, FreqSet, Layout, Problem, RollupJob, SetData};
 use crate::error::Result;
 
 /// Rows whose keys are assembled at once, attribute by attribute, before
@@ -173,22 +173,19 @@ impl Problem {
                 .iter()
                 .position(|&x| x == a)
                 .expect("rollup target attribute must be in the source set");
-            let src_level = from.levels[pos];
-            let h = &self.hierarchies[a];
-            let shifted: Vec<u64> = match self.level_map(from, a, l) {
-                Some(map) => map.iter().map(|&c| (c as u64) << out.shift[a]).collect(),
-                None => (0..h.domain_size(src_level) as u64)
+            let (h, src_level) = (&self.hierarchies[a], from.levels[pos]);
+            let shifted: Vec<u64> = if src_level == l {
+                (0..h.domain_size(l) as u64)
                     .map(|c| c << out.shift[a])
-                    .collect(),
+                    .collect()
+            } else {
+                let map = h.map_between(src_level, l);
+                map.iter().map(|&c| (c as u64) << out.shift[a]).collect()
             };
             let source = match (&from.data, narrow) {
                 (_, Some(columns)) => Source::Narrow(&columns[pos]),
                 (SetData::Frame(df), None) => {
-                    let col = df.column(&code_col(a))?.u32()?;
-                    Source::Column(match col.cont_slice() {
-                        Ok(s) => Cow::Borrowed(s),
-                        Err(_) => Cow::Owned(col.into_no_null_iter().collect()),
-                    })
+                    Source::Column(values(df.column(&code_col(a))?.u32()?))
                 }
                 (SetData::Packed { layout, .. }, None) => Source::Field {
                     shift: layout.shift[a],
@@ -197,29 +194,15 @@ impl Problem {
             };
             fields.push((source, shifted));
         }
-        let (keys, counts): (&[u64], Cow<'_, [u64]>) = match &from.data {
-            SetData::Packed { keys, counts, .. } => (keys, Cow::Borrowed(counts)),
-            SetData::Frame(df) => {
-                let col = df.column(COUNT)?.u64()?;
-                let counts = match col.cont_slice() {
-                    Ok(s) => Cow::Borrowed(s),
-                    Err(_) => Cow::Owned(col.into_no_null_iter().collect()),
-                };
-                (&[], counts)
-            }
+        let keys: &[u64] = match &from.data {
+            SetData::Packed { keys, .. } => keys,
+            SetData::Frame(_) => &[],
         };
-        let bound = job
-            .attrs
-            .iter()
-            .zip(&job.levels)
-            .map(|(&a, &l)| self.hierarchies[a].domain_size(l))
-            .try_fold(1usize, |acc, d| acc.checked_mul(d.max(1)))
-            .unwrap_or(usize::MAX);
         Ok(Prepared {
             fields,
             keys,
-            counts,
-            bound,
+            counts: from.counts()?,
+            bound: self.groups_bound(job),
         })
     }
 }

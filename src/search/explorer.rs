@@ -277,12 +277,10 @@ impl Explorer {
                 continue;
             }
             // else split it where it is widest
-            let Some(a) = (0..lo.len())
+            let a = (0..lo.len())
                 .filter(|&a| hi[a] > lo[a])
                 .max_by_key(|&a| (hi[a] - lo[a], std::cmp::Reverse(a)))
-            else {
-                continue; // a single node, evaluated
-            };
+                .expect("a box of two nodes or more is wider than one level somewhere");
             let mid = lo[a] + (hi[a] - lo[a] - 1) / 2;
             let (mut low_hi, mut high_lo) = (hi.clone(), lo.clone());
             low_hi[a] = mid;
