@@ -512,6 +512,83 @@ fn every_search_agrees_with_brute_force_on_adult() {
 }
 
 #[test]
+fn a_frequency_set_grouped_at_floor_levels_answers_like_the_leaves() {
+    // Each value stands for its label at its attribute's floor (the lowest
+    // level at which the attribute alone is k-anonymous within the budget),
+    // represented by the first leaf under that label in row order; nodes
+    // below the floors fail unread. Every search must answer as on the raw
+    // rows, and nothing below the floors may be asked.
+    let f = Fixture::adult();
+    let qis = ["sex", "age", "race", "marital-status", "education"];
+    for (k, sup) in [(5u64, 0u64), (100, 300), (2, 0)] {
+        let brute = f.brute_anonymous(&qis, k, sup);
+        let mut floored = Fixture {
+            header: f.header.clone(),
+            rows: f.rows.clone(),
+            hierarchies: f.hierarchies.clone(),
+        };
+        let mut floors = Vec::new();
+        for q in qis {
+            let h = &f.hierarchies[q];
+            let floor = (0..=h.height())
+                .find(|&g| {
+                    let counts: Vec<u64> = f.brute_counts(&[q], &[g]).into_values().collect();
+                    GroupStats::of_counts(&counts, k).suppressed <= sup
+                })
+                .unwrap();
+            floors.push(floor);
+            let labels: HashMap<&str, &str> = h
+                .leaves()
+                .iter()
+                .map(String::as_str)
+                .zip(h.leaf_labels(floor))
+                .collect();
+            let i = f.header.iter().position(|c| c == q).unwrap();
+            let mut first: HashMap<&str, String> = HashMap::new();
+            for row in &f.rows {
+                first
+                    .entry(labels[row[i].as_str()])
+                    .or_insert_with(|| row[i].clone());
+            }
+            for row in floored.rows.iter_mut() {
+                row[i] = first[labels[row[i].as_str()]].clone();
+            }
+        }
+        let mut p = floored.problem(&qis);
+        if k > 2 {
+            assert!(floors.iter().any(|&l| l > 0), "k={k} sup={sup}: {floors:?}");
+            assert!(p.base.rows() < f.problem(&qis).base.rows());
+        }
+        p.set_floors(crate::freq::Floors {
+            levels: floors.clone(),
+            k,
+            max_suppressed: sup,
+        })
+        .unwrap();
+        for alg in ALL.into_iter().chain([Algorithm::Samarati]) {
+            let out = search(&p, alg, k, sup);
+            if alg == Algorithm::Samarati {
+                assert!(out.anonymous.iter().all(|n| brute.contains(n)), "{alg:?}");
+            } else {
+                assert_eq!(out.anonymous, brute, "{alg:?} k={k} sup={sup}");
+            }
+        }
+        // above the floors every node's set is the raw one, label for label
+        let model = Model::k(k);
+        for node in &brute {
+            let fs = p.node_set(node, Engine::Auto).unwrap();
+            assert_eq!(labelled(&p, &fs), f.brute_counts(&qis, node));
+        }
+        let low: Vec<u8> = floors.iter().map(|&l| l.saturating_sub(1)).collect();
+        let err = node_stats(&p, &low, &model, Engine::Auto).unwrap_err();
+        assert!(err.to_string().contains("below level"), "{err}");
+        // a weaker model than the floors were found for is refused
+        let weaker = Searcher::new(&p, Config::new(k, sup + 1));
+        assert!(weaker.is_err_and(|e| e.to_string().contains("floor levels")));
+    }
+}
+
+#[test]
 fn incognito_prunes_and_counts_scans() {
     let f = Fixture::adult();
     let qis = [

@@ -84,13 +84,21 @@ impl<'p> Checker<'p> {
         let k = self.model.k;
         with_table!(layout, p.rows, |tables| {
             p.native_jobs(jobs, tables, |i, j, agg| {
-                check_one(p, j, keep[i], k, max_suppressed, agg, layout)
+                let below = self.below_floors(&j.attrs, &j.levels);
+                check_one(p, j, keep[i], k, max_suppressed, below, agg, layout)
             })
         })
     }
 
+    /// Is a node below the problem's floors (`freq/floors.rs`)? It fails
+    /// whatever its rows: they stand for values above its levels.
+    fn below_floors(&self, attrs: &[usize], levels: &[u8]) -> bool {
+        (self.problem.floors.as_ref()).is_some_and(|f| f.below(attrs, levels))
+    }
+
     /// Group statistics of a full-lattice node under the model.
     pub fn node_stats(&self, node: &[u8]) -> Result<GroupStats> {
+        self.problem.check_floors(node)?;
         self.group_stats(&self.problem.node_set(node, self.engine)?)
     }
 
@@ -148,8 +156,13 @@ impl<'p> Checker<'p> {
 
     /// Group statistics of a frequency set under the model: tuples of groups
     /// smaller than k or failing a criterion are the suppressed ones.
+    /// Below the floors every tuple counts as suppressed (see `below_floors`).
     pub fn group_stats(&self, fs: &FreqSet) -> Result<GroupStats> {
-        self.grouped(fs, None)
+        let mut stats = self.grouped(fs, None)?;
+        if self.below_floors(&fs.attrs, &fs.levels) {
+            stats.suppressed = self.problem.rows;
+        }
+        Ok(stats)
     }
 
     /// `group_stats`, telling `kept` (one flag per row of the set) whether
@@ -195,6 +208,7 @@ impl<'p> Checker<'p> {
 
     /// The QI codes (at the node's levels) of the groups the model suppresses.
     pub fn suppressed_groups(&self, node: &[u8]) -> Result<Vec<Vec<u32>>> {
+        self.problem.check_floors(node)?;
         let fs = self.problem.node_set(node, self.engine)?;
         let counts = fs.counts()?;
         let mut out = Vec::new();
@@ -230,6 +244,7 @@ impl<'p> Checker<'p> {
     /// A full-lattice node's group statistics and each attribute's mean cost
     /// under ARX's loss (see `metrics::loss`).
     pub fn evaluate(&self, node: &[u8]) -> Result<Evaluated> {
+        self.problem.check_floors(node)?;
         self.evaluate_set(&self.problem.node_set(node, self.engine)?)
     }
 
@@ -313,20 +328,22 @@ impl<'p> Checker<'p> {
 }
 
 /// One job of `check_many` in the native kernel: the suppressed tuples are
-/// counted while the rows go into the table.
+/// counted while the rows go into the table (all of them `below` the floors).
+#[allow(clippy::too_many_arguments)]
 fn check_one<W: Word>(
     p: &Problem,
     j: &RollupJob<'_>,
     keep: bool,
     k: u64,
     max_suppressed: u64,
+    below: bool,
     agg: &mut Aggregator<W>,
     layout: &Arc<Layout>,
 ) -> Result<Checked> {
     agg.below = k;
     p.aggregate(j, agg, layout)?;
     agg.below = 0;
-    let suppressed = agg.suppressed;
+    let suppressed = if below { p.rows } else { agg.suppressed };
     if keep && suppressed > max_suppressed {
         Ok((
             suppressed,

@@ -161,6 +161,7 @@ impl Problem {
             sensitive: sens,
             marginals: marginal_sets,
             narrow_base: Default::default(),
+            floors: None,
         })
     }
 }

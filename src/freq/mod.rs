@@ -20,6 +20,7 @@ use crate::error::Result;
 pub(crate) mod aggregate;
 pub mod engine;
 mod f0;
+pub mod floors;
 pub mod layout;
 mod polars_plan;
 pub mod problem;
@@ -27,6 +28,7 @@ pub mod rollup;
 mod wide;
 
 pub use engine::Engine;
+pub use floors::Floors;
 pub use layout::Layout;
 pub use problem::{Problem, Sensitive};
 pub use rollup::RollupJob;

@@ -27,6 +27,9 @@ pub struct Problem {
     /// when a rollup of a problem without a layout first reads F0
     /// (`wide.rs`).
     pub(crate) narrow_base: std::sync::OnceLock<Vec<super::wide::Codes>>,
+    /// Set when F0 was grouped at floor levels (`floors.rs`): nodes below
+    /// them fail without a check, and no question is answered about them.
+    pub floors: Option<super::Floors>,
 }
 
 /// A sensitive attribute: its values (codes index them) and their distribution
@@ -44,6 +47,30 @@ impl Problem {
     }
     pub fn heights(&self) -> Vec<u8> {
         self.hierarchies.iter().map(|h| h.height()).collect()
+    }
+
+    /// Group F0's rows as standing for their values at `floors` (see
+    /// `floors.rs`); each floor at most its attribute's height.
+    pub fn set_floors(&mut self, floors: super::Floors) -> Result<()> {
+        let heights = self.heights();
+        if floors.levels.len() != heights.len()
+            || floors.levels.iter().zip(&heights).any(|(f, h)| f > h)
+        {
+            return Err(crate::error::AnonError::Config(format!(
+                "floor levels {:?} do not fit the hierarchies' heights {heights:?}",
+                floors.levels
+            )));
+        }
+        self.floors = Some(floors);
+        Ok(())
+    }
+
+    /// Refuse a full-lattice node below the floors.
+    pub fn check_floors(&self, node: &[u8]) -> Result<()> {
+        match &self.floors {
+            Some(f) => f.check_levels(&self.names, node),
+            None => Ok(()),
+        }
     }
 
     /// The frequency set of a full-lattice node, rolled up from F0.

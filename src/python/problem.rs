@@ -55,7 +55,8 @@ impl PyProblem {
                 )));
             }
         }
-        Ok(())
+        let node: Vec<u8> = levels.iter().map(|&l| l as u8).collect();
+        self.inner.check_floors(&node).map_err(to_py)
     }
 }
 
@@ -71,7 +72,9 @@ impl PyProblem {
     /// row counts once.
     /// `sensitive`: (name, values, codes column) per sensitive attribute.
     #[new]
-    #[pyo3(signature = (names, hierarchies, codes, counts, sensitive = Vec::new()))]
+    /// `floors`: (levels, k, max suppressed tuples) when each row stands for
+    /// its values at those levels (see `freq/floors.rs`).
+    #[pyo3(signature = (names, hierarchies, codes, counts, sensitive = Vec::new(), floors = None))]
     fn new(
         py: Python<'_>,
         names: Vec<String>,
@@ -79,6 +82,7 @@ impl PyProblem {
         codes: Vec<Bound<'_, PyAny>>,
         counts: Option<Bound<'_, PyAny>>,
         sensitive: Vec<(String, Vec<String>, Bound<'_, PyAny>)>,
+        floors: Option<(Vec<u8>, u64, u64)>,
     ) -> PyResult<Self> {
         // without counts every row weighs 1 (nulls are counted so while
         // encoding) and the counts are made once the rows are known
@@ -128,9 +132,17 @@ impl PyProblem {
                 Ok((n, v, codes))
             })
             .collect::<PyResult<_>>()?;
-        Ok(PyProblem {
-            inner: Problem::with_sensitive(names, hs, codes, sens, counts).map_err(to_py)?,
-        })
+        let mut inner = Problem::with_sensitive(names, hs, codes, sens, counts).map_err(to_py)?;
+        if let Some((levels, k, max_suppressed)) = floors {
+            inner
+                .set_floors(crate::freq::Floors {
+                    levels,
+                    k,
+                    max_suppressed,
+                })
+                .map_err(to_py)?;
+        }
+        Ok(PyProblem { inner })
     }
     #[getter]
     fn rows(&self) -> u64 {

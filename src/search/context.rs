@@ -46,6 +46,9 @@ impl<'p> Searcher<'p> {
                 config.k, problem.rows, config.k
             )));
         }
+        if let Some(floors) = &problem.floors {
+            floors.allow(config.k, config.max_suppression)?;
+        }
         let model = Model {
             k: config.k,
             criteria: config.criteria.clone(),
