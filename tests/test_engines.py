@@ -6,6 +6,7 @@ user's counts are searched like data and never released as rows."""
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -97,6 +98,107 @@ def test_null_groups_are_suppressed_null_safely(on: Callable[[pl.DataFrame], Any
     out = rows(engine.apply(data, levels={"zip": 0}))
     assert out.get_column("x").to_list() == [1, 2, 3, 4, 6, 7]
     assert out.equals(rows(polars.apply(df, levels={"zip": 0})))
+
+
+WIDE = [*QIS, "education", "native-country", "workclass", "occupation"]
+
+
+def plain_floors(
+    df: pl.DataFrame, hs: dict[str, pa.Hierarchy], qis: list[str], k: int, budget: int
+) -> list[int]:
+    """Each column's lowest level at which it alone leaves at most `budget`
+    rows in groups smaller than k, with plain Polars over the raw rows."""
+    out = []
+    for q in qis:
+        h = hs[q]
+        for level in range(h.height + 1):
+            labels = pl.DataFrame({q: h.leaves, "label": h.leaf_labels(level)})
+            raw = df.select(pl.col(q).cast(pl.String))
+            sizes = raw.join(labels, on=q).group_by("label").len()
+            if sizes.filter(pl.col("len") < k).get_column("len").sum() <= budget:
+                out.append(level)
+                break
+    return out
+
+
+@pytest.mark.parametrize(("k", "sup"), [(5, 0), (20, 0), (100, 0.01)])
+def test_f0_at_floor_levels_answers_like_the_leaves(
+    on: Callable[[pl.DataFrame], Any],
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+    k: int,
+    sup: float,
+) -> None:
+    """Off Polars a search groups F0 at each attribute's lowest useful level:
+    fewer rows cross, and every search answers as on the raw values; the
+    release maps the raw values, and nothing below the floors is released."""
+    df, hs = adult
+    data = on(df)
+    budget = int(sup * df.height)
+    floors = plain_floors(df, hs, WIDE, k, budget)
+    assert any(floors)
+    for algorithm in ("incognito", "optimal", "samarati", "bottom_up"):
+        engine = pa.search(data, WIDE, hs, k, sup, algorithm=algorithm, progress=False)
+        polars = pa.search(df, WIDE, hs, k, sup, algorithm=algorithm, progress=False)
+        prep = engine._prep
+        assert prep.floors == (floors, k, budget)
+        assert prep.problem.distinct < polars._prep.problem.distinct
+        assert prep.problem.rows == df.height
+        assert engine.anonymous.equals(polars.anonymous), algorithm
+    levels = polars.best("min_loss")
+    want = rows(polars.apply(df, levels=levels))
+    assert rows(engine.apply(levels=levels)).equals(want)
+    assert rows(engine.apply(data, levels=levels)).equals(want)
+    wide = {q: hs[q] for q in WIDE}
+    assert rows(pa.generalize(data, wide, levels, k=k, max_suppression=sup)).equals(want)
+    below = {q: 0 for q in WIDE}
+    with pytest.raises(pa.NotAnonymousError, match="below level"):
+        engine.apply(data, levels=below)
+    # a pickled result keeps its frequency set at the floors, and its limits
+    again = pickle.loads(pickle.dumps(engine))
+    assert again.anonymous.equals(engine.anonymous)
+    with pytest.raises(pa.NotAnonymousError, match="below level"):
+        again.apply(levels=below)
+
+
+def test_floors_with_nulls_and_a_value_shared_by_a_label(on: Callable[[pl.DataFrame], Any]) -> None:
+    # zip alone is 2-anonymous only from level 1 (5 digits -> 3): the
+    # null group (nulls="value", placed by the hierarchy under 130**) is
+    # represented by a value of its label, and the release maps the null
+    zips = ["13053", "13068", None, "14850", "14853", "14853", "13068"]
+    df = pl.DataFrame({"zip": zips, "sex": ["M", "F", "M", "F", "M", "F", "M"]})
+    leaves = ["13053", "13068", "NULL", "14850", "14853"]
+    h = pa.Hierarchy.from_rows([[z, z[:3] + "**" if z != "NULL" else "130**", "*"] for z in leaves])
+    hs = {"zip": h, "sex": pa.Hierarchy.from_rows([["M", "*"], ["F", "*"]])}
+    data = on(df)
+    engine = pa.search(data, ["zip", "sex"], hs, 2, 0, nulls="value", progress=False)
+    polars = pa.search(df, ["zip", "sex"], hs, 2, 0, nulls="value", progress=False)
+    assert engine._prep.floors == ([1, 0], 2, 0)
+    assert engine.anonymous.equals(polars.anonymous)
+    levels = {"zip": 1, "sex": 1}
+    out = rows(engine.apply(data, levels=levels))
+    assert out.get_column("zip").to_list() == ["130**"] * 4 + ["148**"] * 3
+    assert out.equals(rows(polars.apply(df, levels=levels)))
+
+
+def test_the_pandas_path_of_spark_before_4(
+    spark: Any, adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], monkeypatch: Any
+) -> None:
+    """Spark 3.5's DataFrame has no toArrow: F0, the floors and the
+    release's groups come back through toPandas (run here on Spark 4 with
+    toArrow taken away)."""
+    df, hs = adult
+    data = spark.createDataFrame(df.to_arrow())
+    for cls in type(data).__mro__:
+        if "toArrow" in vars(cls):
+            monkeypatch.delattr(cls, "toArrow")
+    assert not hasattr(data, "toArrow")
+    engine = pa.search(data, WIDE, hs, 5, 0, progress=False)
+    polars = pa.search(df, WIDE, hs, 5, 0, progress=False)
+    assert engine._prep.floors is not None
+    assert engine.anonymous.equals(polars.anonymous)
+    levels = polars.best("min_loss")
+    got = pl.from_pandas(engine.apply(data, levels=levels).toPandas())
+    assert got.sort(got.columns).equals(rows(polars.apply(df, levels=levels)))
 
 
 @pytest.mark.parametrize(
@@ -218,6 +320,10 @@ sdf = spark.createDataFrame(df.to_arrow())
 remote = pa.search(sdf, qis, hs, 5, 0.01, progress=False)
 local = pa.search(df, qis, hs, 5, 0.01, progress=False)
 assert remote.anonymous.equals(local.anonymous)
+wide = qis + ["education", "native-country", "workclass", "occupation"]
+remote_wide = pa.search(sdf, wide, hs, 5, 0, progress=False)
+assert remote_wide._prep.floors is not None
+assert remote_wide.anonymous.equals(pa.search(df, wide, hs, 5, 0, progress=False).anonymous)
 levels = local.best("min_loss")
 out = remote.apply(sdf, levels=levels)
 got = pl.from_arrow(out.toArrow())

@@ -196,7 +196,14 @@ def generalize(
         sensitive = set(sensitive_of(criteria))
         quasi_identifiers = [c for c in columns if c in hs and c not in sensitive]
         quasi_identifiers += [str(c) for c in levels if c not in quasi_identifiers]
-    prep = prepare(data, quasi_identifiers, hs, sensitive_of(criteria), nulls)
+    prep = prepare(
+        data,
+        quasi_identifiers,
+        hs,
+        sensitive_of(criteria),
+        nulls,
+        floors_for=(k, max_suppression),
+    )
     return generalize_prepared(prep, prep.levels(levels), k, max_suppression, criteria)
 
 
@@ -261,6 +268,13 @@ def search(
     are not monotone once failing groups are suppressed, so with ``max_suppression``
     they need ``algorithm="mingen"``, which checks every node.
 
+    A DuckDB relation or Spark DataFrame is grouped where it lives, at each
+    quasi-identifier's lowest useful level (the lowest at which the column
+    alone leaves at most ``max_suppression`` tuples in groups smaller than
+    k: no anonymous node lies below it), so that few rows cross; every
+    search but Datafly answers as on the raw values, and a release at levels
+    below those floors is refused as not anonymous.
+
     ``nulls``: a null quasi-identifier is an error (``"error"``, the default), or
     a value of its own (``"value"``): ``NULL``, placed by its hierarchy's row
     for ``NULL`` if it has one, else generalized straight to the top; the
@@ -295,10 +309,15 @@ def search(
     if not 0 <= seed < 2**64:
         raise ConfigError(f"seed must be an integer in [0, 2^64), got {seed}")
     reason = None
+    # Off Polars, F0 at each attribute's lowest useful level (`_floors`):
+    # exact for every search but Datafly, whose path starts at the leaves.
+    floors = None if algorithm == "datafly" else (k, max_suppression)
     if algorithm == "auto":
         if variant is not None:
             raise ConfigError("algorithm='auto' takes no variant; name the algorithm")
-        prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
+        prep = prepare(
+            data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
+        )
         algorithm, reason = _auto(prep.problem.heights)
     else:
         prep = None
@@ -310,7 +329,9 @@ def search(
             f"algorithm {algorithm!r} has no variant {variant!r}; expected one of {variants}"
         )
     if prep is None:
-        prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
+        prep = prepare(
+            data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
+        )
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     model = specs(criteria, prep.sensitive_values)

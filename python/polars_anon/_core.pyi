@@ -217,6 +217,7 @@ class Problem:
         codes: Sequence[pl.Series | bytes],
         counts: pl.Series | bytes | None,
         sensitive: Sequence[tuple[str, list[str], pl.Series | bytes]] = ...,
+        floors: tuple[list[int], int, int] | None = None,
     ) -> Problem: ...
     @property
     def rows(self) -> int: ...

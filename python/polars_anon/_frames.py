@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_anon import engines
+from polars_anon import _floors, engines
 from polars_anon._core import (
     ConfigError,
     Hierarchy,
@@ -196,6 +196,11 @@ class Prepared:
     # (attribute, level) -> the leaves as an Enum and their labels in its
     # order (`generalization_exprs`), built once per table and level
     mappings: dict[tuple[int, int], tuple[pl.Enum, pl.Series]] = field(default_factory=dict)
+    # when F0 was grouped at floor levels (`_floors`): each quasi-identifier's
+    # floor with the k and suppressed tuples they were found for, and its
+    # distinct native values (F0 holds one value per floor-level label)
+    floors: tuple[list[int], int, int] | None = None
+    values: dict[str, pl.Series] | None = None
 
     @property
     def rows(self) -> int:
@@ -241,13 +246,21 @@ def prepare(
     sensitive: Sequence[str] = (),
     nulls: Nulls = "error",
     engine: str = "auto",
+    floors_for: tuple[Any, Any] | None = None,
+    floored_at: tuple[list[int], int, int] | None = None,
 ) -> Prepared:
     """F0 from the raw quasi-identifiers (and sensitive attributes): an
     in-memory frame (up to ``ROWS_IN_CORE`` rows) crosses to the core row by row
     and is encoded and grouped there in one pass; a LazyFrame or larger frame is
     grouped by one streaming Polars scan first and its distinct values encoded;
     a DuckDB relation or Spark DataFrame is grouped where it lives, and a
-    `FrequencySet` is F0 already (see `polars_anon.engines`)."""
+    `FrequencySet` is F0 already (see `polars_anon.engines`).
+
+    `floors_for` (k, max_suppression): for a search on DuckDB or Spark, F0
+    grouped at each attribute's lowest useful level for that model (see
+    `_floors`): smaller, and only nodes at or above those levels answerable.
+    `floored_at` (levels, k, suppressed tuples): a frequency set that was
+    grouped so already (a pickled result's)."""
     if nulls not in NULLS:
         raise ConfigError(f"nulls must be one of {NULLS}, got {nulls!r}")
     if isinstance(quasi_identifiers, str):
@@ -283,9 +296,13 @@ def prepare(
     count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None
     native: pl.DataFrame | None = None
+    floored = None
+    if floors_for is not None and where in ("duckdb", "spark"):
+        floored = _floors.find(data, where, qis, hs_by_col, nulls, count, *floors_for)
     if where != "polars":
         # F0 where the data lives: native values, brought back small
-        native = engines.group(data, where, qis + sens, count)
+        maps = floored.maps if floored is not None else None
+        native = engines.group(data, where, qis + sens, count, maps)
         lazy = native.lazy()
         grouped = native.with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
         table = {c: grouped.get_column(c) for c in qis + sens}
@@ -333,8 +350,11 @@ def prepare(
         values = sorted(col.unique().to_list())
         sensitive_cols.append((name, values, encode_values(col, values)))
         values_of[name] = values
+    at = floored_at if floored is None else (floored.levels, floored.k, floored.max_suppressed)
+    if at is not None and where not in ("duckdb", "spark", "counts"):
+        raise ConfigError("only a table on DuckDB or Spark, or its frequency set, has floors")
     try:
-        problem = Problem(qis, hs, codes, counts, sensitive_cols)
+        problem = Problem(qis, hs, codes, counts, sensitive_cols, at)
     except MissingValueError as e:
         hint = _normalization_hint(table, hs_by_col, qis)
         if hint:
@@ -353,6 +373,8 @@ def prepare(
         where,
         None if where == "polars" else data,
         native,
+        floors=at,
+        values=None if floored is None else floored.values,
     )
 
 
@@ -481,8 +503,13 @@ def _mapping(prep: Prepared, i: int, level: int) -> tuple[pl.Enum, pl.Series]:
     key = (i, level)
     if key not in prep.mappings:
         h = prep.hierarchies[i]
-        if prep.grouped is not None:
-            q = prep.quasi_identifiers[i]
+        q = prep.quasi_identifiers[i]
+        if prep.values is not None:
+            # F0 at floor levels holds one value per label: every value is here
+            column = prep.values[q].to_frame(q)
+            present = column.select(text(pl.col(q)).unique()).to_series().to_list()
+            leaves, labels = h.leaf_labels_of(level, present)
+        elif prep.grouped is not None:
             present = prep.grouped.select(text(pl.col(q)).unique()).to_series().to_list()
             leaves, labels = h.leaf_labels_of(level, present)
         else:

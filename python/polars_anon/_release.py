@@ -127,7 +127,10 @@ def _on_engine(
     mappings = []
     labels = generalization_exprs(prep, levels, strings=True)
     for q, label in zip(qis, labels, strict=True):
-        values = prep.native.select(pl.col(q).unique().alias("v"))
+        if prep.values is not None:
+            values = prep.values[q].alias("v").to_frame()
+        else:
+            values = prep.native.select(pl.col(q).unique().alias("v"))
         mappings.append(
             values.with_columns(pl.col("v").alias(q)).with_columns(label).rename({q: "l"})
         )

@@ -288,16 +288,18 @@ class SearchResult:
             dict(zip(prep.quasi_identifiers, prep.hierarchies, strict=True)),
             prep.sensitive,
             prep.nulls,
+            prep.floors,
         )
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        lazy, qis, hierarchies, sensitive, nulls = state.pop("_source")
+        lazy, qis, hierarchies, sensitive, nulls, floors = state.pop("_source")
         for k, v in state.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, "_anonymous", None)
         object.__setattr__(self, "_table", None)
-        object.__setattr__(self, "_prep", prepare(lazy, qis, hierarchies, sensitive, nulls))
+        prep = prepare(lazy, qis, hierarchies, sensitive, nulls, floored_at=floors)
+        object.__setattr__(self, "_prep", prep)
 
     def column(self, name: str) -> str:
         """The name of the answer's column ``name`` (``height``, ``suppressed``,
@@ -461,12 +463,14 @@ class SearchResult:
         chosen = dict(levels) if levels is not None else self.best(criterion)
         prep = self._prep
         if data is not None:
+            # on DuckDB and Spark, F0 at the floors of this release's model
             prep = prepare(
                 data,
                 self.quasi_identifiers,
                 dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
                 prep.sensitive,
                 prep.nulls,
+                floors_for=(self.k, self.suppression),
             )
         return generalize_prepared(
             prep, prep.levels(chosen), self.k, self.suppression, self.criteria

@@ -54,9 +54,25 @@ def schema(data: Any, engine: str) -> pl.Schema:
     return module(engine).schema(data)  # type: ignore[no-any-return]
 
 
-def group(data: Any, engine: str, columns: list[str], count: str) -> pl.DataFrame:
-    """F0 of `columns`: native values, nulls as a value, and `count` (UInt64)."""
+def group(
+    data: Any,
+    engine: str,
+    columns: list[str],
+    count: str,
+    maps: dict[str, pl.DataFrame] | None = None,
+) -> pl.DataFrame:
+    """F0 of `columns`: native values, nulls as a value, and `count` (UInt64);
+    a column in `maps` grouped by its value's ``r`` there (``v`` -> ``r``,
+    both native, every value of the column listed: see `_floors`)."""
     if engine == "counts":
+        if maps:
+            raise ConfigError("a frequency set is grouped as it was given")
         frame = data.frame.rename({data.count: count})
         return frame.group_by(columns).agg(pl.col(count).sum().cast(pl.UInt64))  # type: ignore[no-any-return]
-    return module(engine).group(data, columns, count)  # type: ignore[no-any-return]
+    return module(engine).group(data, columns, count, maps or {})  # type: ignore[no-any-return]
+
+
+def marginals(data: Any, engine: str, columns: list[str], count: str) -> dict[str, pl.DataFrame]:
+    """Each column's own distinct native values (nulls as a value) and
+    `count` (UInt64), computed where the data lives."""
+    return module(engine).marginals(data, columns, count)  # type: ignore[no-any-return]

@@ -29,10 +29,31 @@ def schema(rel: Any) -> pl.Schema:
     return _frame(rel.limit(0)).schema
 
 
-def group(rel: Any, columns: list[str], count: str) -> pl.DataFrame:
-    cols = ", ".join(_q(c) for c in columns)
-    agg = rel.aggregate(f"{cols}, count(*) AS {_q(count)}", cols)
-    return _frame(agg).with_columns(pl.col(count).cast(pl.UInt64))
+def group(rel: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """F0: one aggregate; a column in `maps` is first joined null-safely to
+    its table of representatives and grouped by them."""
+    if not maps:
+        cols = ", ".join(_q(c) for c in columns)
+        agg = rel.aggregate(f"{cols}, count(*) AS {_q(count)}", cols)
+        return _frame(agg).with_columns(pl.col(count).cast(pl.UInt64))
+    tables = {c: _temp(rel, m.select("v", "r")) for c, m in maps.items()}
+    joins = " ".join(
+        f"LEFT JOIN {t} m{i} ON base.{_q(c)} IS NOT DISTINCT FROM m{i}.v"
+        for i, (c, t) in enumerate(tables.items())
+    )
+    keys = [f"m{list(tables).index(c)}.r" if c in tables else f"base.{_q(c)}" for c in columns]
+    select = ", ".join(f"{key} AS {_q(c)}" for key, c in zip(keys, columns, strict=True))
+    sql = f"SELECT {select}, count(*) AS {_q(count)} FROM base {joins} GROUP BY {', '.join(keys)}"
+    try:
+        frame = _frame(rel.query("base", sql))
+    finally:
+        for t in tables.values():
+            rel.query("__polars_anon_base", f"DROP TABLE {t}")
+    return frame.with_columns(pl.col(count).cast(pl.UInt64))
+
+
+def marginals(rel: Any, columns: list[str], count: str) -> dict[str, pl.DataFrame]:
+    return {c: group(rel, [c], count, {}) for c in columns}
 
 
 def _temp(rel: Any, frame: pl.DataFrame) -> str:

@@ -16,24 +16,66 @@ import polars as pl
 
 def _frame(df: Any) -> pl.DataFrame:
     """A Spark DataFrame as Polars, through Arrow (``toArrow`` on Spark 4,
-    pandas before)."""
+    pandas before). pandas holds an integer column with nulls as floats
+    ("39.0", inexact past 2^53), so integers cross as text and are cast
+    back."""
     if hasattr(df, "toArrow"):
         frame = pl.from_arrow(df.toArrow())
-    else:  # pragma: no cover - Spark 3.5
-        frame = pl.from_pandas(df.toPandas())
-    assert isinstance(frame, pl.DataFrame)
-    return frame
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+    from pyspark.sql import types as T
+
+    ints = {
+        T.ByteType: pl.Int8,
+        T.ShortType: pl.Int16,
+        T.IntegerType: pl.Int32,
+        T.LongType: pl.Int64,
+    }
+    cast = {f.name: ints[type(f.dataType)] for f in df.schema.fields if type(f.dataType) in ints}
+    text = df.select(*[df[c].cast("string").alias(c) if c in cast else df[c] for c in df.columns])
+    frame = pl.from_pandas(text.toPandas())
+    return frame.with_columns(pl.col(c).cast(pl.String).cast(t) for c, t in cast.items())
 
 
 def schema(df: Any) -> pl.Schema:
     return _frame(df.limit(0)).schema
 
 
-def group(df: Any, columns: list[str], count: str) -> pl.DataFrame:
+def group(df: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """F0: one aggregate; a column in `maps` is first joined (broadcast,
+    null-safe) to its table of representatives and grouped by them."""
     from pyspark.sql import functions as F
 
-    agg = df.groupBy(*columns).agg(F.count(F.lit(1)).alias(count))
+    types = {f.name: f.dataType for f in df.schema.fields}
+    out, keys = df, {c: F.col(c) for c in columns}
+    for i, (c, m) in enumerate(maps.items()):
+        v, r = f"__polars_anon_v{i}", f"__polars_anon_r{i}"
+        dim = _spark_frame(df.sparkSession, m.select("v", "r"), [(v, types[c]), (r, types[c])])
+        out = out.join(F.broadcast(dim), out[c].eqNullSafe(dim[v]), "left")
+        keys[c] = F.col(r).alias(c)
+    agg = out.groupBy(*keys.values()).agg(F.count(F.lit(1)).alias(count))
     return _frame(agg).with_columns(pl.col(count).cast(pl.UInt64))
+
+
+def marginals(df: Any, columns: list[str], count: str) -> dict[str, pl.DataFrame]:
+    """Each column's own counts in one job: every row is expanded into one
+    row per column (the others null) and grouped with the column's index,
+    as Spark does for grouping sets."""
+    from pyspark.sql import functions as F
+
+    types = {f.name: f.dataType for f in df.schema.fields}
+    index = "__polars_anon_i"
+    sets = [
+        F.struct(
+            F.lit(i).alias(index),
+            *[(F.col(c) if c == own else F.lit(None).cast(types[c])).alias(c) for c in columns],
+        )
+        for i, own in enumerate(columns)
+    ]
+    expanded = df.select(F.explode(F.array(*sets)).alias(index + "s")).select(index + "s.*")
+    agg = expanded.groupBy(index, *columns).agg(F.count(F.lit(1)).alias(count))
+    frame = _frame(agg).with_columns(pl.col(count).cast(pl.UInt64))
+    return {c: frame.filter(pl.col(index) == i).select(c, count) for i, c in enumerate(columns)}
 
 
 def _spark_frame(session: Any, frame: pl.DataFrame, fields: list[tuple[str, Any]]) -> Any:

@@ -1,0 +1,106 @@
+"""F0 at each attribute's lowest useful level, for tables that live in
+Spark or DuckDB (see ``src/freq/floors.rs`` for the rule and its proof).
+
+With many quasi-identifiers F0 of the raw values can be nearly as large as
+the table, and it has to cross to this process. An attribute at a level
+where it alone leaves more tuples in groups smaller than k than may be
+suppressed is in no k-anonymous node, so the search never needs F0 below
+that level: each attribute's floor is found from its own counts (one
+aggregate where the data lives), and F0 is grouped with each value
+replaced by one value of the same floor-level label (a broadcast join
+there). The core answers every node at or above the floors exactly and
+refuses the rest; the release still maps each raw value, and its groups,
+counted where it is built, must be the checked ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from polars_anon import engines
+from polars_anon._core import Hierarchy, Problem
+
+if TYPE_CHECKING:
+    from polars_anon._frames import Nulls
+
+
+@dataclass(frozen=True)
+class Floored:
+    """Each quasi-identifier's floor level, the model they were found for,
+    the replacement of each floored column's values (``v`` -> ``r``, both
+    native) and every quasi-identifier's distinct native values."""
+
+    levels: list[int]
+    k: int
+    max_suppressed: int
+    maps: dict[str, pl.DataFrame]
+    values: dict[str, pl.Series]
+
+
+def find(
+    data: Any,
+    where: str,
+    qis: list[str],
+    hierarchies: dict[str, Hierarchy],
+    nulls: Nulls,
+    count: str,
+    k: Any,
+    max_suppression: Any,
+) -> Floored | None:
+    """The floors of `qis` for k and `max_suppression` on the table `data`
+    (None when it is empty: the caller says so). Nulls and values missing
+    from a hierarchy raise here with the errors F0 would give."""
+    from polars_anon._frames import _null_as_value, check_k, max_suppressed
+
+    margins = engines.marginals(data, where, qis, count)
+    rows = int(margins[qis[0]].get_column(count).sum())
+    if rows == 0:
+        return None
+    k = check_k(k, rows)
+    budget = max_suppressed(max_suppression, rows)
+    levels: list[int] = []
+    maps: dict[str, pl.DataFrame] = {}
+    for q in qis:
+        frame = margins[q]
+        h = hierarchies.get(q)
+        if h is None:
+            # identity hierarchies are built from F0's values: nothing to skip
+            levels.append(0)
+            continue
+        text = frame.get_column(q).cast(pl.String)
+        counts = frame.get_column(count)
+        if nulls == "value" and text.null_count():
+            text, with_null = _null_as_value(q, text, h)
+            assert with_null is not None
+            h = with_null
+        # the core encodes the values: nulls and unknown values are refused
+        # naming the column, as they would be in F0
+        alone = Problem([q], [h], [text], counts)
+        floor = next(g for g in range(h.height + 1) if _small(alone, g, k) <= budget)
+        levels.append(floor)
+        if floor:
+            maps[q] = _representatives(frame.get_column(q), text, h, floor)
+    if not maps:
+        return None
+    values = {q: margins[q].get_column(q) for q in qis}
+    return Floored(levels, k, budget, maps, values)
+
+
+def _small(problem: Problem, level: int, k: int) -> int:
+    """Tuples in groups smaller than k of a one-attribute problem at `level`."""
+    sizes = pl.Series(problem.groups([level])[1], dtype=pl.UInt64)
+    return int(sizes.filter(sizes < k).sum())
+
+
+def _representatives(native: pl.Series, text: pl.Series, h: Hierarchy, level: int) -> pl.DataFrame:
+    """Each value (``v``) and the value standing for its label at `level`
+    (``r``): the least, as text, of the values under that label."""
+    leaves, labels = h.leaf_labels_of(level, text.unique().to_list())
+    label = pl.DataFrame({"t": leaves, "label": labels})
+    frame = pl.DataFrame({"v": native, "t": text}).join(label, on="t", how="left")
+    first = (
+        frame.sort("t").group_by("label", maintain_order=True).agg(pl.col("v").first().alias("r"))
+    )
+    return frame.join(first, on="label").select("v", "r")
