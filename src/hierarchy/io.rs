@@ -19,7 +19,12 @@ const SEPARATORS: [u8; 4] = [b';', b',', b'\t', b'|'];
 
 impl Hierarchy {
     /// Parse ARX's CSV layout: no header, one row per leaf, `sep` between levels.
+    /// A file without quotes is split in place (its cells borrowed, only the
+    /// distinct labels copied); one with quotes goes through the csv reader.
     pub fn from_csv_str(text: &str, sep: u8, source: &str) -> Result<Self> {
+        if let Some(rows) = split_plain(text, sep) {
+            return Self::csv_rows(&rows, sep, source);
+        }
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .delimiter(sep)
@@ -39,12 +44,16 @@ impl Hierarchy {
                     .collect::<Vec<String>>(),
             );
         }
+        Self::csv_rows(&rows, sep, source)
+    }
+
+    fn csv_rows<R: AsRef<[S]>, S: AsRef<str>>(rows: &[R], sep: u8, source: &str) -> Result<Self> {
         // one column whose values hold another separator: read with the wrong sep
-        if !rows.is_empty() && rows.iter().all(|r| r.len() == 1) {
-            let other = SEPARATORS
-                .iter()
-                .filter(|&&c| c != sep)
-                .find(|&&c| rows.iter().all(|r| r[0].as_bytes().contains(&c)));
+        if !rows.is_empty() && rows.iter().all(|r| r.as_ref().len() == 1) {
+            let other = SEPARATORS.iter().filter(|&&c| c != sep).find(|&&c| {
+                rows.iter()
+                    .all(|r| r.as_ref()[0].as_ref().as_bytes().contains(&c))
+            });
             if let Some(&c) = other {
                 return Err(AnonError::Hierarchy(format!(
                     "{source}: every row is one value containing {:?}, as if the file were \
@@ -53,7 +62,7 @@ impl Hierarchy {
                 )));
             }
         }
-        Self::from_rows(rows, source)
+        Self::build(rows, source)
     }
 
     pub fn from_csv_path(path: &std::path::Path, sep: u8) -> Result<Self> {
@@ -64,7 +73,7 @@ impl Hierarchy {
 
     pub fn to_csv_string(&self, sep: u8) -> String {
         let mut w = csv::WriterBuilder::new().delimiter(sep).from_writer(vec![]);
-        for row in &self.t.rows {
+        for row in self.rows() {
             // writing to a Vec cannot fail
             w.write_record(row).expect("in-memory csv write");
         }
@@ -74,7 +83,9 @@ impl Hierarchy {
     pub fn to_json(&self) -> String {
         serde_json::to_string(&HierarchyJson {
             format: JSON_FORMAT.into(),
-            rows: self.t.rows.clone(),
+            rows: (self.rows().into_iter())
+                .map(|r| r.into_iter().map(str::to_string).collect())
+                .collect(),
         })
         .expect("serialising strings cannot fail")
     }
@@ -90,4 +101,28 @@ impl Hierarchy {
         }
         Self::from_rows(parsed.rows, source)
     }
+}
+
+/// The rows of a CSV text without quotes, as the csv reader reads them: a
+/// leading byte-order mark dropped, lines ended by LF or CRLF, rows whose
+/// cells are all blank skipped. None where that reading could differ (a
+/// quote, a lone CR, a separator that is not ASCII).
+fn split_plain(text: &str, sep: u8) -> Option<Vec<Vec<&str>>> {
+    if !sep.is_ascii() || text.contains('"') {
+        return None;
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut rows = Vec::new();
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.contains('\r') {
+            return None;
+        }
+        let row: Vec<&str> = line.split(sep as char).collect();
+        if row.iter().all(|f| f.trim().is_empty()) {
+            continue;
+        }
+        rows.push(row);
+    }
+    Some(rows)
 }

@@ -32,7 +32,9 @@ pub struct Hierarchy {
 
 #[derive(Debug, PartialEq)]
 struct Tree {
-    rows: Vec<Vec<String>>,
+    // the rows are not kept: row r is `labels[l][leaf_to[l][r]]` for each
+    // level l (a ZIP hierarchy's 600,000 cells as strings cost more to
+    // allocate and free than building the tree)
     labels: Vec<Vec<String>>,
     leaf_to: Vec<Vec<u32>>,
     parent: Vec<Vec<u32>>,
@@ -44,11 +46,25 @@ impl Hierarchy {
     /// Build from rows (leaf first, most general last). `source` names the
     /// origin (a file path, or "rows") in error messages.
     pub fn from_rows(rows: Vec<Vec<String>>, source: &str) -> Result<Self> {
+        Self::build(&rows, source)
+    }
+
+    /// `from_rows` over any rows of text (a CSV file's cells borrowed from
+    /// its text): only the distinct labels are copied.
+    pub(crate) fn build<R, S>(rows: &[R], source: &str) -> Result<Self>
+    where
+        R: AsRef<[S]>,
+        S: AsRef<str>,
+    {
         let err = |msg: String| AnonError::Hierarchy(format!("{source}: {msg}"));
+        let same = |a: &R, b: &R| {
+            let (a, b) = (a.as_ref(), b.as_ref());
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.as_ref() == y.as_ref())
+        };
         if rows.is_empty() {
             return Err(err("empty hierarchy: it has no rows".into()));
         }
-        let width = rows[0].len();
+        let width = rows[0].as_ref().len();
         if width == 0 {
             return Err(err("row 1 has no values".into()));
         }
@@ -60,6 +76,7 @@ impl Hierarchy {
             )));
         }
         for (r, row) in rows.iter().enumerate() {
+            let row = row.as_ref();
             if row.len() != width {
                 return Err(err(format!(
                     "row {} has {} value(s), expected {} like row 1 (ragged rows: every leaf needs a value at every level): {}",
@@ -69,7 +86,7 @@ impl Hierarchy {
                     show_values(row, 8)
                 )));
             }
-            if let Some(c) = row.iter().position(|v| v.is_empty()) {
+            if let Some(c) = row.iter().position(|v| v.as_ref().is_empty()) {
                 return Err(err(format!(
                     "row {} has an empty value at level {}",
                     r + 1,
@@ -83,30 +100,27 @@ impl Hierarchy {
             HashMap::with_capacity_and_hasher(rows.len(), FxBuild::default());
         let mut line: Vec<usize> = Vec::with_capacity(rows.len());
         for (r, row) in rows.iter().enumerate() {
-            match first.get(row[0].as_str()) {
+            let leaf = row.as_ref()[0].as_ref();
+            match first.get(leaf) {
                 None => {
-                    first.insert(&row[0], r);
+                    first.insert(leaf, r);
                     line.push(r + 1);
                 }
-                Some(&f) if rows[f] == *row => {}
+                Some(&f) if same(&rows[f], row) => {}
                 Some(&f) => {
                     return Err(err(format!(
                         "leaf value {:?} appears twice with different generalizations, in rows {} ({}) and {} ({})",
-                        row[0],
+                        leaf,
                         f + 1,
-                        show_values(&rows[f], 8),
+                        show_values(rows[f].as_ref(), 8),
                         r + 1,
-                        show_values(row, 8)
+                        show_values(row.as_ref(), 8)
                     )))
                 }
             }
         }
         drop(first);
-        let rows: Vec<Vec<String>> = if line.len() == rows.len() {
-            rows
-        } else {
-            line.iter().map(|&l| rows[l - 1].clone()).collect()
-        };
+        let rows: Vec<&[S]> = line.iter().map(|&l| rows[l - 1].as_ref()).collect();
         let mut labels: Vec<Vec<String>> = vec![Vec::new(); width];
         // labels by their text, borrowed from the rows (a ZIP hierarchy has
         // 600,000 cells: SipHash and a copy of each key were most of a load);
@@ -116,16 +130,17 @@ impl Hierarchy {
         let mut index: Vec<HashMap<&str, u32, FxBuild>> =
             vec![HashMap::with_hasher(FxBuild::default()); width];
         let mut leaf_to: Vec<Vec<u32>> = vec![Vec::with_capacity(rows.len()); width];
-        labels[0] = rows.iter().map(|r| r[0].clone()).collect();
+        labels[0] = rows.iter().map(|r| r[0].as_ref().to_string()).collect();
         leaf_to[0] = (0..rows.len() as u32).collect();
         for (r, row) in rows.iter().enumerate() {
             for (l, value) in row.iter().enumerate().skip(1) {
+                let value = value.as_ref();
                 let code = match r {
-                    1.. if rows[r - 1][l] == *value => leaf_to[l][r - 1],
+                    1.. if rows[r - 1][l].as_ref() == value => leaf_to[l][r - 1],
                     _ => {
                         let next = labels[l].len() as u32;
-                        *index[l].entry(value.as_str()).or_insert_with(|| {
-                            labels[l].push(value.clone());
+                        *index[l].entry(value).or_insert_with(|| {
+                            labels[l].push(value.to_string());
                             next
                         })
                     }
@@ -178,7 +193,6 @@ impl Hierarchy {
         let leaf_index = LeafIndex::new(&labels[0]);
         Ok(Hierarchy {
             t: Arc::new(Tree {
-                rows,
                 labels,
                 leaf_to,
                 parent,
@@ -200,8 +214,16 @@ impl Hierarchy {
     pub fn height(&self) -> u8 {
         (self.t.labels.len() - 1) as u8
     }
-    pub fn rows(&self) -> &[Vec<String>] {
-        &self.t.rows
+    /// The rows, leaf first (repeated rows of the source taken once).
+    pub fn rows(&self) -> Vec<Vec<&str>> {
+        let t = &self.t;
+        (0..t.labels[0].len())
+            .map(|r| {
+                (t.labels.iter().zip(&t.leaf_to))
+                    .map(|(labels, to)| labels[to[r] as usize].as_str())
+                    .collect()
+            })
+            .collect()
     }
     /// Distinct labels per level, in order of first appearance.
     pub fn levels(&self) -> &[Vec<String>] {
@@ -350,8 +372,35 @@ mod tests {
     }
 
     #[test]
+    fn plain_csv_is_split_in_place_as_the_csv_reader_reads_it() {
+        // the same cells: quoted (the csv reader), and plain with CRLF,
+        // a byte-order mark, blank lines and repeated rows (split in place)
+        let quoted = "\"a b\";\"x\";\"*\"\n\"c\";\"x\";\"*\"\n\"d\";\"y\";\"*\"\n";
+        let plain = "\u{feff}a b;x;*\r\n\r\nc;x;*\r\n ; \nd;y;*\r\nc;x;*";
+        let want = Hierarchy::from_csv_str(quoted, b';', "q").unwrap();
+        let got = Hierarchy::from_csv_str(plain, b';', "p").unwrap();
+        assert_eq!(got, want);
+        assert_eq!(
+            got.rows(),
+            vec![
+                vec!["a b", "x", "*"],
+                vec!["c", "x", "*"],
+                vec!["d", "y", "*"]
+            ]
+        );
+        // a lone CR ends a line for the csv reader: read by it
+        let cr = Hierarchy::from_csv_str("a b;x;*\rc;x;*\nd;y;*", b';', "r").unwrap();
+        assert_eq!(cr, want);
+        // errors name the row as before
+        let e = Hierarchy::from_csv_str("a;x;*\nb;x\n", b';', "f.csv").unwrap_err();
+        assert!(e.to_string().contains("row 2 has 2 value(s)"), "{e}");
+        let e = Hierarchy::from_csv_str("a;x;*\na;y;*\n", b';', "f.csv").unwrap_err();
+        assert!(e.to_string().contains("appears twice"), "{e}");
+    }
+
+    #[test]
     fn rejects_bad_hierarchies_naming_the_problem() {
-        let e = Hierarchy::from_rows(vec![], "f.csv")
+        let e = Hierarchy::from_rows(Vec::new(), "f.csv")
             .unwrap_err()
             .to_string();
         assert!(e.contains("f.csv") && e.contains("empty"), "{e}");

@@ -72,7 +72,9 @@ impl PyHierarchy {
     }
     #[getter]
     fn rows(&self) -> Vec<Vec<String>> {
-        self.inner.rows().to_vec()
+        (self.inner.rows().into_iter())
+            .map(|r| r.into_iter().map(str::to_string).collect())
+            .collect()
     }
     fn leaf_labels(&self, level: u8) -> PyResult<Vec<String>> {
         check_level(&self.inner, level)?;
