@@ -143,6 +143,7 @@ def test_f0_at_floor_levels_answers_like_the_leaves(
         assert prep.floors == (floors, k, budget)
         assert prep.problem.distinct < polars._prep.problem.distinct
         assert prep.problem.rows == df.height
+        assert prep.problem.heights == [hs[q].height for q in WIDE]
         assert engine.anonymous.equals(polars.anonymous), algorithm
     levels = polars.best("min_loss")
     want = rows(polars.apply(df, levels=levels))

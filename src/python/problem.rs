@@ -152,9 +152,10 @@ impl PyProblem {
     fn distinct(&self) -> usize {
         self.inner.base.rows()
     }
+    /// A list of ints (a `Vec<u8>` would cross as bytes).
     #[getter]
-    fn heights(&self) -> Vec<u8> {
-        self.inner.heights()
+    fn heights(&self) -> Vec<u32> {
+        self.inner.heights().into_iter().map(u32::from).collect()
     }
     fn check_levels(&self, levels: Vec<u32>) -> PyResult<()> {
         self.levels_u8(levels).map(|_| ())
