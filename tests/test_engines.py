@@ -144,6 +144,8 @@ def test_f0_at_floor_levels_answers_like_the_leaves(
         assert prep.problem.distinct < polars._prep.problem.distinct
         assert prep.problem.rows == df.height
         assert prep.problem.heights == [hs[q].height for q in WIDE]
+        shown = ", ".join(f"{q} {f}" for q, f in zip(WIDE, floors, strict=True) if f)
+        assert f"{shown} ({prep.problem.distinct:,} rows)" in " ".join(repr(engine).split())
         assert engine.anonymous.equals(polars.anonymous), algorithm
     levels = polars.best("min_loss")
     want = rows(polars.apply(df, levels=levels))

@@ -515,7 +515,22 @@ class SearchResult:
                 f"{s.nodes_checked} / {s.nodes_marked} / {s.nodes_projected}",
             ),
             ("table scans", s.table_scans),
+            *self._floor_rows(),
             ("time (ms)", round(s.phase_ms.get("total", 0.0), 1)),
+        ]
+
+    def _floor_rows(self) -> list[tuple[str, Any]]:
+        """Where F0 was grouped at floor levels (DuckDB, Spark): which, and
+        its rows, so that a user sees why no node below them is listed."""
+        floors = self._prep.floors
+        if floors is None:
+            return []
+        raised = [f"{q} {f}" for q, f in zip(self.quasi_identifiers, floors[0], strict=True) if f]
+        return [
+            (
+                "frequency set at floor levels",
+                f"{', '.join(raised)} ({self._prep.problem.distinct:,} rows)",
+            )
         ]
 
     def _minimal_table(self, most: int) -> str:
