@@ -228,7 +228,7 @@ mod tests {
         // Table 8(c): tuples 1, 2 keep 14248; tuples 3, 4 become 1424*
         assert_eq!(out.levels[0], vec![0, 0, 1, 1]);
         let labels: Vec<&str> = (0..4)
-            .map(|r| hs[0].levels()[out.levels[0][r] as usize][out.codes[0][r] as usize].as_str())
+            .map(|r| hs[0].levels()[out.levels[0][r] as usize].get(out.codes[0][r] as usize))
             .collect();
         assert_eq!(labels, vec!["14248", "14248", "1424*", "1424*"]);
         assert!((out.distortion - 2.0 / 20.0).abs() < 1e-12);

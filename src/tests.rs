@@ -204,11 +204,7 @@ impl Fixture {
             .zip(node)
             .map(|(q, &l)| {
                 let h = &self.hierarchies[*q];
-                h.leaves()
-                    .iter()
-                    .map(String::as_str)
-                    .zip(h.leaf_labels(l))
-                    .collect()
+                h.leaves().iter().zip(h.leaf_labels(l)).collect()
             })
             .collect();
         let mut out = BTreeMap::new();
@@ -245,7 +241,9 @@ fn labelled(problem: &Problem, fs: &crate::freq::FreqSet) -> BTreeMap<Vec<String
             .iter()
             .zip(&fs.levels)
             .zip(&cols)
-            .map(|((&a, &l), c)| problem.hierarchies[a].levels()[l as usize][c[r] as usize].clone())
+            .map(|((&a, &l), c)| {
+                problem.hierarchies[a].levels()[l as usize][c[r] as usize].to_string()
+            })
             .collect();
         *out.entry(key).or_insert(0) += counts[r];
     }
@@ -537,12 +535,7 @@ fn a_frequency_set_grouped_at_floor_levels_answers_like_the_leaves() {
                 })
                 .unwrap();
             floors.push(floor);
-            let labels: HashMap<&str, &str> = h
-                .leaves()
-                .iter()
-                .map(String::as_str)
-                .zip(h.leaf_labels(floor))
-                .collect();
+            let labels: HashMap<&str, &str> = h.leaves().iter().zip(h.leaf_labels(floor)).collect();
             let i = f.header.iter().position(|c| c == q).unwrap();
             let mut first: HashMap<&str, String> = HashMap::new();
             for row in &f.rows {

@@ -94,7 +94,7 @@ fn middle_eq(a: &[u8], b: &[u8]) -> bool {
 impl LeafIndex {
     /// The index of `leaves`, each coded by its position (inserted in code
     /// order, so equal hierarchies have equal tables).
-    pub(super) fn new(leaves: &[String]) -> Self {
+    pub(super) fn new(leaves: &super::Labels) -> Self {
         debug_assert!(leaves.len() <= MAX_LEAVES);
         let n_short = leaves.iter().filter(|l| l.len() <= SHORT).count();
         let n_long = leaves.len() - n_short;

@@ -22,7 +22,15 @@ impl Hierarchy {
     /// A file without quotes is split in place (its cells borrowed, only the
     /// distinct labels copied); one with quotes goes through the csv reader.
     pub fn from_csv_str(text: &str, sep: u8, source: &str) -> Result<Self> {
-        if let Some(rows) = split_plain(text, sep) {
+        if let Some((cells, ends)) = split_plain(text, sep) {
+            let mut start = 0;
+            let rows: Vec<&[&str]> = (ends.iter())
+                .map(|&end| {
+                    let row = &cells[start..end];
+                    start = end;
+                    row
+                })
+                .collect();
             return Self::csv_rows(&rows, sep, source);
         }
         let mut reader = csv::ReaderBuilder::new()
@@ -103,26 +111,30 @@ impl Hierarchy {
     }
 }
 
-/// The rows of a CSV text without quotes, as the csv reader reads them: a
+/// The cells of a CSV text without quotes and the end of each row among
+/// them (one buffer, not a vector a row), as the csv reader reads them: a
 /// leading byte-order mark dropped, lines ended by LF or CRLF, rows whose
 /// cells are all blank skipped. None where that reading could differ (a
 /// quote, a lone CR, a separator that is not ASCII).
-fn split_plain(text: &str, sep: u8) -> Option<Vec<Vec<&str>>> {
+fn split_plain(text: &str, sep: u8) -> Option<(Vec<&str>, Vec<usize>)> {
     if !sep.is_ascii() || text.contains('"') {
         return None;
     }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut rows = Vec::new();
+    let mut cells = Vec::new();
+    let mut ends = Vec::new();
     for line in text.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.contains('\r') {
             return None;
         }
-        let row: Vec<&str> = line.split(sep as char).collect();
-        if row.iter().all(|f| f.trim().is_empty()) {
+        let start = cells.len();
+        cells.extend(line.split(sep as char));
+        if cells[start..].iter().all(|f| f.trim().is_empty()) {
+            cells.truncate(start);
             continue;
         }
-        rows.push(row);
+        ends.push(cells.len());
     }
-    Some(rows)
+    Some((cells, ends))
 }

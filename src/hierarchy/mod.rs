@@ -6,6 +6,7 @@
 //! rollup gathers through. Reading and writing (ARX's CSV layout, JSON) is in
 //! [`io`]; turning a column's values into leaf codes is in [`encode`].
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -14,9 +15,11 @@ use crate::hash::FxBuild;
 
 mod encode;
 mod io;
+mod labels;
 
 pub use encode::Encoder;
 use encode::LeafIndex;
+pub use labels::Labels;
 
 /// Levels a hierarchy may have: heights are `u8`, and the searches keep the
 /// value 255 to mean "no level" (an attribute absent from a node).
@@ -35,7 +38,7 @@ struct Tree {
     // the rows are not kept: row r is `labels[l][leaf_to[l][r]]` for each
     // level l (a ZIP hierarchy's 600,000 cells as strings cost more to
     // allocate and free than building the tree)
-    labels: Vec<Vec<String>>,
+    labels: Vec<Labels>,
     leaf_to: Vec<Vec<u32>>,
     parent: Vec<Vec<u32>>,
     /// Leaf label bytes -> leaf code.
@@ -101,27 +104,29 @@ impl Hierarchy {
         let mut line: Vec<usize> = Vec::with_capacity(rows.len());
         for (r, row) in rows.iter().enumerate() {
             let leaf = row.as_ref()[0].as_ref();
-            match first.get(leaf) {
-                None => {
-                    first.insert(leaf, r);
+            // one lookup a row: a new leaf, or a repeat that must be the same row
+            let f = match first.entry(leaf) {
+                Entry::Vacant(v) => {
+                    v.insert(r);
                     line.push(r + 1);
+                    continue;
                 }
-                Some(&f) if same(&rows[f], row) => {}
-                Some(&f) => {
-                    return Err(err(format!(
-                        "leaf value {:?} appears twice with different generalizations, in rows {} ({}) and {} ({})",
-                        leaf,
-                        f + 1,
-                        show_values(rows[f].as_ref(), 8),
-                        r + 1,
-                        show_values(row.as_ref(), 8)
-                    )))
-                }
+                Entry::Occupied(o) => *o.get(),
+            };
+            if !same(&rows[f], row) {
+                return Err(err(format!(
+                    "leaf value {:?} appears twice with different generalizations, in rows {} ({}) and {} ({})",
+                    leaf,
+                    f + 1,
+                    show_values(rows[f].as_ref(), 8),
+                    r + 1,
+                    show_values(row.as_ref(), 8)
+                )));
             }
         }
         drop(first);
         let rows: Vec<&[S]> = line.iter().map(|&l| rows[l - 1].as_ref()).collect();
-        let mut labels: Vec<Vec<String>> = vec![Vec::new(); width];
+        let mut labels: Vec<Labels> = vec![Labels::default(); width];
         // labels by their text, borrowed from the rows (a ZIP hierarchy has
         // 600,000 cells: SipHash and a copy of each key were most of a load);
         // leaves are distinct once repeated rows are gone, so a leaf's code is
@@ -130,7 +135,11 @@ impl Hierarchy {
         let mut index: Vec<HashMap<&str, u32, FxBuild>> =
             vec![HashMap::with_hasher(FxBuild::default()); width];
         let mut leaf_to: Vec<Vec<u32>> = vec![Vec::with_capacity(rows.len()); width];
-        labels[0] = rows.iter().map(|r| r[0].as_ref().to_string()).collect();
+        let bytes = rows.iter().map(|r| r[0].as_ref().len()).sum();
+        labels[0] = Labels::with_capacity(rows.len(), bytes);
+        for r in &rows {
+            labels[0].push(r[0].as_ref());
+        }
         leaf_to[0] = (0..rows.len() as u32).collect();
         for (r, row) in rows.iter().enumerate() {
             for (l, value) in row.iter().enumerate().skip(1) {
@@ -140,7 +149,7 @@ impl Hierarchy {
                     _ => {
                         let next = labels[l].len() as u32;
                         *index[l].entry(value).or_insert_with(|| {
-                            labels[l].push(value.to_string());
+                            labels[l].push(value);
                             next
                         })
                     }
@@ -162,12 +171,12 @@ impl Hierarchy {
                 } else if up[c] != p {
                     return Err(err(format!(
                         "not a tree: value {:?} at level {} has two parents at level {}: {:?} (row {}) and {:?} (row {})",
-                        labels[l][c],
+                        &labels[l][c],
                         l,
                         l + 1,
-                        labels[l + 1][up[c] as usize],
+                        &labels[l + 1][up[c] as usize],
                         line[seen_at[c]],
-                        labels[l + 1][p as usize],
+                        &labels[l + 1][p as usize],
                         line[r]
                     )));
                 }
@@ -180,7 +189,7 @@ impl Hierarchy {
                 "the top level {} has {} values ({}); a hierarchy needs exactly one value at its top (ARX uses '*')",
                 width - 1,
                 top.len(),
-                show_values(top, 8)
+                show_values(&top.to_vec(), 8)
             )));
         }
         if labels[0].len() > encode::MAX_LEAVES {
@@ -220,16 +229,16 @@ impl Hierarchy {
         (0..t.labels[0].len())
             .map(|r| {
                 (t.labels.iter().zip(&t.leaf_to))
-                    .map(|(labels, to)| labels[to[r] as usize].as_str())
+                    .map(|(labels, to)| &labels[to[r] as usize])
                     .collect()
             })
             .collect()
     }
     /// Distinct labels per level, in order of first appearance.
-    pub fn levels(&self) -> &[Vec<String>] {
+    pub fn levels(&self) -> &[Labels] {
         &self.t.labels
     }
-    pub fn leaves(&self) -> &[String] {
+    pub fn leaves(&self) -> &Labels {
         &self.t.labels[0]
     }
     /// Number of distinct values at `level`.
@@ -245,7 +254,7 @@ impl Hierarchy {
         let l = level as usize;
         self.t.leaf_to[l]
             .iter()
-            .map(|&c| self.t.labels[l][c as usize].as_str())
+            .map(|&c| &self.t.labels[l][c as usize])
             .collect()
     }
     /// How many leaves each code at `level` stands for.
@@ -326,7 +335,7 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let index = LeafIndex::new(&labels);
+        let index = LeafIndex::new(&labels.iter().collect());
         for (code, l) in labels.iter().enumerate() {
             assert_eq!(index.get(l.as_bytes()), Some(code as u32), "{l:?}");
         }
@@ -347,7 +356,7 @@ mod tests {
             assert_eq!(index.get(absent.as_bytes()), None, "{absent:?}");
         }
         // the same leaves give an equal index (hierarchies compare by it)
-        assert_eq!(LeafIndex::new(&labels.clone()), index);
+        assert_eq!(LeafIndex::new(&labels.iter().collect()), index);
     }
 
     #[test]
@@ -412,7 +421,7 @@ mod tests {
         // leaf are an error naming both, and later rows keep their numbers
         let h =
             Hierarchy::from_rows(rows(&[&["a", "*"], &["a", "*"], &["b", "*"]]), "f.csv").unwrap();
-        assert_eq!(h.leaves(), ["a", "b"]);
+        assert_eq!(*h.leaves(), ["a", "b"]);
         assert_eq!(h.rows().len(), 2);
         let e = Hierarchy::from_rows(rows(&[&["a", "x", "*"], &["a", "y", "*"]]), "f.csv")
             .unwrap_err()
@@ -557,7 +566,7 @@ mod tests {
             want.iter()
                 .map(|&c| &h.leaves()[c as usize])
                 .collect::<Vec<_>>(),
-            values.iter().collect::<Vec<_>>()
+            values.iter().map(String::as_str).collect::<Vec<_>>()
         );
         assert_eq!(e.finish().unwrap(), want);
         // a short view with bytes after its string (Arrow pads with zeros,

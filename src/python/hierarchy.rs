@@ -64,7 +64,7 @@ impl PyHierarchy {
     }
     #[getter]
     fn levels(&self) -> Vec<Vec<String>> {
-        self.inner.levels().to_vec()
+        self.inner.levels().iter().map(|l| l.to_vec()).collect()
     }
     #[getter]
     fn leaves(&self) -> Vec<String> {
@@ -102,15 +102,15 @@ impl PyHierarchy {
             .leaves()
             .iter()
             .zip(self.inner.leaf_labels(level))
-            .filter(|(leaf, _)| wanted.contains(leaf.as_str()))
-            .map(|(leaf, label)| (leaf.clone(), label.to_string()))
+            .filter(|(leaf, _)| wanted.contains(leaf))
+            .map(|(leaf, label)| (leaf.to_string(), label.to_string()))
             .unzip())
     }
     /// The distinct labels of `level`, by code (one level of `levels`,
     /// without copying the others: a ZIP hierarchy's leaves are 100,000).
     fn labels_at(&self, level: u8) -> PyResult<Vec<String>> {
         check_level(&self.inner, level)?;
-        Ok(self.inner.levels()[level as usize].clone())
+        Ok(self.inner.levels()[level as usize].to_vec())
     }
     fn encode(&self, column: &str, values: Vec<Option<String>>) -> PyResult<Vec<u32>> {
         let v: Vec<Option<&str>> = values.iter().map(|s| s.as_deref()).collect();
