@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from pathlib import Path
 
@@ -64,16 +63,9 @@ def main() -> None:
 
             read = duckdb.read_parquet
         else:
-            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-            from pyspark.sql import SparkSession
+            from engines import local_spark  # this folder is on the path of a script run from it
 
-            spark = (
-                SparkSession.builder.master("local[2]")
-                .config("spark.ui.enabled", "false")
-                .config("spark.sql.shuffle.partitions", "2")
-                .config("spark.driver.memory", "4g")
-                .getOrCreate()
-            )
+            spark = local_spark(**{"spark.sql.shuffle.partitions": "2"})
             spark.sparkContext.setLogLevel("ERROR")
             read = spark.read.parquet
         for table, (path, hs) in tables.items():
