@@ -183,6 +183,19 @@ def test_floors_with_nulls_and_a_value_shared_by_a_label(on: Callable[[pl.DataFr
     assert out.equals(rows(polars.apply(df, levels=levels)))
 
 
+def test_floors_where_no_level_of_a_column_passes(on: Callable[[pl.DataFrame], Any]) -> None:
+    # "a" has no level of one value and every value once: no node is
+    # 2-anonymous, and the floors stop at its top instead of failing
+    df = pl.DataFrame({"a": ["1", "2", "3", "4", "5", "6"], "b": ["x", "x", "x", "y", "y", "y"]})
+    hs = {
+        "a": pa.Hierarchy.from_rows([[v] for v in "123456"]),
+        "b": pa.Hierarchy.from_rows([["x", "*"], ["y", "*"]]),
+    }
+    engine = pa.search(on(df), ["a", "b"], hs, 2, 0, progress=False)
+    assert engine.anonymous.height == 0
+    assert engine.anonymous.equals(pa.search(df, ["a", "b"], hs, 2, 0, progress=False).anonymous)
+
+
 def test_the_pandas_path_of_spark_before_4(
     spark: Any, adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], monkeypatch: Any
 ) -> None:
@@ -239,7 +252,12 @@ def test_errors_are_the_same_on_every_engine(
         with pytest.raises(error, match=match) as caught:
             pa.frequency_set(data, **args)
         messages.append(str(caught.value))
-    assert messages[0] == messages[1]
+        # a search off Polars counts each column first (its floors): the
+        # same errors from there
+        with pytest.raises(error, match=match) as caught:
+            pa.search(data, k=1, progress=False, **args)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[2] and messages[1] == messages[3]
 
 
 def test_the_duckdb_release_is_a_snapshot(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon import engines
-from polars_anon._core import Hierarchy, Problem
+from polars_anon._core import Hierarchy, MissingValueError, Problem
 
 if TYPE_CHECKING:
     from polars_anon._frames import Nulls
@@ -52,7 +52,12 @@ def find(
     """The floors of `qis` for k and `max_suppression` on the table `data`
     (None when it is empty: the caller says so). Nulls and values missing
     from a hierarchy raise here with the errors F0 would give."""
-    from polars_anon._frames import _null_as_value, check_k, max_suppressed
+    from polars_anon._frames import (
+        _normalization_hint,
+        _null_as_value,
+        check_k,
+        max_suppressed,
+    )
 
     margins = engines.marginals(data, where, qis, count)
     rows = int(margins[qis[0]].get_column(count).sum())
@@ -77,8 +82,17 @@ def find(
             h = with_null
         # the core encodes the values: nulls and unknown values are refused
         # naming the column, as they would be in F0
-        alone = Problem([q], [h], [text], counts)
-        floor = next(g for g in range(h.height + 1) if _small(alone, g, k) <= budget)
+        try:
+            alone = Problem([q], [h], [text], counts)
+        except MissingValueError as e:
+            hint = _normalization_hint({q: text}, hierarchies, [q])
+            if hint:
+                raise MissingValueError(f"{e}; {hint}") from None
+            raise
+        # none passing (a hierarchy without a one-value top): no node is
+        # anonymous, and the top is as far as a floor can go
+        passing = (g for g in range(h.height + 1) if _small(alone, g, k) <= budget)
+        floor = next(passing, h.height)
         levels.append(floor)
         if floor:
             maps[q] = _representatives(frame.get_column(q), text, h, floor)
