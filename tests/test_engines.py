@@ -14,8 +14,12 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import polars_anon as pa
+from tests.conftest import SEARCHES, brute_anonymous, nodes
+from tests.test_search import tables
 
 QIS = ["sex", "age", "race", "marital-status"]
 
@@ -181,6 +185,32 @@ def test_floors_with_nulls_and_a_value_shared_by_a_label(on: Callable[[pl.DataFr
     out = rows(engine.apply(data, levels=levels))
     assert out.get_column("zip").to_list() == ["130**"] * 4 + ["148**"] * 3
     assert out.equals(rows(polars.apply(df, levels=levels)))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tables(), k=st.integers(1, 5), sup=st.integers(0, 4))
+def test_property_floors_answer_like_brute_force(
+    data: tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]], k: int, sup: int
+) -> None:
+    """Random tables and hierarchies on DuckDB (grouped at floor levels):
+    every complete search and the optimal one answer as a brute force of
+    every node over the raw rows."""
+    df, hs, qis = data
+    if k > df.height:
+        return
+    rel = to_duckdb(df)
+    expect = brute_anonymous(df, qis, hs, k, sup)
+    for algorithm, variant in SEARCHES:
+        r = pa.search(rel, qis, hs, k, sup, algorithm=algorithm, variant=variant, progress=False)
+        assert nodes(r.anonymous, qis) == expect, (algorithm, variant, r._prep.floors)
+    best = pa.search(rel, qis, hs, k, sup, algorithm="optimal", progress=False)
+    local = pa.search(df, qis, hs, k, sup, algorithm="optimal", progress=False)
+    if expect:
+        got, want = best.anonymous.filter(**best.best("min_loss")), local.anonymous
+        want = want.filter(**local.best("min_loss"))
+        assert got.get_column("loss").item() == pytest.approx(want.get_column("loss").item())
+    else:
+        assert best.anonymous.height == 0
 
 
 def test_floors_where_no_level_of_a_column_passes(on: Callable[[pl.DataFrame], Any]) -> None:
