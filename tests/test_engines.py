@@ -213,6 +213,28 @@ def test_property_floors_answer_like_brute_force(
         assert best.anonymous.height == 0
 
 
+def test_floors_refuse_values_that_miss_their_representative(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value whose join to its representative fails reads as null where
+    the data lives (a type that does not round-trip, say): F0 is refused
+    rather than searched with those tuples moved."""
+    from polars_anon import _floors
+
+    df, hs = adult
+    find = _floors.find
+
+    def lossy(*args: Any, **kwargs: Any) -> Any:
+        floored = find(*args, **kwargs)
+        assert floored is not None and "age" in floored.maps
+        floored.maps["age"] = floored.maps["age"].filter(pl.col("v") != 39)
+        return floored
+
+    monkeypatch.setattr(_floors, "find", lossy)
+    with pytest.raises(pa.AnonError, match=r"'age' has \d+ null tuple"):
+        pa.search(to_duckdb(df), WIDE, hs, 5, 0, progress=False)
+
+
 def test_floors_where_no_level_of_a_column_passes(on: Callable[[pl.DataFrame], Any]) -> None:
     # "a" has no level of one value and every value once: no node is
     # 2-anonymous, and the floors stop at its top instead of failing

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon import engines
-from polars_anon._core import Hierarchy, MissingValueError, Problem
+from polars_anon._core import AnonError, Hierarchy, MissingValueError, Problem
 
 if TYPE_CHECKING:
     from polars_anon._frames import Nulls
@@ -37,6 +37,24 @@ class Floored:
     max_suppressed: int
     maps: dict[str, pl.DataFrame]
     values: dict[str, pl.Series]
+    # tuples whose representative is null, by floored column (from its own
+    # counts: the null itself, when it stands for its label)
+    null_rows: dict[str, int]
+
+    def check(self, f0: pl.DataFrame, count: str) -> None:
+        """F0 as grouped where the data lives: a value that found no
+        representative in the join would read as null there (a type that
+        does not round-trip through the small table, say); the nulls must be
+        those the representatives give, or F0 is refused."""
+        for q in self.maps:
+            got = int(f0.filter(pl.col(q).is_null()).get_column(count).sum())
+            if got != self.null_rows[q]:
+                raise AnonError(
+                    f"internal check failed: column '{q}' has {got} null tuple(s) in the "
+                    f"frequency set grouped at its floor level, where its own counts give "
+                    f"{self.null_rows[q]}: some values did not meet their representatives in "
+                    "the join; refusing to search it"
+                )
 
 
 def find(
@@ -67,6 +85,7 @@ def find(
     budget = max_suppressed(max_suppression, rows)
     levels: list[int] = []
     maps: dict[str, pl.DataFrame] = {}
+    null_rows: dict[str, int] = {}
     for q in qis:
         frame = margins[q]
         h = hierarchies.get(q)
@@ -95,11 +114,13 @@ def find(
         floor = next(passing, h.height)
         levels.append(floor)
         if floor:
-            maps[q] = _representatives(frame.get_column(q), text, h, floor)
+            rep = _representatives(frame.get_column(q), text, counts, h, floor)
+            maps[q] = rep.select("v", "r")
+            null_rows[q] = int(rep.filter(pl.col("r").is_null()).get_column("n").sum())
     if not maps:
         return None
     values = {q: margins[q].get_column(q) for q in qis}
-    return Floored(levels, k, budget, maps, values)
+    return Floored(levels, k, budget, maps, values, null_rows)
 
 
 def _small(problem: Problem, level: int, k: int) -> int:
@@ -108,13 +129,17 @@ def _small(problem: Problem, level: int, k: int) -> int:
     return int(sizes.filter(sizes < k).sum())
 
 
-def _representatives(native: pl.Series, text: pl.Series, h: Hierarchy, level: int) -> pl.DataFrame:
-    """Each value (``v``) and the value standing for its label at `level`
-    (``r``): the least, as text, of the values under that label."""
+def _representatives(
+    native: pl.Series, text: pl.Series, counts: pl.Series, h: Hierarchy, level: int
+) -> pl.DataFrame:
+    """Each value (``v``), the value standing for its label at `level`
+    (``r``: the least, as text, of the values under that label) and its
+    tuples (``n``)."""
     leaves, labels = h.leaf_labels_of(level, text.unique().to_list())
     label = pl.DataFrame({"t": leaves, "label": labels})
-    frame = pl.DataFrame({"v": native, "t": text}).join(label, on="t", how="left")
+    frame = pl.DataFrame({"v": native, "t": text, "n": counts})
+    frame = frame.join(label, on="t", how="left")
     first = (
         frame.sort("t").group_by("label", maintain_order=True).agg(pl.col("v").first().alias("r"))
     )
-    return frame.join(first, on="label").select("v", "r")
+    return frame.join(first, on="label").select("v", "r", "n")

@@ -303,6 +303,8 @@ def prepare(
         # F0 where the data lives: native values, brought back small
         maps = floored.maps if floored is not None else None
         native = engines.group(data, where, qis + sens, count, maps)
+        if floored is not None:
+            floored.check(native, count)
         lazy = native.lazy()
         grouped = native.with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
         table = {c: grouped.get_column(c) for c in qis + sens}
