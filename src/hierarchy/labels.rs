@@ -4,6 +4,10 @@
 
 use std::ops::Index;
 
+/// The most bytes a level's labels may hold (ends are u32); `build`
+/// refuses a hierarchy past it before any label is pushed.
+pub const MAX_BYTES: usize = u32::MAX as usize;
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Labels {
     text: String,
@@ -20,7 +24,7 @@ impl Labels {
     }
     pub fn push(&mut self, label: &str) {
         self.text.push_str(label);
-        let end = u32::try_from(self.text.len()).expect("a level's labels fit 4 GiB");
+        let end = u32::try_from(self.text.len()).expect("checked against MAX_BYTES by build");
         self.ends.push(end);
     }
     pub fn len(&self) -> usize {

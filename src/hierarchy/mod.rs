@@ -78,6 +78,7 @@ impl Hierarchy {
                 MAX_LEVELS - 1
             )));
         }
+        let mut level_bytes = vec![0usize; width];
         for (r, row) in rows.iter().enumerate() {
             let row = row.as_ref();
             if row.len() != width {
@@ -96,6 +97,16 @@ impl Hierarchy {
                     c
                 )));
             }
+            for (bytes, v) in level_bytes.iter_mut().zip(row) {
+                *bytes += v.as_ref().len();
+            }
+        }
+        // a level's labels sit in one buffer addressed by u32 (`Labels`)
+        if let Some(l) = level_bytes.iter().position(|&b| b > labels::MAX_BYTES) {
+            return Err(err(format!(
+                "the labels of level {l} hold more than {} bytes",
+                labels::MAX_BYTES
+            )));
         }
         // A row repeated exactly (ARX writes such files, and users keep them)
         // is taken once; a leaf with two different rows is an error.
