@@ -510,13 +510,11 @@ def _mapping(prep: Prepared, i: int, level: int) -> tuple[pl.Enum, pl.Series]:
     if key not in prep.mappings:
         h = prep.hierarchies[i]
         q = prep.quasi_identifiers[i]
-        if prep.values is not None:
-            # F0 at floor levels holds one value per label: every value is here
-            column = prep.values[q].to_frame(q)
-            present = column.select(text(pl.col(q)).unique()).to_series().to_list()
-            leaves, labels = h.leaf_labels_of(level, present)
-        elif prep.grouped is not None:
-            present = prep.grouped.select(text(pl.col(q)).unique()).to_series().to_list()
+        # F0 at floor levels holds one value per label: the values are kept
+        # apart, from the column's own counts
+        held = prep.values[q].to_frame(q) if prep.values is not None else prep.grouped
+        if held is not None:
+            present = held.select(text(pl.col(q)).unique()).to_series().to_list()
             leaves, labels = h.leaf_labels_of(level, present)
         else:
             leaves, labels = h.leaves, h.leaf_labels(level)

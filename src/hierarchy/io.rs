@@ -91,9 +91,7 @@ impl Hierarchy {
     pub fn to_json(&self) -> String {
         serde_json::to_string(&HierarchyJson {
             format: JSON_FORMAT.into(),
-            rows: (self.rows().into_iter())
-                .map(|r| r.into_iter().map(str::to_string).collect())
-                .collect(),
+            rows: self.owned_rows(),
         })
         .expect("serialising strings cannot fail")
     }

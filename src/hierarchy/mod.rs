@@ -245,6 +245,12 @@ impl Hierarchy {
             })
             .collect()
     }
+    /// `rows` as owned strings (JSON, Python).
+    pub fn owned_rows(&self) -> Vec<Vec<String>> {
+        (self.rows().into_iter())
+            .map(|r| r.into_iter().map(str::to_string).collect())
+            .collect()
+    }
     /// Distinct labels per level, in order of first appearance.
     pub fn levels(&self) -> &[Labels] {
         &self.t.labels

@@ -72,9 +72,7 @@ impl PyHierarchy {
     }
     #[getter]
     fn rows(&self) -> Vec<Vec<String>> {
-        (self.inner.rows().into_iter())
-            .map(|r| r.into_iter().map(str::to_string).collect())
-            .collect()
+        self.inner.owned_rows()
     }
     fn leaf_labels(&self, level: u8) -> PyResult<Vec<String>> {
         check_level(&self.inner, level)?;

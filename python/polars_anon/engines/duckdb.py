@@ -37,10 +37,7 @@ def group(rel: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame
         agg = rel.aggregate(f"{cols}, count(*) AS {_q(count)}", cols)
         return _frame(agg).with_columns(pl.col(count).cast(pl.UInt64))
     tables = {c: _temp(rel, m.select("v", "r")) for c, m in maps.items()}
-    joins = " ".join(
-        f"LEFT JOIN {t} m{i} ON base.{_q(c)} IS NOT DISTINCT FROM m{i}.v"
-        for i, (c, t) in enumerate(tables.items())
-    )
+    joins = _joins(list(tables), list(tables.values()))
     keys = [f"m{list(tables).index(c)}.r" if c in tables else f"base.{_q(c)}" for c in columns]
     select = ", ".join(f"{key} AS {_q(c)}" for key, c in zip(keys, columns, strict=True))
     sql = f"SELECT {select}, count(*) AS {_q(count)} FROM base {joins} GROUP BY {', '.join(keys)}"
@@ -54,6 +51,15 @@ def group(rel: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame
 
 def marginals(rel: Any, columns: list[str], count: str) -> dict[str, pl.DataFrame]:
     return {c: group(rel, [c], count, {}) for c in columns}
+
+
+def _joins(columns: list[str], tables: list[str]) -> str:
+    """SQL joining each of `columns` of ``base`` null-safely to its small
+    table (``m0``, ``m1``, ... by position), on the table's column ``v``."""
+    return " ".join(
+        f"LEFT JOIN {t} m{i} ON base.{_q(c)} IS NOT DISTINCT FROM m{i}.v"
+        for i, (c, t) in enumerate(zip(columns, tables, strict=True))
+    )
 
 
 def _temp(rel: Any, frame: pl.DataFrame) -> str:
@@ -77,10 +83,7 @@ def release(
     with their counts ``n``) counted in DuckDB on the snapshot.
     `mappings[i]` has columns ``v`` (native value) and ``l`` (label)."""
     tables = [_temp(rel, m) for m in mappings]
-    joins = " ".join(
-        f"LEFT JOIN {t} m{i} ON base.{_q(q)} IS NOT DISTINCT FROM m{i}.v"
-        for i, (q, t) in enumerate(zip(qis, tables, strict=True))
-    )
+    joins = _joins(qis, tables)
     where = ""
     drop_table = None
     if drop.height:

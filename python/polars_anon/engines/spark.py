@@ -49,9 +49,9 @@ def group(df: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]
     types = {f.name: f.dataType for f in df.schema.fields}
     out, keys = df, {c: F.col(c) for c in columns}
     for i, (c, m) in enumerate(maps.items()):
-        v, r = f"__polars_anon_v{i}", f"__polars_anon_r{i}"
-        dim = _spark_frame(df.sparkSession, m.select("v", "r"), [(v, types[c]), (r, types[c])])
-        out = out.join(F.broadcast(dim), out[c].eqNullSafe(dim[v]), "left")
+        r = f"__polars_anon_r{i}"
+        dim = m.select("v", "r")
+        out = _join_dim(out, c, types[c], dim, f"__polars_anon_v{i}", r, types[c])
         keys[c] = F.col(r).alias(c)
     agg = out.groupBy(*keys.values()).agg(F.count(F.lit(1)).alias(count))
     return _frame(agg).with_columns(pl.col(count).cast(pl.UInt64))
@@ -83,6 +83,18 @@ def marginals(df: Any, columns: list[str], count: str) -> dict[str, pl.DataFrame
     return {c: out[c] for c in columns}
 
 
+def _join_dim(
+    out: Any, column: str, column_type: Any, dim: pl.DataFrame, v: str, to: str, to_type: Any
+) -> Any:
+    """`out` left-joined (broadcast, null-safe) on `column` to a small table
+    of its native values (`dim`'s first column, named `v` in Spark) and what
+    each stands for (its second, named `to`, of type `to_type`)."""
+    from pyspark.sql import functions as F
+
+    table = _spark_frame(out.sparkSession, dim, [(v, column_type), (to, to_type)])
+    return out.join(F.broadcast(table), out[column].eqNullSafe(table[v]), "left")
+
+
 def _spark_frame(session: Any, frame: pl.DataFrame, fields: list[tuple[str, Any]]) -> Any:
     from pyspark.sql.types import StructField, StructType
 
@@ -108,8 +120,7 @@ def release(
     out = df
     for i, (q, m) in enumerate(zip(qis, mappings, strict=True)):
         v, lab = f"__polars_anon_v{i}", f"__polars_anon_l{i}"
-        dim = _spark_frame(session, m.select("v", "l"), [(v, types[q]), (lab, StringType())])
-        out = out.join(F.broadcast(dim), out[q].eqNullSafe(dim[v]), "left").drop(v)
+        out = _join_dim(out, q, types[q], m.select("v", "l"), v, lab, StringType()).drop(v)
     if drop.height:
         keys = [f"__polars_anon_d{i}" for i in range(len(qis))]
         dims = _spark_frame(
