@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon import engines
-from polars_anon._core import AnonError, Hierarchy, MissingValueError, Problem
+from polars_anon._core import AnonError, Hierarchy, Problem
 
 if TYPE_CHECKING:
     from polars_anon._frames import Nulls
@@ -71,9 +71,9 @@ def find(
     (None when it is empty: the caller says so). Nulls and values missing
     from a hierarchy raise here with the errors F0 would give."""
     from polars_anon._frames import (
-        _normalization_hint,
         _null_as_value,
         check_k,
+        hinted,
         max_suppressed,
     )
 
@@ -101,13 +101,7 @@ def find(
             h = with_null
         # the core encodes the values: nulls and unknown values are refused
         # naming the column, as they would be in F0
-        try:
-            alone = Problem([q], [h], [text], counts)
-        except MissingValueError as e:
-            hint = _normalization_hint({q: text}, hierarchies, [q])
-            if hint:
-                raise MissingValueError(f"{e}; {hint}") from None
-            raise
+        alone = hinted({q: text}, hierarchies, [q], [q], [h], [text], counts)
         # none passing (a hierarchy without a one-value top): no node is
         # anonymous, and the top is as far as a floor can go
         passing = (g for g in range(h.height + 1) if _small(alone, g, k) <= budget)

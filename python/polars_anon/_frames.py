@@ -359,13 +359,7 @@ def prepare(
     at = floored_at if floored is None else (floored.levels, floored.k, floored.max_suppressed)
     if at is not None and where not in ("duckdb", "spark", "counts"):
         raise ConfigError("only a table on DuckDB or Spark, or its frequency set, has floors")
-    try:
-        problem = Problem(qis, hs, codes, counts, sensitive_cols, at)
-    except MissingValueError as e:
-        hint = _normalization_hint(table, hs_by_col, qis)
-        if hint:
-            raise MissingValueError(f"{e}; {hint}") from None
-        raise
+    problem = hinted(table, hs_by_col, qis, qis, hs, codes, counts, sensitive_cols, at)
     return Prepared(
         lazy,
         qis,
@@ -388,6 +382,24 @@ def _groupable(dtype: pl.DataType) -> bool:
     """Values a quasi-identifier or sensitive column can hold: they are grouped
     and compared as text."""
     return not (dtype.is_nested() or isinstance(dtype, (pl.Binary, pl.Object, pl.Null)))
+
+
+def hinted(
+    table: Mapping[str, pl.Series],
+    hs: Mapping[str, Hierarchy],
+    qis: list[str],
+    *args: Any,
+) -> Problem:
+    """``Problem(*args)`` over `table`'s columns `qis`; a value missing from a
+    hierarchy in another Unicode form is reported with a hint to normalize
+    (see `_normalization_hint`)."""
+    try:
+        return Problem(*args)
+    except MissingValueError as e:
+        hint = _normalization_hint(table, hs, qis)
+        if hint:
+            raise MissingValueError(f"{e}; {hint}") from None
+        raise
 
 
 def _normalization_hint(
