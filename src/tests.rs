@@ -1201,3 +1201,78 @@ fn a_search_at_its_time_limit_answers_with_confirmed_nodes_only() {
 fn p_id(p: &Problem, n: &[u8]) -> u128 {
     Lattice::new(p.heights()).id(n)
 }
+
+#[test]
+fn a_check_from_f0_in_blocks_fails_exactly_where_the_full_set_fails() {
+    // Leaves coded out of hierarchy order (a parent's leaves are not
+    // adjacent codes), skewed values so that groups of every size occur, and
+    // enough distinct rows (about 70,000) that a check shares its larger
+    // runs with a second core after the smallest ones on its own.
+    let hierarchy = |leaves: u32, parents: u32| {
+        Hierarchy::from_rows(
+            (0..leaves)
+                .map(|v| {
+                    let p = v % parents;
+                    vec![
+                        format!("{v}"),
+                        format!("p{p}"),
+                        format!("g{}", p % 3),
+                        "*".into(),
+                    ]
+                })
+                .collect(),
+            "blocks",
+        )
+        .unwrap()
+    };
+    let domains = [(300u32, 40u32), (40, 8), (24, 6), (12, 4)];
+    let rows = 90_000;
+    let mut x = 11u64;
+    let mut draw = |d: u32| {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        // the square of a uniform draw: low codes far more frequent
+        let u = ((x >> 33) % 1_000_000) as f64 / 1e6;
+        ((u * u) * d as f64) as u32
+    };
+    let codes: Vec<Vec<u32>> = domains
+        .iter()
+        .map(|&(d, _)| (0..rows).map(|_| draw(d)).collect())
+        .collect();
+    let counts = (0..rows as u64).map(|r| 1 + r % 3).collect();
+    let p = Problem::from_codes(
+        (0..domains.len()).map(|a| format!("a{a}")).collect(),
+        domains.iter().map(|&(d, p)| hierarchy(d, p)).collect(),
+        codes,
+        counts,
+    )
+    .unwrap();
+    assert!(p.base.rows() > 60_000, "{}", p.base.rows());
+    let lattice = Lattice::new(p.heights());
+    for (k, budget) in [(2u64, 0u64), (5, 0), (5, 3_000), (20, 40_000)] {
+        let checker = Checker::new(&p, Model::k(k), Engine::Auto).unwrap();
+        let blocks: Vec<_> = (0..domains.len())
+            .map(|a| checker.blocks(a).unwrap().expect("plain k on packed keys"))
+            .collect();
+        let (mut passed, mut failed) = (0, 0);
+        for (i, node) in lattice.all().enumerate() {
+            let full = p.node_set(&node, Engine::Auto).unwrap();
+            let suppressed = checker.group_stats(&full).unwrap().suppressed;
+            let b = &blocks[i % blocks.len()];
+            match checker.fails_early(b, &node, budget).unwrap() {
+                None => {
+                    assert!(suppressed > budget, "k={k} {budget} {node:?}");
+                    failed += 1;
+                }
+                Some(fs) => {
+                    assert!(suppressed <= budget, "k={k} {budget} {node:?}");
+                    assert_eq!(fs.sorted_rows().unwrap(), full.sorted_rows().unwrap());
+                    passed += 1;
+                }
+            }
+        }
+        assert!(
+            passed > 0 && failed > 0,
+            "k={k} {budget}: {passed} {failed}"
+        );
+    }
+}

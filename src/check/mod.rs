@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{AnonError, Result};
 use crate::freq::aggregate::{with_table, Aggregator, Word};
-use crate::freq::{Engine, FreqSet, Layout, Problem, RollupJob};
+use crate::freq::{Blocks, Engine, FreqSet, Layout, Problem, RollupJob};
 use crate::lattice::node_height;
 use crate::metrics::loss;
 
@@ -88,6 +88,41 @@ impl<'p> Checker<'p> {
                 check_one(p, j, keep[i], k, max_suppressed, below, agg, layout)
             })
         })
+    }
+
+    /// F0 sorted along `attr`'s hierarchy for `fails_early`, when a check of
+    /// this model can stop at a block boundary: the native kernel, and k the
+    /// only criterion (a group's fate then depends on its count alone).
+    pub fn blocks(&self, attr: usize) -> Result<Option<Blocks>> {
+        let p = self.problem;
+        if !self.model.criteria.is_empty() || !p.base.carry.is_empty() {
+            return Ok(None);
+        }
+        match p.native_layout(self.engine)? {
+            Some(layout) => Ok(Some(p.blocks(attr, layout)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// A full-lattice node's set from F0 in `blocks`, or `None` when it fails
+    /// with more than `max_suppressed` tuples to suppress: known at the
+    /// first block boundary where that many are in groups smaller than k,
+    /// without reading the rest (or at once below the floors).
+    pub fn fails_early(
+        &self,
+        blocks: &Blocks,
+        node: &[u8],
+        max_suppressed: u64,
+    ) -> Result<Option<FreqSet>> {
+        let p = self.problem;
+        let all: Vec<usize> = (0..node.len()).collect();
+        if self.below_floors(&all, node) {
+            return Ok(None);
+        }
+        let layout = p
+            .native_layout(self.engine)?
+            .expect("blocks are made for the native kernel only");
+        p.rollup_until(blocks, node, self.model.k, max_suppressed, layout)
     }
 
     /// Is a node below the problem's floors (`freq/floors.rs`)? It fails

@@ -31,7 +31,7 @@ pub(crate) struct Aggregator<W: Word = u64> {
 }
 
 /// A key or count in a slot: stored narrowed, read and added as `u64`.
-pub(crate) trait Word: Copy + Eq + 'static {
+pub(crate) trait Word: Copy + Eq + Send + 'static {
     const EMPTY: Self;
     const ZERO: Self;
     /// `v`, which fits (the layout and the table's tuples were checked).

@@ -18,6 +18,7 @@ use polars::prelude::*;
 use crate::error::Result;
 
 pub(crate) mod aggregate;
+pub mod blocks;
 pub mod engine;
 mod f0;
 pub mod floors;
@@ -27,6 +28,7 @@ pub mod problem;
 pub mod rollup;
 mod wide;
 
+pub use blocks::Blocks;
 pub use engine::Engine;
 pub use floors::Floors;
 pub use layout::Layout;

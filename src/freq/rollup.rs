@@ -58,11 +58,12 @@ impl Problem {
             return self.rollup_polars(jobs);
         };
         if let [job] = jobs {
+            let remap = self.remap(job, layout, job.from.rows());
             return with_table!(layout, self.rows, |tables| {
                 let set = in_halves(
                     tables,
                     job.from.rows(),
-                    |agg, rows| self.aggregate_rows(job, agg, layout, rows),
+                    |agg, rows| self.aggregate_rows(job, &remap, agg, layout, rows),
                     |agg| agg.take_set(&job.attrs, &job.levels, &job.from.carry, layout),
                 )?;
                 Ok(vec![set])
@@ -146,17 +147,28 @@ impl Problem {
         agg: &mut Aggregator<W>,
         layout: &Arc<Layout>,
     ) -> Result<()> {
-        self.aggregate_rows(job, agg, layout, 0..job.from.rows())
+        let remap = self.remap(job, layout, job.from.rows());
+        self.aggregate_rows(job, &remap, agg, layout, 0..job.from.rows())
     }
 
     /// `aggregate` of the source's rows in `rows` only.
     fn aggregate_rows<W: Word>(
         &self,
         job: &RollupJob<'_>,
+        remap: &Remap,
         agg: &mut Aggregator<W>,
         layout: &Arc<Layout>,
         rows: Range<usize>,
     ) -> Result<()> {
+        let (src, counts) = job.from.packed(layout)?;
+        agg.start(rows.len().min(self.groups_bound(job)));
+        remap.feed(agg, &src[rows.clone()], &counts[rows]);
+        Ok(())
+    }
+
+    /// How a job rewrites its source's packed keys, prepared once for the
+    /// `rows` it will read (however they are split).
+    pub(crate) fn remap(&self, job: &RollupJob<'_>, layout: &Layout, rows: usize) -> Remap {
         let (from, attrs, levels) = (job.from, &job.attrs, &job.levels);
         let mut clear = 0u64;
         for &a in &from.attrs {
@@ -175,32 +187,43 @@ impl Problem {
             }
         }
         let keep = !clear & !maps.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
-        let (src, counts) = from.packed(layout)?;
-        let (src, counts) = (&src[rows.clone()], &counts[rows]);
-        // One pass: rewrite each key and add its count into the table.
-        agg.start(src.len().min(self.groups_bound(job)));
-        match maps.as_slice() {
+        // Many fields change: when the source is large enough to pay for it,
+        // remap whole runs of adjacent fields with one lookup.
+        let (keep, maps) = match maps.len() {
+            0 | 1 => (keep, maps),
+            _ => chunk_maps(&maps, keep, rows).unwrap_or((keep, maps)),
+        };
+        Remap { keep, maps }
+    }
+}
+
+/// A rollup's rewrite of packed keys: the bits kept as they are, and the
+/// lookups (shift, mask, table) that give the rest.
+pub(crate) struct Remap {
+    keep: u64,
+    maps: Vec<(u32, u64, Vec<u64>)>,
+}
+
+impl Remap {
+    /// Rewrite each key and add its count into the table: one pass.
+    pub(crate) fn feed<W: Word>(&self, agg: &mut Aggregator<W>, src: &[u64], counts: &[u64]) {
+        let keep = self.keep;
+        match self.maps.as_slice() {
             [] => agg.feed(src, counts, |k| k & keep),
             [(sh, mk, map)] => {
                 agg.feed(src, counts, |k| (k & keep) | map[((k >> sh) & mk) as usize])
             }
-            _ => {
-                // Many fields change: when the source is large enough to pay
-                // for it, remap whole runs of adjacent fields with one lookup.
-                let (keep, maps) = chunk_maps(&maps, keep, src.len()).unwrap_or((keep, maps));
-                agg.feed(src, counts, |k| {
-                    maps.iter().fold(k & keep, |v, (sh, mk, map)| {
-                        v | map[((k >> sh) & mk) as usize]
-                    })
+            maps => agg.feed(src, counts, |k| {
+                maps.iter().fold(k & keep, |v, (sh, mk, map)| {
+                    v | map[((k >> sh) & mk) as usize]
                 })
-            }
+            }),
         }
-        Ok(())
     }
 }
 
 /// Rows from which one rollup alone is split over two cores.
-const SPLIT_ROWS: usize = 32_768;
+pub(super) const SPLIT_ROWS: usize = 32_768;
 
 /// One rollup of a source of `n` rows: `fill` puts rows into a table and
 /// `take` reads the set out. From `SPLIT_ROWS` rows it runs on two cores:

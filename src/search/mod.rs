@@ -95,7 +95,8 @@ pub struct Stats {
     pub nodes_projected: u64,
     /// Frequency sets computed from F0, the stand-in for the table.
     pub table_scans: u64,
-    /// F0 rows read by those scans.
+    /// F0's rows for each of those scans (a check that stops early, once
+    /// the node is known to fail, reads fewer: `freq/blocks.rs`).
     pub rows_scanned: u64,
     /// Rows of parent, super-root and cuboid sets read by rollups.
     pub rows_rolled_up: u64,

@@ -1,0 +1,297 @@
+//! F0 in blocks: its rows sorted along one attribute's hierarchy, so that
+//! the rows of each value of that attribute, at any level, are one run. A
+//! node's groups never cross the runs of its level of that attribute, so
+//! once a run is in the table the groups it made are final, and the tuples
+//! in groups smaller than k counted so far can only grow. A check that reads
+//! F0 stops between runs as soon as they pass the suppression budget: a
+//! failing node (most of those an optimal search checks) costs the rows up
+//! to its first bad runs, not all of F0. The runs are read smallest first: a
+//! rare value is the likeliest to make a small group.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::aggregate::{with_table, Aggregator, Tables, Word};
+use super::rollup::{Remap, SPLIT_ROWS};
+use super::{FreqSet, Layout, Problem, RollupJob, SetData};
+use crate::error::Result;
+
+/// F0 sorted along `attr`'s hierarchy, and each level's runs.
+#[derive(Clone, Debug)]
+pub struct Blocks {
+    pub attr: usize,
+    set: FreqSet,
+    /// For each level of `attr`: the runs of rows with one value at that
+    /// level, smallest first.
+    runs: Vec<Vec<Range<u32>>>,
+}
+
+/// Rows fed between two looks at the count (at the first run boundary past
+/// this many rows since the last look): a look is one atomic add.
+const LOOK_ROWS: usize = 512;
+
+/// Groups a table is started for: it grows past them as it fills. Most
+/// checks stop early or have few groups; a table sized for all of F0's rows
+/// would not stay in cache.
+const START_GROUPS: usize = 4096;
+
+impl Blocks {
+    /// The runs a node's level of `attr` makes (1 when the level has one
+    /// value): the more, the sooner a failing check can stop.
+    pub fn count(&self, level: u8) -> usize {
+        self.runs[level as usize].len()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.set.bytes() + self.runs.iter().map(|e| 8 * e.len()).sum::<usize>()
+    }
+}
+
+impl Problem {
+    /// F0 (packed, without carried columns) sorted along `attr`'s hierarchy:
+    /// leaves ordered by their values from the top level down (so each value
+    /// at any level covers a run of leaves), rows by their leaf's rank.
+    pub fn blocks(&self, attr: usize, layout: &Arc<Layout>) -> Result<Blocks> {
+        let h = &self.hierarchies[attr];
+        let height = h.height();
+        let maps: Vec<&[u32]> = (0..=height).map(|l| h.leaf_map(l)).collect();
+        let mut leaves: Vec<u32> = (0..h.domain_size(0) as u32).collect();
+        leaves.sort_unstable_by(|&a, &b| {
+            (1..=height as usize)
+                .rev()
+                .map(|l| maps[l][a as usize].cmp(&maps[l][b as usize]))
+                .find(|o| o.is_ne())
+                .unwrap_or_else(|| a.cmp(&b))
+        });
+        let mut rank = vec![0u32; leaves.len()];
+        for (r, &leaf) in leaves.iter().enumerate() {
+            rank[leaf as usize] = r as u32;
+        }
+        let (keys, counts) = self.base.packed(layout)?;
+        let leaf = |k: u64| layout.get(k, attr) as usize;
+        // a counting sort by rank: stable, one pass to count, one to place
+        let mut starts = vec![0usize; leaves.len() + 1];
+        for &k in keys.iter() {
+            starts[rank[leaf(k)] as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut order = vec![0u32; keys.len()];
+        for (row, &k) in keys.iter().enumerate() {
+            let r = rank[leaf(k)] as usize;
+            order[starts[r]] = row as u32;
+            starts[r] += 1;
+        }
+        let sorted_keys: Vec<u64> = order.iter().map(|&r| keys[r as usize]).collect();
+        let sorted_counts: Vec<u64> = order.iter().map(|&r| counts[r as usize]).collect();
+        let runs = maps
+            .iter()
+            .map(|map| {
+                let mut runs = Vec::new();
+                let mut start = 0u32;
+                for (row, w) in sorted_keys.windows(2).enumerate() {
+                    if map[leaf(w[0])] != map[leaf(w[1])] {
+                        runs.push(start..row as u32 + 1);
+                        start = row as u32 + 1;
+                    }
+                }
+                if !sorted_keys.is_empty() {
+                    runs.push(start..sorted_keys.len() as u32);
+                }
+                runs.sort_by_key(|r| (r.len(), r.start));
+                runs
+            })
+            .collect();
+        let base = &self.base;
+        Ok(Blocks {
+            attr,
+            set: FreqSet {
+                attrs: base.attrs.clone(),
+                levels: base.levels.clone(),
+                carry: Vec::new(),
+                data: SetData::Packed {
+                    layout: layout.clone(),
+                    keys: sorted_keys,
+                    counts: sorted_counts,
+                },
+            },
+            runs,
+        })
+    }
+
+    /// The set of a full-lattice `node` from F0 in `blocks`, or `None` as soon
+    /// as more than `max_suppressed` tuples are known to be in groups smaller
+    /// than `k` (the node fails whatever the rest of the rows hold).
+    pub fn rollup_until(
+        &self,
+        blocks: &Blocks,
+        node: &[u8],
+        k: u64,
+        max_suppressed: u64,
+        layout: &Arc<Layout>,
+    ) -> Result<Option<FreqSet>> {
+        let from = &blocks.set;
+        let job = RollupJob::new(from, from.attrs.clone(), node.to_vec());
+        job.assert_up();
+        let n = from.rows();
+        let remap = self.remap(&job, layout, n);
+        let runs = &blocks.runs[node[blocks.attr] as usize];
+        let limits = (k, self.groups_bound(&job), max_suppressed);
+        with_table!(layout, self.rows, |tables| {
+            until(tables, &job, &remap, runs, limits, layout)
+        })
+    }
+}
+
+/// `rollup_until` in the tables of one slot width. The smallest runs go
+/// into this thread's table first, where most failing checks stop; the rest,
+/// when large, is shared with a second core, each run to one of them.
+fn until<W: Word>(
+    tables: &'static Tables<W>,
+    job: &RollupJob<'_>,
+    remap: &Remap,
+    runs: &[Range<u32>],
+    (k, bound, max_suppressed): (u64, usize, u64),
+    layout: &Arc<Layout>,
+) -> Result<Option<FreqSet>> {
+    let (keys, counts) = job.from.packed(layout)?;
+    let watch = Watch {
+        remap,
+        rows: (&keys, &counts),
+        k,
+        groups: bound.min(START_GROUPS),
+        max_suppressed,
+        seen: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+    };
+    let mut fed = 0;
+    let alone = runs
+        .iter()
+        .take_while(|r| {
+            let before = fed;
+            fed += r.len();
+            before < ALONE_ROWS
+        })
+        .count();
+    let (first, rest) = runs.split_at(alone);
+    let rest_rows: usize = rest.iter().map(|r| r.len()).sum();
+    let found = own_table(tables, |agg| {
+        let mut told = watch.start(agg);
+        if !watch.feed(agg, first.iter(), &mut told) {
+            return watch.done(agg, false);
+        }
+        if rest_rows < SPLIT_ROWS || rayon::current_num_threads() < 2 {
+            let ok = watch.feed(agg, rest.iter(), &mut told);
+            return watch.done(agg, ok);
+        }
+        let (a, b) = rayon::join(
+            || {
+                let ok = watch.feed(agg, rest.iter().step_by(2), &mut told);
+                watch.done(agg, ok)
+            },
+            || {
+                own_table(tables, |agg| {
+                    let mut told = watch.start(agg);
+                    let ok = watch.feed(agg, rest.iter().skip(1).step_by(2), &mut told);
+                    watch.done(agg, ok)
+                })
+            },
+        );
+        let ((mut keys, mut counts), (kb, cb)) = (a?, b?);
+        // no group crosses runs: the two tables' groups are disjoint
+        keys.extend(kb);
+        counts.extend(cb);
+        Some((keys, counts))
+    });
+    Ok(found.map(|(keys, counts)| FreqSet {
+        attrs: job.attrs.clone(),
+        levels: job.levels.clone(),
+        carry: Vec::new(),
+        data: SetData::Packed {
+            layout: layout.clone(),
+            keys,
+            counts,
+        },
+    }))
+}
+
+/// Rows of the smallest runs a check reads on its own thread before it
+/// shares the rest with another core: waking the pool costs more than a
+/// failing check that stops in them.
+const ALONE_ROWS: usize = 16_384;
+
+/// `f` on this thread's table, or on a new one when that is in use (the
+/// second half of a join run on the thread that holds it).
+fn own_table<W: Word, T>(tables: &'static Tables<W>, f: impl FnOnce(&mut Aggregator<W>) -> T) -> T {
+    tables.with(|t| match t.try_borrow_mut() {
+        Ok(mut agg) => f(&mut agg),
+        Err(_) => f(&mut Aggregator::new()),
+    })
+}
+
+/// What the tables of one check share: the rows, the model, and the tuples
+/// in small groups counted by each (`seen`), to stop both at once.
+struct Watch<'a> {
+    remap: &'a Remap,
+    rows: (&'a [u64], &'a [u64]),
+    k: u64,
+    groups: usize,
+    max_suppressed: u64,
+    seen: AtomicU64,
+    stop: AtomicBool,
+}
+
+impl Watch<'_> {
+    /// Start a table for this check; its count told so far (none).
+    fn start<W: Word>(&self, agg: &mut Aggregator<W>) -> u64 {
+        agg.below = self.k;
+        agg.start(self.groups);
+        0
+    }
+
+    /// Feed `runs` into `agg`, looking at the count between runs (every
+    /// `LOOK_ROWS` rows, and after the last): false as soon as the tuples in
+    /// small groups of both tables pass `max_suppressed`, or the other
+    /// table stopped. `told` is what `agg` has added to `seen`.
+    fn feed<'r, W: Word>(
+        &self,
+        agg: &mut Aggregator<W>,
+        runs: impl Iterator<Item = &'r Range<u32>>,
+        told: &mut u64,
+    ) -> bool {
+        let (keys, counts) = self.rows;
+        let mut runs = runs.peekable();
+        let mut fed = 0usize;
+        while let Some(run) = runs.next() {
+            let run = run.start as usize..run.end as usize;
+            self.remap
+                .feed(agg, &keys[run.clone()], &counts[run.clone()]);
+            fed += run.len();
+            if fed < LOOK_ROWS && runs.peek().is_some() {
+                continue;
+            }
+            fed = 0;
+            let now = agg.suppressed;
+            let total = self.seen.fetch_add(now - *told, Ordering::Relaxed) + (now - *told);
+            *told = now;
+            if total > self.max_suppressed || self.stop.load(Ordering::Relaxed) {
+                self.stop.store(true, Ordering::Relaxed);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The table's groups if `ok`, else nothing; the table is left empty.
+    fn done<W: Word>(&self, agg: &mut Aggregator<W>, ok: bool) -> Option<(Vec<u64>, Vec<u64>)> {
+        agg.below = 0;
+        if ok {
+            Some(agg.finish())
+        } else {
+            agg.clear();
+            None
+        }
+    }
+}
