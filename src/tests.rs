@@ -1276,3 +1276,48 @@ fn a_check_from_f0_in_blocks_fails_exactly_where_the_full_set_fails() {
         );
     }
 }
+
+#[test]
+fn a_check_from_f0_in_blocks_fails_alike_when_f0_does_not_pack() {
+    // 24 attributes of 8 leaves: 72 bits of leaf codes, so F0 is read as
+    // narrowed columns and each target packed in a layout of its own
+    let p = wide_problem(24, 70_000);
+    assert!(p.layout.is_none());
+    let mut x = 5u64;
+    let mut node = || -> Vec<u8> {
+        (0..24)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                [1u8, 2, 2, 3, 3, 3][((x >> 33) % 6) as usize]
+            })
+            .collect()
+    };
+    let nodes: Vec<Vec<u8>> = (0..150).map(|_| node()).collect();
+    for (k, budget) in [(2u64, 0u64), (5, 500)] {
+        let checker = Checker::new(&p, Model::k(k), Engine::Auto).unwrap();
+        let (mut passed, mut failed) = (0, 0);
+        for (i, node) in nodes.iter().enumerate() {
+            let b = checker
+                .blocks(i % 24)
+                .unwrap()
+                .expect("plain k in the kernel");
+            let full = p.node_set(node, Engine::Auto).unwrap();
+            let suppressed = checker.group_stats(&full).unwrap().suppressed;
+            match checker.fails_early(&b, node, budget).unwrap() {
+                None => {
+                    assert!(suppressed > budget, "k={k} {budget} {node:?}");
+                    failed += 1;
+                }
+                Some(fs) => {
+                    assert!(suppressed <= budget, "k={k} {budget} {node:?}");
+                    assert_eq!(fs.sorted_rows().unwrap(), full.sorted_rows().unwrap());
+                    passed += 1;
+                }
+            }
+        }
+        assert!(
+            passed > 0 && failed > 0,
+            "k={k} {budget}: {passed} {failed}"
+        );
+    }
+}

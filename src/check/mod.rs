@@ -91,15 +91,17 @@ impl<'p> Checker<'p> {
     }
 
     /// F0 sorted along `attr`'s hierarchy for `fails_early`, when a check of
-    /// this model can stop at a block boundary: the native kernel, and k the
-    /// only criterion (a group's fate then depends on its count alone).
+    /// this model can stop between runs: the native kernel (F0 packed, or
+    /// its targets packed one by one), and k the only criterion (a group's
+    /// fate then depends on its count alone).
     pub fn blocks(&self, attr: usize) -> Result<Option<Blocks>> {
         let p = self.problem;
         if !self.model.criteria.is_empty() || !p.base.carry.is_empty() {
             return Ok(None);
         }
         match p.native_layout(self.engine)? {
-            Some(layout) => Ok(Some(p.blocks(attr, layout)?)),
+            Some(layout) => Ok(Some(p.blocks(attr, Some(layout))?)),
+            None if p.wide(self.engine) => Ok(Some(p.blocks(attr, None)?)),
             None => Ok(None),
         }
     }
@@ -119,10 +121,7 @@ impl<'p> Checker<'p> {
         if self.below_floors(&all, node) {
             return Ok(None);
         }
-        let layout = p
-            .native_layout(self.engine)?
-            .expect("blocks are made for the native kernel only");
-        p.rollup_until(blocks, node, self.model.k, max_suppressed, layout)
+        p.rollup_until(blocks, node, self.model.k, max_suppressed)
     }
 
     /// Is a node below the problem's floors (`freq/floors.rs`)? It fails

@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::aggregate::{with_table, Aggregator, Tables, Word};
-use super::rollup::{Remap, SPLIT_ROWS};
+use super::rollup::SPLIT_ROWS;
+use super::wide::Codes;
 use super::{FreqSet, Layout, Problem, RollupJob, SetData};
 use crate::error::Result;
 
@@ -21,7 +22,7 @@ use crate::error::Result;
 #[derive(Clone, Debug)]
 pub struct Blocks {
     pub attr: usize,
-    set: FreqSet,
+    rows: Sorted,
     /// For each level of `attr`: the runs of rows with one value at that
     /// level, smallest first.
     runs: Vec<Vec<Range<u32>>>,
@@ -44,15 +45,36 @@ impl Blocks {
     }
 
     pub fn bytes(&self) -> usize {
-        self.set.bytes() + self.runs.iter().map(|e| 8 * e.len()).sum::<usize>()
+        let rows = match &self.rows {
+            Sorted::Packed(set) => set.bytes(),
+            Sorted::Narrow {
+                columns, counts, ..
+            } => 8 * counts.len() + columns.iter().map(Codes::bytes).sum::<usize>(),
+        };
+        rows + self.runs.iter().map(|e| 8 * e.len()).sum::<usize>()
     }
 }
 
+/// F0's rows in a blocks' order, as the kernel that reads them wants them.
+#[derive(Clone, Debug)]
+enum Sorted {
+    /// Packed keys and counts (F0 packs in the problem's layout).
+    Packed(FreqSet),
+    /// Narrowed code columns and counts (it does not: `wide.rs`); `shell`
+    /// names F0's attributes and levels for the rollup jobs, its data empty.
+    Narrow {
+        shell: FreqSet,
+        columns: Vec<Codes>,
+        counts: Vec<u64>,
+    },
+}
+
 impl Problem {
-    /// F0 (packed, without carried columns) sorted along `attr`'s hierarchy:
-    /// leaves ordered by their values from the top level down (so each value
-    /// at any level covers a run of leaves), rows by their leaf's rank.
-    pub fn blocks(&self, attr: usize, layout: &Arc<Layout>) -> Result<Blocks> {
+    /// F0 (without carried columns) sorted along `attr`'s hierarchy: leaves
+    /// ordered by their values from the top level down (so each value at
+    /// any level covers a run of leaves), rows by their leaf's rank. Packed
+    /// in `layout` when F0 packs, else as narrowed columns.
+    pub fn blocks(&self, attr: usize, layout: Option<&Arc<Layout>>) -> Result<Blocks> {
         let h = &self.hierarchies[attr];
         let height = h.height();
         let maps: Vec<&[u32]> = (0..=height).map(|l| h.leaf_map(l)).collect();
@@ -68,98 +90,154 @@ impl Problem {
         for (r, &leaf) in leaves.iter().enumerate() {
             rank[leaf as usize] = r as u32;
         }
-        let (keys, counts) = self.base.packed(layout)?;
-        let leaf = |k: u64| layout.get(k, attr) as usize;
+        let leaf_codes = match layout {
+            Some(layout) => {
+                let (keys, _) = self.base.packed(layout)?;
+                keys.iter().map(|&k| layout.get(k, attr)).collect()
+            }
+            None => self.base.codes(attr)?,
+        };
         // a counting sort by rank: stable, one pass to count, one to place
         let mut starts = vec![0usize; leaves.len() + 1];
-        for &k in keys.iter() {
-            starts[rank[leaf(k)] as usize + 1] += 1;
+        for &c in &leaf_codes {
+            starts[rank[c as usize] as usize + 1] += 1;
         }
         for i in 1..starts.len() {
             starts[i] += starts[i - 1];
         }
-        let mut order = vec![0u32; keys.len()];
-        for (row, &k) in keys.iter().enumerate() {
-            let r = rank[leaf(k)] as usize;
+        let mut order = vec![0u32; leaf_codes.len()];
+        for (row, &c) in leaf_codes.iter().enumerate() {
+            let r = rank[c as usize] as usize;
             order[starts[r]] = row as u32;
             starts[r] += 1;
         }
-        let sorted_keys: Vec<u64> = order.iter().map(|&r| keys[r as usize]).collect();
-        let sorted_counts: Vec<u64> = order.iter().map(|&r| counts[r as usize]).collect();
+        let sorted_leaves: Vec<u32> = order.iter().map(|&r| leaf_codes[r as usize]).collect();
         let runs = maps
             .iter()
             .map(|map| {
                 let mut runs = Vec::new();
                 let mut start = 0u32;
-                for (row, w) in sorted_keys.windows(2).enumerate() {
-                    if map[leaf(w[0])] != map[leaf(w[1])] {
+                for (row, w) in sorted_leaves.windows(2).enumerate() {
+                    if map[w[0] as usize] != map[w[1] as usize] {
                         runs.push(start..row as u32 + 1);
                         start = row as u32 + 1;
                     }
                 }
-                if !sorted_keys.is_empty() {
-                    runs.push(start..sorted_keys.len() as u32);
+                if !sorted_leaves.is_empty() {
+                    runs.push(start..sorted_leaves.len() as u32);
                 }
                 runs.sort_by_key(|r| (r.len(), r.start));
                 runs
             })
             .collect();
         let base = &self.base;
-        Ok(Blocks {
-            attr,
-            set: FreqSet {
-                attrs: base.attrs.clone(),
-                levels: base.levels.clone(),
-                carry: Vec::new(),
-                data: SetData::Packed {
+        let counts = base.counts()?;
+        let counts: Vec<u64> = order.iter().map(|&r| counts[r as usize]).collect();
+        let set = |data| FreqSet {
+            attrs: base.attrs.clone(),
+            levels: base.levels.clone(),
+            carry: Vec::new(),
+            data,
+        };
+        let rows = match layout {
+            Some(layout) => {
+                let (keys, _) = base.packed(layout)?;
+                Sorted::Packed(set(SetData::Packed {
                     layout: layout.clone(),
-                    keys: sorted_keys,
-                    counts: sorted_counts,
-                },
+                    keys: order.iter().map(|&r| keys[r as usize]).collect(),
+                    counts,
+                }))
+            }
+            None => Sorted::Narrow {
+                shell: set(SetData::Frame(polars::prelude::DataFrame::empty())),
+                columns: self.narrow_base()?.iter().map(|c| c.take(&order)).collect(),
+                counts,
             },
-            runs,
-        })
+        };
+        Ok(Blocks { attr, rows, runs })
     }
 
     /// The set of a full-lattice `node` from F0 in `blocks`, or `None` as soon
     /// as more than `max_suppressed` tuples are known to be in groups smaller
-    /// than `k` (the node fails whatever the rest of the rows hold).
+    /// than `k` (the node fails whatever the rest of the rows hold). A node
+    /// of a problem whose F0 does not pack, and whose own codes do not
+    /// either, is rolled up from F0 whole.
     pub fn rollup_until(
         &self,
         blocks: &Blocks,
         node: &[u8],
         k: u64,
         max_suppressed: u64,
-        layout: &Arc<Layout>,
     ) -> Result<Option<FreqSet>> {
-        let from = &blocks.set;
-        let job = RollupJob::new(from, from.attrs.clone(), node.to_vec());
-        job.assert_up();
-        let n = from.rows();
-        let remap = self.remap(&job, layout, n);
         let runs = &blocks.runs[node[blocks.attr] as usize];
-        let limits = (k, self.groups_bound(&job), max_suppressed);
-        with_table!(layout, self.rows, |tables| {
-            until(tables, &job, &remap, runs, limits, layout)
-        })
+        match &blocks.rows {
+            Sorted::Packed(from) => {
+                let SetData::Packed { layout, .. } = &from.data else {
+                    unreachable!("blocks of a packed F0 are packed")
+                };
+                let job = RollupJob::new(from, from.attrs.clone(), node.to_vec());
+                job.assert_up();
+                let remap = self.remap(&job, layout, from.rows());
+                let (keys, counts) = from.packed(layout)?;
+                let limits = (k, self.groups_bound(&job), max_suppressed);
+                with_table!(layout, self.rows, |tables| {
+                    let feed = |agg: &mut Aggregator<_>, rows: Range<usize>| {
+                        remap.feed(agg, &keys[rows.clone()], &counts[rows])
+                    };
+                    Ok(until(tables, &feed, runs, limits).map(|g| set(&job, layout, g)))
+                })
+            }
+            Sorted::Narrow {
+                shell,
+                columns,
+                counts,
+            } => {
+                let job = RollupJob::new(shell, shell.attrs.clone(), node.to_vec());
+                job.assert_up();
+                let Some(out) = self.wide_layout(&job) else {
+                    return Ok(Some(self.node_set(node, super::Engine::Auto)?));
+                };
+                let out = Arc::new(out);
+                let prepared = self.prepare_wide(&job, &out, Some((columns, counts)))?;
+                let limits = (k, self.groups_bound(&job), max_suppressed);
+                with_table!(&out, self.rows, |tables| {
+                    let feed = |agg: &mut Aggregator<_>, rows| prepared.feed(agg, rows);
+                    Ok(until(tables, &feed, runs, limits).map(|g| set(&job, &out, g)))
+                })
+            }
+        }
     }
 }
 
-/// `rollup_until` in the tables of one slot width. The smallest runs go
-/// into this thread's table first, where most failing checks stop; the rest,
-/// when large, is shared with a second core, each run to one of them.
+/// A job's target set from its groups.
+fn set(job: &RollupJob<'_>, layout: &Arc<Layout>, (keys, counts): (Vec<u64>, Vec<u64>)) -> FreqSet {
+    FreqSet {
+        attrs: job.attrs.clone(),
+        levels: job.levels.clone(),
+        carry: Vec::new(),
+        data: SetData::Packed {
+            layout: layout.clone(),
+            keys,
+            counts,
+        },
+    }
+}
+
+/// Puts a range of F0's rows (in a blocks' order) into a table.
+type Feed<'a, W> = dyn Fn(&mut Aggregator<W>, Range<usize>) + Sync + 'a;
+
+/// `rollup_until` in the tables of one slot width: the groups, or `None`
+/// once the node fails. The smallest runs go into this thread's table
+/// first, where most failing checks stop; the rest, when large, is shared
+/// with a second core, each run to one of them.
 fn until<W: Word>(
     tables: &'static Tables<W>,
-    job: &RollupJob<'_>,
-    remap: &Remap,
+    feed: &Feed<'_, W>,
     runs: &[Range<u32>],
     (k, bound, max_suppressed): (u64, usize, u64),
-    layout: &Arc<Layout>,
-) -> Result<Option<FreqSet>> {
-    let (keys, counts) = job.from.packed(layout)?;
+) -> Option<(Vec<u64>, Vec<u64>)> {
     let watch = Watch {
-        remap,
-        rows: (&keys, &counts),
+        feed,
         k,
         groups: bound.min(START_GROUPS),
         max_suppressed,
@@ -177,7 +255,7 @@ fn until<W: Word>(
         .count();
     let (first, rest) = runs.split_at(alone);
     let rest_rows: usize = rest.iter().map(|r| r.len()).sum();
-    let found = own_table(tables, |agg| {
+    own_table(tables, |agg| {
         let mut told = watch.start(agg);
         if !watch.feed(agg, first.iter(), &mut told) {
             return watch.done(agg, false);
@@ -204,17 +282,7 @@ fn until<W: Word>(
         keys.extend(kb);
         counts.extend(cb);
         Some((keys, counts))
-    });
-    Ok(found.map(|(keys, counts)| FreqSet {
-        attrs: job.attrs.clone(),
-        levels: job.levels.clone(),
-        carry: Vec::new(),
-        data: SetData::Packed {
-            layout: layout.clone(),
-            keys,
-            counts,
-        },
-    }))
+    })
 }
 
 /// Rows of the smallest runs a check reads on its own thread before it
@@ -233,9 +301,8 @@ fn own_table<W: Word, T>(tables: &'static Tables<W>, f: impl FnOnce(&mut Aggrega
 
 /// What the tables of one check share: the rows, the model, and the tuples
 /// in small groups counted by each (`seen`), to stop both at once.
-struct Watch<'a> {
-    remap: &'a Remap,
-    rows: (&'a [u64], &'a [u64]),
+struct Watch<'a, W: Word> {
+    feed: &'a Feed<'a, W>,
     k: u64,
     groups: usize,
     max_suppressed: u64,
@@ -243,9 +310,9 @@ struct Watch<'a> {
     stop: AtomicBool,
 }
 
-impl Watch<'_> {
+impl<W: Word> Watch<'_, W> {
     /// Start a table for this check; its count told so far (none).
-    fn start<W: Word>(&self, agg: &mut Aggregator<W>) -> u64 {
+    fn start(&self, agg: &mut Aggregator<W>) -> u64 {
         agg.below = self.k;
         agg.start(self.groups);
         0
@@ -255,19 +322,17 @@ impl Watch<'_> {
     /// `LOOK_ROWS` rows, and after the last): false as soon as the tuples in
     /// small groups of both tables pass `max_suppressed`, or the other
     /// table stopped. `told` is what `agg` has added to `seen`.
-    fn feed<'r, W: Word>(
+    fn feed<'r>(
         &self,
         agg: &mut Aggregator<W>,
         runs: impl Iterator<Item = &'r Range<u32>>,
         told: &mut u64,
     ) -> bool {
-        let (keys, counts) = self.rows;
         let mut runs = runs.peekable();
         let mut fed = 0usize;
         while let Some(run) = runs.next() {
             let run = run.start as usize..run.end as usize;
-            self.remap
-                .feed(agg, &keys[run.clone()], &counts[run.clone()]);
+            (self.feed)(agg, run.clone());
             fed += run.len();
             if fed < LOOK_ROWS && runs.peek().is_some() {
                 continue;
@@ -285,7 +350,7 @@ impl Watch<'_> {
     }
 
     /// The table's groups if `ok`, else nothing; the table is left empty.
-    fn done<W: Word>(&self, agg: &mut Aggregator<W>, ok: bool) -> Option<(Vec<u64>, Vec<u64>)> {
+    fn done(&self, agg: &mut Aggregator<W>, ok: bool) -> Option<(Vec<u64>, Vec<u64>)> {
         agg.below = 0;
         if ok {
             Some(agg.finish())

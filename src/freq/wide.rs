@@ -44,6 +44,26 @@ impl Codes {
             Codes::U32(codes)
         }
     }
+
+    /// The codes of rows `order`, in that order.
+    pub(crate) fn take(&self, order: &[u32]) -> Self {
+        fn take<C: Copy>(c: &[C], order: &[u32]) -> Vec<C> {
+            order.iter().map(|&r| c[r as usize]).collect()
+        }
+        match self {
+            Codes::U8(c) => Codes::U8(take(c, order)),
+            Codes::U16(c) => Codes::U16(take(c, order)),
+            Codes::U32(c) => Codes::U32(take(c, order)),
+        }
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        match self {
+            Codes::U8(c) => c.len(),
+            Codes::U16(c) => 2 * c.len(),
+            Codes::U32(c) => 4 * c.len(),
+        }
+    }
 }
 
 /// A code that indexes a table.
@@ -121,7 +141,7 @@ impl Problem {
     }
 
     /// F0's code columns narrowed (`Codes`), made on first use.
-    fn narrow_base(&self) -> Result<&Vec<Codes>> {
+    pub(super) fn narrow_base(&self) -> Result<&Vec<Codes>> {
         if let Some(columns) = self.narrow_base.get() {
             return Ok(columns);
         }
@@ -143,7 +163,7 @@ impl Problem {
     /// the source is prepared once for both halves).
     fn rollup_wide(&self, job: &RollupJob<'_>, out: Arc<Layout>) -> Result<FreqSet> {
         job.assert_up();
-        let prepared = self.prepare_wide(job, &out)?;
+        let prepared = self.prepare_wide(job, &out, None)?;
         with_table!(&out, self.rows, |tables| in_halves(
             tables,
             job.from.rows(),
@@ -156,11 +176,21 @@ impl Problem {
     }
 
     /// What a wide rollup reads: each changing attribute's source and its
-    /// table of shifted target codes, the source's keys and counts.
-    fn prepare_wide<'a>(&'a self, job: &'a RollupJob<'_>, out: &Layout) -> Result<Prepared<'a>> {
+    /// table of shifted target codes, the source's keys and counts; `rows`
+    /// gives F0's narrowed columns and counts in another order (`blocks.rs`)
+    /// for a job whose source names F0's attributes at its levels.
+    pub(super) fn prepare_wide<'a>(
+        &'a self,
+        job: &'a RollupJob<'_>,
+        out: &Layout,
+        rows: Option<(&'a [Codes], &'a [u64])>,
+    ) -> Result<Prepared<'a>> {
         let from = job.from;
-        let narrow = match &from.data {
-            SetData::Frame(_) if std::ptr::eq(from, &self.base) => Some(self.narrow_base()?),
+        let narrow = match (&from.data, rows) {
+            (_, Some((columns, _))) => Some(columns),
+            (SetData::Frame(_), None) if std::ptr::eq(from, &self.base) => {
+                Some(&self.narrow_base()?[..])
+            }
             _ => None,
         };
         let mut fields = Vec::with_capacity(job.attrs.len());
@@ -201,14 +231,17 @@ impl Problem {
         Ok(Prepared {
             fields,
             keys,
-            counts: from.counts()?,
+            counts: match rows {
+                Some((_, counts)) => Cow::Borrowed(counts),
+                None => from.counts()?,
+            },
             bound: self.groups_bound(job),
         })
     }
 }
 
 /// A wide rollup's source, ready to read (`Problem::prepare_wide`).
-struct Prepared<'a> {
+pub(super) struct Prepared<'a> {
     fields: Vec<(Source<'a>, Vec<u64>)>,
     keys: &'a [u64],
     counts: Cow<'a, [u64]>,
@@ -222,6 +255,11 @@ impl Prepared<'_> {
     /// target codes, and its count summed in `agg`.
     fn aggregate<W: Word>(&self, agg: &mut Aggregator<W>, rows: Range<usize>) {
         agg.start(rows.len().min(self.bound));
+        self.feed(agg, rows);
+    }
+
+    /// `aggregate` into a table already started.
+    pub(super) fn feed<W: Word>(&self, agg: &mut Aggregator<W>, rows: Range<usize>) {
         let mut buf = [0u64; CHUNK];
         for start in rows.clone().step_by(CHUNK) {
             let end = (start + CHUNK).min(rows.end);
