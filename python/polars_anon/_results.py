@@ -179,7 +179,9 @@ class SearchResult:
     with an attribute generalized to a level of one value, such as ``*``, whose
     frequency set is therefore that of their projection without it, taken from an
     earlier iteration and never built as candidates), ``table_scans`` and
-    ``rows_scanned`` (sets computed from F0, the table's stand-in),
+    ``rows_scanned`` (checks that read F0, the table's stand-in, and its rows for
+    each; the optimal, heuristic, Samarati and MinGen searches stop reading
+    once a node is known to fail),
     ``rows_rolled_up`` (rows of other sets read by rollups), ``cuboids`` and
     ``intermediate_sets`` (Cube Incognito's cuboids and the sets below its roots),
     ``candidates_per_iteration`` (Incognito) and ``phase_ms``.

@@ -264,7 +264,7 @@ pub(super) fn in_halves<W: Word>(
 /// pool costs more than it saves for a few thousand rows.
 const PARALLEL_MIN_ROWS: usize = 8_192;
 
-fn serial(jobs: &[RollupJob<'_>]) -> bool {
+pub(crate) fn serial(jobs: &[RollupJob<'_>]) -> bool {
     jobs.len() < 2
         || rayon::current_num_threads() < 2
         || jobs.iter().map(|j| j.from.rows()).sum::<usize>() < PARALLEL_MIN_ROWS

@@ -4,10 +4,12 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use super::early::Early;
 use super::{Algorithm, Config, IterationTrace, Outcome, Stats};
 use crate::check::{Checked, Checker, Model};
 use crate::error::{AnonError, Result};
-use crate::freq::{FreqSet, Problem, RollupJob};
+use crate::freq::rollup::serial;
+use crate::freq::{Blocks, FreqSet, Problem, RollupJob};
 use crate::lattice::{Graph, Lattice, Node};
 
 /// Rollups handed to the engine at once: large enough to keep both cores
@@ -27,6 +29,8 @@ pub struct Searcher<'p> {
     /// Full-lattice nodes known anonymous so far: the answer if the search
     /// stops at its time limit.
     pub(super) confirmed: Vec<Node>,
+    /// F0 in blocks for checks that read it (`early.rs`).
+    pub(super) early: Early,
     deadline: Option<Instant>,
     progress: Option<Progress<'p>>,
 }
@@ -59,6 +63,7 @@ impl<'p> Searcher<'p> {
             stats: Stats::default(),
             trace: Vec::new(),
             confirmed: Vec::new(),
+            early: Early::default(),
             deadline: None,
             progress: None,
         })
@@ -260,14 +265,15 @@ impl<'p> Searcher<'p> {
         let all: Vec<usize> = (0..problem.n_attrs()).collect();
         let mut any = false;
         for chunk in nodes.chunks(BATCH) {
-            let jobs = chunk
+            let jobs: Vec<RollupJob<'_>> = chunk
                 .iter()
                 .map(|nd| RollupJob::new(&problem.base, all.clone(), nd.clone()))
                 .collect();
-            let results = self.check(jobs, &vec![false; chunk.len()])?;
-            for (nd, (suppressed, _)) in chunk.iter().zip(results) {
+            self.tick_and_account(&jobs)?;
+            let passes = self.passes_from_table(chunk, jobs)?;
+            for (nd, pass) in chunk.iter().zip(passes) {
                 self.stats.nodes_checked += 1;
-                if self.anonymous(suppressed) {
+                if pass {
                     any = true;
                     anonymous.push(nd.clone());
                     self.confirmed.push(nd.clone());
@@ -277,6 +283,48 @@ impl<'p> Searcher<'p> {
             }
         }
         Ok(any)
+    }
+
+    /// Whether each node of a batch read from F0 (`jobs`) is anonymous: read
+    /// from F0 in blocks until it is known to fail where a copy serves it
+    /// (`early.rs`), the nodes spread over the cores; the others checked as
+    /// one batch.
+    fn passes_from_table(&mut self, nodes: &[Node], jobs: Vec<RollupJob<'_>>) -> Result<Vec<bool>> {
+        self.early.ready(&self.checker, nodes)?;
+        let (early, checker) = (&self.early, &self.checker);
+        let max = self.config.max_suppression;
+        let picked: Vec<_> = nodes.iter().map(|n| early.pick(n)).collect();
+        let serial = serial(&jobs);
+        let rest: Vec<RollupJob<'_>> = jobs
+            .into_iter()
+            .zip(&picked)
+            .filter(|(_, p)| p.is_none())
+            .map(|(j, _)| j)
+            .collect();
+        let mut rest = checker
+            .check_many(&rest, &vec![false; rest.len()], max)?
+            .into_iter();
+        let one = |(node, picked): (&Node, &Option<&Blocks>)| -> Result<Option<bool>> {
+            let Some(b) = picked else {
+                return Ok(None);
+            };
+            Ok(Some(match checker.fails_early(b, node, max)? {
+                Some(fs) => checker.group_stats(&fs)?.suppressed <= max,
+                None => false,
+            }))
+        };
+        let early: Vec<Option<bool>> = if serial {
+            nodes.iter().zip(&picked).map(one).collect::<Result<_>>()?
+        } else {
+            use rayon::prelude::*;
+            (nodes.par_iter().zip(&picked).with_max_len(1))
+                .map(one)
+                .collect::<Result<_>>()?
+        };
+        Ok(early
+            .into_iter()
+            .map(|e| e.unwrap_or_else(|| rest.next().expect("one result per job").0 <= max))
+            .collect())
     }
 }
 

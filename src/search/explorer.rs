@@ -33,7 +33,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use super::{Bounds, Searcher};
 use crate::error::Result;
-use crate::freq::{Blocks, FreqSet, RollupJob};
+use crate::freq::{FreqSet, RollupJob};
 use crate::lattice::{generalizes, node_height, Lattice, Node};
 use crate::metrics::metrics;
 
@@ -59,10 +59,6 @@ const MAX_FAILING: usize = 4096;
 /// Bytes of frequency sets kept to roll up from (a set of more than a
 /// quarter of this is not kept): a node above none of them reads F0.
 const CACHED_BYTES: usize = 128 << 20;
-
-/// Bytes of F0 copies sorted into blocks (one per attribute chosen): past
-/// this, checks use the copies made.
-const BLOCKS_BYTES: usize = 64 << 20;
 
 /// Bytes a touched node costs: its id in the seen set, a heap entry, and an
 /// evaluation in the map.
@@ -98,10 +94,6 @@ pub(super) struct Explorer {
     minimal: Vec<Node>,
     /// Recent nodes' frequency sets, to roll nodes above them up from.
     sets: VecDeque<(Node, FreqSet)>,
-    /// F0 sorted along attributes' hierarchies, for checks that read F0
-    /// (`freq/blocks.rs`); `no_blocks` when the model cannot use them.
-    blocks: Vec<Blocks>,
-    no_blocks: bool,
     /// Anonymity is monotone under generalization (the searcher refuses
     /// criteria that are not), so a node below a failing one fails.
     pub monotone_objective: bool,
@@ -121,8 +113,6 @@ impl Explorer {
             failing: Vec::new(),
             minimal: Vec::new(),
             sets: VecDeque::new(),
-            blocks: Vec::new(),
-            no_blocks: false,
             monotone_objective: objective.monotone(s.config.max_suppression),
             best: f64::INFINITY,
             anonymous: Vec::new(),
@@ -191,18 +181,13 @@ impl Explorer {
             None => {
                 s.stats.table_scans += 1;
                 s.stats.rows_scanned += problem.base.rows() as u64;
-                match self.blocks_for(s, node)? {
-                    Some(b) => {
-                        let fs = s.checker.fails_early(b, node, s.config.max_suppression)?;
-                        match fs {
-                            Some(fs) => fs,
-                            None => {
-                                s.stats.nodes_checked += 1;
-                                self.failed(node);
-                                self.evaluated.insert(id, None);
-                                return self.counted(s, node, None);
-                            }
-                        }
+                match s.early.check(&s.checker, node, s.config.max_suppression)? {
+                    Some(Some(fs)) => fs,
+                    Some(None) => {
+                        s.stats.nodes_checked += 1;
+                        self.failed(node);
+                        self.evaluated.insert(id, None);
+                        return self.counted(s, node, None);
                     }
                     None => problem.node_set(node, s.config.engine)?,
                 }
@@ -256,38 +241,6 @@ impl Explorer {
             BYTES_PER_NODE + node.len() as u128,
         )?;
         Ok(value)
-    }
-
-    /// F0 in blocks to check `node` from when no kept set lies below it: along
-    /// the attribute whose level in the node has the most values (the more
-    /// blocks, the sooner a failing check stops), made the first time it is
-    /// chosen while `BLOCKS_BYTES` allows, else the best one made; `None`
-    /// when the model cannot stop early or no attribute makes two blocks.
-    fn blocks_for(&mut self, s: &Searcher<'_>, node: &[u8]) -> Result<Option<&Blocks>> {
-        if self.no_blocks {
-            return Ok(None);
-        }
-        let h = &s.problem().hierarchies;
-        let values = |a: usize| h[a].domain_size(node[a]);
-        let best = (0..node.len()).max_by_key(|&a| (values(a), Reverse(a)));
-        let Some(best) = best.filter(|&a| values(a) > 1) else {
-            return Ok(None);
-        };
-        let made: usize = self.blocks.iter().map(Blocks::bytes).sum();
-        if !self.blocks.iter().any(|b| b.attr == best) && made < BLOCKS_BYTES {
-            match s.checker.blocks(best)? {
-                Some(b) => self.blocks.push(b),
-                None => {
-                    self.no_blocks = true;
-                    return Ok(None);
-                }
-            }
-        }
-        Ok(self
-            .blocks
-            .iter()
-            .filter(|b| b.count(node[b.attr]) > 1)
-            .max_by_key(|b| b.count(node[b.attr])))
     }
 
     /// Keep a node's set to roll others up from, the most recent first,

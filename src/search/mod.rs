@@ -17,6 +17,7 @@ pub mod budget;
 pub mod context;
 mod cube;
 mod datafly;
+mod early;
 mod explorer;
 mod heuristic;
 mod incognito;

@@ -1,0 +1,84 @@
+//! Checks that read F0 and stop once the node is known to fail
+//! (`freq/blocks.rs`): which copy of F0 in blocks a node is read from. Along
+//! the attribute whose level in the node has the most values (the more runs,
+//! the sooner a failing check meets a small group), made the first time a
+//! node asks for it while `BLOCKS_BYTES` allows, else the best one made.
+//! The optimal and heuristic searches' walks, Samarati and MinGen use it;
+//! the others roll their nodes up from sets below them, not from F0.
+
+use std::cmp::Reverse;
+
+use crate::check::Checker;
+use crate::error::Result;
+use crate::freq::{Blocks, FreqSet};
+use crate::lattice::Node;
+
+/// Bytes of F0 copies sorted into blocks (one per attribute chosen): past
+/// this, checks use the copies made.
+const BLOCKS_BYTES: usize = 64 << 20;
+
+#[derive(Default)]
+pub(super) struct Early {
+    blocks: Vec<Blocks>,
+    /// The model cannot stop early (criteria beyond k, or Polars plans).
+    off: bool,
+}
+
+impl Early {
+    /// Make the copies `nodes` ask for, as the budget allows.
+    pub fn ready(&mut self, checker: &Checker<'_>, nodes: &[Node]) -> Result<()> {
+        for node in nodes {
+            if self.off || self.bytes() >= BLOCKS_BYTES {
+                return Ok(());
+            }
+            let Some(attr) = wanted(checker, node) else {
+                continue;
+            };
+            if self.blocks.iter().any(|b| b.attr == attr) {
+                continue;
+            }
+            match checker.blocks(attr)? {
+                Some(b) => self.blocks.push(b),
+                None => self.off = true,
+            }
+        }
+        Ok(())
+    }
+
+    /// The copy to read `node` from: of those made, the one whose runs at
+    /// the node's level are the most (at least two).
+    pub fn pick(&self, node: &[u8]) -> Option<&Blocks> {
+        self.blocks
+            .iter()
+            .filter(|b| b.count(node[b.attr]) > 1)
+            .max_by_key(|b| b.count(node[b.attr]))
+    }
+
+    /// `node`'s set read from F0 in blocks, `Some(None)` when it fails (known
+    /// before all rows are read); `None` when no copy serves it.
+    pub fn check(
+        &mut self,
+        checker: &Checker<'_>,
+        node: &[u8],
+        max_suppressed: u64,
+    ) -> Result<Option<Option<FreqSet>>> {
+        self.ready(checker, std::slice::from_ref(&node.to_vec()))?;
+        match self.pick(node) {
+            Some(b) => Ok(Some(checker.fails_early(b, node, max_suppressed)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.blocks.iter().map(Blocks::bytes).sum()
+    }
+}
+
+/// The attribute whose level in `node` has the most values, if more than one.
+fn wanted(checker: &Checker<'_>, node: &[u8]) -> Option<usize> {
+    let h = &checker.problem.hierarchies;
+    let values = |a: usize| h[a].domain_size(node[a]);
+    (0..node.len())
+        .max_by_key(|&a| (values(a), Reverse(a)))
+        .filter(|&a| values(a) > 1)
+}
