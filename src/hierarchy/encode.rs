@@ -262,6 +262,9 @@ const UNSEEN: u32 = u32::MAX;
 /// Slots of `Encoder::ints` (a power of two).
 const INT_SLOTS: usize = 1024;
 
+/// Integers in a chunk from which `push_ints` looks at their range.
+const DENSE_MIN_VALUES: usize = 1024;
+
 impl Encoder<'_> {
     /// One value standing for `weight` tuples.
     pub fn push(&mut self, value: Option<&str>, weight: u64) {
@@ -353,22 +356,57 @@ impl Encoder<'_> {
     }
 
     /// Every value of a chunk of integers without nulls, each standing for
-    /// its decimal string.
+    /// its decimal string. A chunk whose values span a range small beside
+    /// its length (ages, counts, codes) goes through a table by value over
+    /// that range, filled as values first appear: one load a value, and the
+    /// one branch (a value not seen yet) rarely taken.
     pub fn push_ints<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+        if values.len() >= DENSE_MIN_VALUES {
+            let (lo, hi) = values.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &v| {
+                let v = v.into();
+                (lo.min(v), hi.max(v))
+            });
+            let span = hi.abs_diff(lo);
+            if span < (values.len() / 2) as u64 {
+                return self.push_dense(values, lo, span as usize + 1);
+            }
+        }
         self.out.reserve(values.len());
         for &v in values {
             self.push_int(v.into());
         }
     }
 
-    /// One integer value, which stands for its decimal string. The first
-    /// 512 distinct values are remembered (an integer column rarely has more)
-    /// and then found by value, without writing their decimal strings. (An
-    /// array by value for small ones was faster for them alone, but a column
-    /// of values on both sides of its bound mispredicted the branch between
-    /// the two.)
+    /// `push_ints` through a table over `lo..lo + span`.
+    fn push_dense<T: Copy + Into<i64>>(&mut self, values: &[T], lo: i64, span: usize) {
+        let mut table = vec![UNSEEN; span];
+        let start = self.out.len();
+        self.out.resize(start + values.len(), 0);
+        for (i, &v) in values.iter().enumerate() {
+            let v = v.into();
+            let slot = &mut table[(v - lo) as usize];
+            if *slot == UNSEEN {
+                *slot = self.int_code(v);
+            }
+            self.out[start + i] = *slot;
+        }
+    }
+
+    /// One integer value, which stands for its decimal string.
     #[inline(always)]
     pub fn push_int(&mut self, v: i64) {
+        let c = self.int_code(v);
+        self.out.push(c);
+    }
+
+    /// The leaf code of an integer's decimal string. The first 512 distinct
+    /// values are remembered (an integer column rarely has more) and then
+    /// found by value, without writing their decimal strings. (An array by
+    /// value for small ones, value by value, was faster for them alone, but a
+    /// column of values on both sides of its bound mispredicted the branch
+    /// between the two: `push_ints` chooses per chunk instead.)
+    #[inline(always)]
+    fn int_code(&mut self, v: i64) -> u32 {
         if self.ints.is_empty() {
             self.ints = vec![(0, UNSEEN); INT_SLOTS];
         }
@@ -379,7 +417,7 @@ impl Encoder<'_> {
                 break;
             }
             if x == v {
-                return self.out.push(c);
+                return c;
             }
             i = (i + 1) & (INT_SLOTS - 1);
         }
@@ -389,7 +427,7 @@ impl Encoder<'_> {
             self.ints[i] = (v, c);
             self.ints_n += 1;
         }
-        self.out.push(c);
+        c
     }
 
     pub fn finish(self) -> Result<Vec<u32>> {

@@ -672,5 +672,32 @@ mod tests {
                 && err.contains("\"-9223372036854775808\""),
             "{err}"
         );
+        // a chunk of values in a range small beside its length goes through
+        // a table by value: the same codes as one by one, values on both
+        // sides of zero, and the missing ones reported alike
+        let small = Hierarchy::from_rows(
+            (-40..60)
+                .filter(|i| i % 17 != 0)
+                .map(|i: i64| vec![i.to_string(), "*".into()])
+                .collect(),
+            "small",
+        )
+        .unwrap();
+        let values: Vec<i64> = (0..5_000).map(|i| (i * 37) % 100 - 40).collect();
+        let mut e = small.encoder("n", values.len());
+        e.push_ints(&values);
+        let mut one = small.encoder("n", values.len());
+        for &v in &values {
+            one.push_int(v);
+        }
+        let (dense, single) = (e.finish().unwrap_err(), one.finish().unwrap_err());
+        assert_eq!(dense.to_string(), single.to_string());
+        assert!(dense.to_string().contains("6 distinct value"), "{dense}");
+        let present: Vec<i64> = values.into_iter().filter(|v| v % 17 != 0).collect();
+        let mut e = small.encoder("n", present.len());
+        e.push_ints(&present);
+        let texts: Vec<String> = present.iter().map(|v| v.to_string()).collect();
+        let as_text: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
+        assert_eq!(e.finish().unwrap(), small.encode("n", &as_text).unwrap());
     }
 }
