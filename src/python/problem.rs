@@ -109,16 +109,23 @@ impl PyProblem {
                 None => e.finish().map_err(to_py),
             }
         };
-        let columns = py.detach(|| {
+        // the columns of the largest hierarchies first (the slowest to look
+        // up, ZIP codes against a handful of categories), so the other core
+        // is not left idle while one of them finishes last
+        let mut order: Vec<usize> = (0..taken.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(hierarchies[i].inner.domain_size(0)));
+        let encoded = py.detach(|| {
             use rayon::prelude::*;
-            taken
+            order
                 .par_iter()
-                .zip(names.par_iter())
-                .zip(hierarchies.par_iter())
                 .with_max_len(1)
-                .map(encode)
+                .map(|&i| encode(((&taken[i], &names[i]), &hierarchies[i])))
                 .collect::<PyResult<Vec<_>>>()
         })?;
+        let mut columns = vec![Vec::new(); taken.len()];
+        for (i, c) in order.into_iter().zip(encoded) {
+            columns[i] = c;
+        }
         drop(taken);
         if !given {
             counts = vec![1; columns.first().map_or(0, Vec::len)];
