@@ -109,10 +109,13 @@ def _checked(
     kept = groups.join(drop, on=qis, how="anti")
     if kept.height and int(kept.get_column(count).min()) < k:  # type: ignore[arg-type]
         raise AnonError("internal check failed: a released group is smaller than k")
+    by = qis + prep.sensitive
+    if not prep.sensitive and not model:
+        # the release's groups are the kept groups: no second pass over F0
+        return drop, by, kept.with_columns(pl.col(count).cast(pl.UInt32))
     released = gen.join(drop.lazy(), on=qis, how="anti")
     if model:
         _recheck(prep, released, k, model)
-    by = qis + prep.sensitive
     expected = released.group_by(by).agg(pl.col(count).sum().cast(pl.UInt32)).collect()
     return drop, by, expected
 
