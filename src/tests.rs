@@ -810,6 +810,31 @@ fn errors_name_the_column_and_values() {
     .unwrap()
     .to_string();
     assert!(e.contains("k = 7") && e.contains("6 rows"), "{e}");
+    // codes given to the core outside their hierarchy's leaves, whether the
+    // codes pack (checked while the keys are packed, the bad code in a later
+    // block of rows) or not (24 attributes of 8 leaves: 72 bits)
+    for n in [3usize, 24] {
+        let leaves = Hierarchy::from_rows(
+            (0..8).map(|v| vec![v.to_string(), "*".into()]).collect(),
+            "eight",
+        )
+        .unwrap();
+        let mut codes = vec![vec![1u32; 5_000]; n];
+        codes[n - 1][4_321] = 8;
+        let e = Problem::from_codes(
+            (0..n).map(|a| format!("a{a}")).collect(),
+            vec![leaves; n],
+            codes,
+            vec![1; 5_000],
+        )
+        .unwrap_err()
+        .to_string();
+        let last = format!("'a{}'", n - 1);
+        assert!(
+            e.contains(&last) && e.contains("code 8") && e.contains("8 leaves"),
+            "{e}"
+        );
+    }
 }
 
 mod sensitive {
