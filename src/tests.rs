@@ -1281,27 +1281,38 @@ fn a_check_from_f0_in_blocks_fails_exactly_where_the_full_set_fails() {
         let blocks: Vec<_> = (0..domains.len())
             .map(|a| checker.blocks(a).unwrap().expect("plain k on packed keys"))
             .collect();
-        let (mut passed, mut failed) = (0, 0);
-        for (i, node) in lattice.all().enumerate() {
-            let full = p.node_set(&node, Engine::Auto).unwrap();
-            let suppressed = checker.group_stats(&full).unwrap().suppressed;
-            let b = &blocks[i % blocks.len()];
-            match checker.fails_early(b, &node, budget).unwrap() {
-                None => {
-                    assert!(suppressed > budget, "k={k} {budget} {node:?}");
-                    failed += 1;
-                }
-                Some(fs) => {
-                    assert!(suppressed <= budget, "k={k} {budget} {node:?}");
-                    assert_eq!(fs.sorted_rows().unwrap(), full.sorted_rows().unwrap());
-                    passed += 1;
-                }
-            }
-        }
+        let passed: Vec<bool> = (lattice.all().enumerate())
+            .map(|(i, node)| early_agrees(&checker, &blocks[i % blocks.len()], &node, budget))
+            .collect();
         assert!(
-            passed > 0 && failed > 0,
-            "k={k} {budget}: {passed} {failed}"
+            passed.contains(&true) && passed.contains(&false),
+            "k={k} {budget}"
         );
+    }
+}
+
+/// Whether `node` passes, read from F0 in `blocks`, after asserting that the
+/// check stopped early exactly when the full set fails, and otherwise gave
+/// the full set.
+fn early_agrees(
+    checker: &Checker<'_>,
+    blocks: &crate::freq::Blocks,
+    node: &[u8],
+    budget: u64,
+) -> bool {
+    let full = checker.problem.node_set(node, Engine::Auto).unwrap();
+    let suppressed = checker.group_stats(&full).unwrap().suppressed;
+    let k = checker.model.k;
+    match checker.fails_early(blocks, node, budget).unwrap() {
+        None => {
+            assert!(suppressed > budget, "k={k} {budget} {node:?}");
+            false
+        }
+        Some(fs) => {
+            assert!(suppressed <= budget, "k={k} {budget} {node:?}");
+            assert_eq!(fs.sorted_rows().unwrap(), full.sorted_rows().unwrap());
+            true
+        }
     }
 }
 
@@ -1323,29 +1334,18 @@ fn a_check_from_f0_in_blocks_fails_alike_when_f0_does_not_pack() {
     let nodes: Vec<Vec<u8>> = (0..150).map(|_| node()).collect();
     for (k, budget) in [(2u64, 0u64), (5, 500)] {
         let checker = Checker::new(&p, Model::k(k), Engine::Auto).unwrap();
-        let (mut passed, mut failed) = (0, 0);
-        for (i, node) in nodes.iter().enumerate() {
-            let b = checker
-                .blocks(i % 24)
-                .unwrap()
-                .expect("plain k in the kernel");
-            let full = p.node_set(node, Engine::Auto).unwrap();
-            let suppressed = checker.group_stats(&full).unwrap().suppressed;
-            match checker.fails_early(&b, node, budget).unwrap() {
-                None => {
-                    assert!(suppressed > budget, "k={k} {budget} {node:?}");
-                    failed += 1;
-                }
-                Some(fs) => {
-                    assert!(suppressed <= budget, "k={k} {budget} {node:?}");
-                    assert_eq!(fs.sorted_rows().unwrap(), full.sorted_rows().unwrap());
-                    passed += 1;
-                }
-            }
-        }
+        let passed: Vec<bool> = (nodes.iter().enumerate())
+            .map(|(i, node)| {
+                let b = checker
+                    .blocks(i % 24)
+                    .unwrap()
+                    .expect("plain k in the kernel");
+                early_agrees(&checker, &b, node, budget)
+            })
+            .collect();
         assert!(
-            passed > 0 && failed > 0,
-            "k={k} {budget}: {passed} {failed}"
+            passed.contains(&true) && passed.contains(&false),
+            "k={k} {budget}"
         );
     }
 }
