@@ -59,11 +59,11 @@ impl<'p> Searcher<'p> {
         };
         Ok(Searcher {
             checker: Checker::new(problem, model, config.engine)?,
+            early: Early::new(config.memory_budget),
             config,
             stats: Stats::default(),
             trace: Vec::new(),
             confirmed: Vec::new(),
-            early: Early::default(),
             deadline: None,
             progress: None,
         })

@@ -2,7 +2,8 @@
 //! (`freq/blocks.rs`): which copy of F0 in blocks a node is read from. Along
 //! the attribute whose level in the node has the most values (the more runs,
 //! the sooner a failing check meets a small group), made the first time a
-//! node asks for it while `BLOCKS_BYTES` allows, else the best one made.
+//! node asks for it while `BLOCKS_BYTES` (and a quarter of the search's
+//! memory budget) allows, else the best one made.
 //! The optimal and heuristic searches' walks, Samarati and MinGen use it;
 //! the others roll their nodes up from sets below them, not from F0.
 
@@ -17,18 +18,28 @@ use crate::lattice::Node;
 /// this, checks use the copies made.
 const BLOCKS_BYTES: usize = 64 << 20;
 
-#[derive(Default)]
 pub(super) struct Early {
     blocks: Vec<Blocks>,
     /// The model cannot stop early (criteria beyond k, or Polars plans).
     off: bool,
+    /// Bytes of copies made at most.
+    cap: usize,
 }
 
 impl Early {
+    /// For a search whose memory budget is `budget` bytes.
+    pub fn new(budget: u64) -> Self {
+        Early {
+            blocks: Vec::new(),
+            off: false,
+            cap: BLOCKS_BYTES.min((budget / 4).try_into().unwrap_or(usize::MAX)),
+        }
+    }
+
     /// Make the copies `nodes` ask for, as the budget allows.
     pub fn ready(&mut self, checker: &Checker<'_>, nodes: &[Node]) -> Result<()> {
         for node in nodes {
-            if self.off || self.bytes() >= BLOCKS_BYTES {
+            if self.off || self.bytes() >= self.cap {
                 return Ok(());
             }
             let Some(attr) = wanted(checker, node) else {
