@@ -90,12 +90,10 @@ impl Problem {
         for (r, &leaf) in leaves.iter().enumerate() {
             rank[leaf as usize] = r as u32;
         }
-        let leaf_codes = match layout {
-            Some(layout) => {
-                let (keys, _) = self.base.packed(layout)?;
-                keys.iter().map(|&k| layout.get(k, attr)).collect()
-            }
-            None => self.base.codes(attr)?,
+        let packed = layout.map(|l| self.base.packed(l)).transpose()?;
+        let leaf_codes = match (layout, &packed) {
+            (Some(layout), Some((keys, _))) => keys.iter().map(|&k| layout.get(k, attr)).collect(),
+            _ => self.base.codes(attr)?,
         };
         // a counting sort by rank: stable, one pass to count, one to place
         let mut starts = vec![0usize; leaves.len() + 1];
@@ -139,16 +137,13 @@ impl Problem {
             carry: Vec::new(),
             data,
         };
-        let rows = match layout {
-            Some(layout) => {
-                let (keys, _) = base.packed(layout)?;
-                Sorted::Packed(set(SetData::Packed {
-                    layout: layout.clone(),
-                    keys: order.iter().map(|&r| keys[r as usize]).collect(),
-                    counts,
-                }))
-            }
-            None => Sorted::Narrow {
+        let rows = match (layout, &packed) {
+            (Some(layout), Some((keys, _))) => Sorted::Packed(set(SetData::Packed {
+                layout: layout.clone(),
+                keys: order.iter().map(|&r| keys[r as usize]).collect(),
+                counts,
+            })),
+            _ => Sorted::Narrow {
                 shell: set(SetData::Frame(polars::prelude::DataFrame::empty())),
                 columns: self.narrow_base()?.iter().map(|c| c.take(&order)).collect(),
                 counts,

@@ -290,9 +290,11 @@ impl<'p> Searcher<'p> {
     /// (`early.rs`), the nodes spread over the cores; the others checked as
     /// one batch.
     fn passes_from_table(&mut self, nodes: &[Node], jobs: Vec<RollupJob<'_>>) -> Result<Vec<bool>> {
-        self.early.ready(&self.checker, nodes)?;
-        let (early, checker) = (&self.early, &self.checker);
-        let max = self.config.max_suppression;
+        self.early
+            .ready(&self.checker, nodes.iter().map(Vec::as_slice))?;
+        let this: &Self = self;
+        let (early, checker) = (&this.early, &this.checker);
+        let max = this.config.max_suppression;
         let picked: Vec<_> = nodes.iter().map(|n| early.pick(n)).collect();
         let serial = serial(&jobs);
         let rest: Vec<RollupJob<'_>> = jobs
@@ -304,16 +306,18 @@ impl<'p> Searcher<'p> {
         let mut rest = checker
             .check_many(&rest, &vec![false; rest.len()], max)?
             .into_iter();
-        let one = |(node, picked): (&Node, &Option<&Blocks>)| -> Result<Option<bool>> {
+        // per node read in blocks: its suppressed tuples, or `None` when it
+        // stopped once known to fail
+        let one = |(node, picked): (&Node, &Option<&Blocks>)| -> Result<Option<Option<u64>>> {
             let Some(b) = picked else {
                 return Ok(None);
             };
             Ok(Some(match checker.fails_early(b, node, max)? {
-                Some(fs) => checker.group_stats(&fs)?.suppressed <= max,
-                None => false,
+                Some(fs) => Some(checker.group_stats(&fs)?.suppressed),
+                None => None,
             }))
         };
-        let early: Vec<Option<bool>> = if serial {
+        let early: Vec<Option<Option<u64>>> = if serial {
             nodes.iter().zip(&picked).map(one).collect::<Result<_>>()?
         } else {
             use rayon::prelude::*;
@@ -323,7 +327,10 @@ impl<'p> Searcher<'p> {
         };
         Ok(early
             .into_iter()
-            .map(|e| e.unwrap_or_else(|| rest.next().expect("one result per job").0 <= max))
+            .map(|e| match e {
+                Some(read) => read.is_some_and(|sup| this.anonymous(sup)),
+                None => this.anonymous(rest.next().expect("one result per job").0),
+            })
             .collect())
     }
 }

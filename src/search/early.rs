@@ -12,7 +12,6 @@ use std::cmp::Reverse;
 use crate::check::Checker;
 use crate::error::Result;
 use crate::freq::{Blocks, FreqSet};
-use crate::lattice::Node;
 
 /// Bytes of F0 copies sorted into blocks (one per attribute chosen): past
 /// this, checks use the copies made.
@@ -37,7 +36,11 @@ impl Early {
     }
 
     /// Make the copies `nodes` ask for, as the budget allows.
-    pub fn ready(&mut self, checker: &Checker<'_>, nodes: &[Node]) -> Result<()> {
+    pub fn ready<'n>(
+        &mut self,
+        checker: &Checker<'_>,
+        nodes: impl IntoIterator<Item = &'n [u8]>,
+    ) -> Result<()> {
         for node in nodes {
             if self.off || self.bytes() >= self.cap {
                 return Ok(());
@@ -73,7 +76,7 @@ impl Early {
         node: &[u8],
         max_suppressed: u64,
     ) -> Result<Option<Option<FreqSet>>> {
-        self.ready(checker, std::slice::from_ref(&node.to_vec()))?;
+        self.ready(checker, [node])?;
         match self.pick(node) {
             Some(b) => Ok(Some(checker.fails_early(b, node, max_suppressed)?)),
             None => Ok(None),

@@ -172,32 +172,31 @@ impl Explorer {
             .filter(|(n, _)| generalizes(node, n))
             .map(|(_, fs)| fs)
             .min_by_key(|fs| fs.rows());
+        // `None`: read from F0 in blocks and known to fail before its end
         let fs = match from {
             Some(src) => {
                 s.stats.rows_rolled_up += src.rows() as u64;
                 let all = (0..node.len()).collect();
-                problem.rollup(RollupJob::new(src, all, node.to_vec()), s.config.engine)?
+                let job = RollupJob::new(src, all, node.to_vec());
+                Some(problem.rollup(job, s.config.engine)?)
             }
             None => {
                 s.stats.table_scans += 1;
                 s.stats.rows_scanned += problem.base.rows() as u64;
                 match s.early.check(&s.checker, node, s.config.max_suppression)? {
-                    Some(Some(fs)) => fs,
-                    Some(None) => {
-                        s.stats.nodes_checked += 1;
-                        self.failed(node);
-                        self.evaluated.insert(id, None);
-                        return self.counted(s, node, None);
-                    }
-                    None => problem.node_set(node, s.config.engine)?,
+                    Some(fs) => fs,
+                    None => Some(problem.node_set(node, s.config.engine)?),
                 }
             }
         };
         s.stats.nodes_checked += 1;
         // the loss pass only for a node that passes
-        let suppressed = s.checker.group_stats(&fs)?.suppressed;
-        let value = if s.anonymous(suppressed) {
-            let ev = s.checker.evaluate_set(&fs)?;
+        let passing = match &fs {
+            Some(fs) if s.anonymous(s.checker.group_stats(fs)?.suppressed) => Some(fs),
+            _ => None,
+        };
+        let value = if let Some(fs) = passing {
+            let ev = s.checker.evaluate_set(fs)?;
             let m = metrics(
                 node,
                 &problem.heights(),
@@ -216,30 +215,22 @@ impl Explorer {
             self.best = self.best.min(v);
             Some(v)
         } else {
-            self.failed(node);
+            self.rejected.push(node.to_vec());
+            if self.failing.len() < MAX_FAILING {
+                self.failing.retain(|f| !generalizes(node, f));
+                self.failing.push(node.to_vec());
+            }
             None
         };
         self.evaluated.insert(id, value);
-        self.cache(node, fs, problem.base.rows());
-        self.counted(s, node, value)
-    }
-
-    /// Record a node that failed its check: it tags the nodes below it.
-    fn failed(&mut self, node: &[u8]) {
-        self.rejected.push(node.to_vec());
-        if self.failing.len() < MAX_FAILING {
-            self.failing.retain(|f| !generalizes(node, f));
-            self.failing.push(node.to_vec());
-        }
-    }
-
-    /// `value`, once the nodes evaluated are known to fit the memory budget.
-    fn counted(&self, s: &Searcher<'_>, node: &[u8], value: Option<f64>) -> Result<Option<f64>> {
         s.within_budget(
             "this search",
             self.evaluated.len() as u128,
             BYTES_PER_NODE + node.len() as u128,
         )?;
+        if let Some(fs) = fs {
+            self.cache(node, fs, problem.base.rows());
+        }
         Ok(value)
     }
 
