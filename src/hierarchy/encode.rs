@@ -27,9 +27,11 @@ pub const MAX_LEAVES: usize = 1 << 28;
 pub(super) struct LeafIndex {
     short: Vec<[u64; 2]>,
     short_bits: u32,
+    n_short: usize,
     /// (first word, last word, length (0: empty slot), code)
     long: Vec<(u64, u64, u32, u32)>,
     long_bits: u32,
+    n_long: usize,
     /// The bytes of each label over 16 bytes, by slot of `long` (empty when
     /// there is none).
     long_bytes: Vec<Box<[u8]>>,
@@ -91,52 +93,155 @@ fn middle_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == n && (8..n - 8).step_by(8).all(|i| word(a, i) == word(b, i))
 }
 
+/// Slots for `n` labels: a lookup that leaves after its first probe is
+/// predicted, one that probes on is not, so small tables are kept sparse (at
+/// most 1/8 full) and large ones at most half full, to stay in the caches.
+fn slots_for(n: usize) -> usize {
+    match n {
+        0..=4096 => (8 * n).max(8).next_power_of_two(),
+        _ => (2 * n).next_power_of_two(),
+    }
+}
+
 impl LeafIndex {
-    /// The index of `leaves`, each coded by its position (inserted in code
-    /// order, so equal hierarchies have equal tables).
-    pub(super) fn new(leaves: &super::Labels) -> Self {
-        debug_assert!(leaves.len() <= MAX_LEAVES);
-        let n_short = leaves.iter().filter(|l| l.len() <= SHORT).count();
-        let n_long = leaves.len() - n_short;
-        // a lookup that leaves after its first probe is predicted, one that
-        // probes on is not: small tables are kept sparse (at most 1/8 full),
-        // large ones at most half full, to stay in the caches
-        let cap = |n: usize| match n {
-            0..=4096 => (8 * n).max(8).next_power_of_two(),
-            _ => (2 * n).next_power_of_two(),
-        };
-        let mut index = LeafIndex {
-            short: vec![EMPTY; cap(n_short)],
-            short_bits: cap(n_short).trailing_zeros(),
-            long: vec![(0, 0, 0, 0); cap(n_long)],
-            long_bits: cap(n_long).trailing_zeros(),
+    /// An empty index sized for about `hint` short labels; it grows as
+    /// labels are inserted, so the hint only spares rehashing.
+    pub(super) fn with_capacity(hint: usize) -> Self {
+        let short = slots_for(hint.min(MAX_LEAVES));
+        LeafIndex {
+            short: vec![EMPTY; short],
+            short_bits: short.trailing_zeros(),
+            n_short: 0,
+            long: vec![(0, 0, 0, 0); slots_for(0)],
+            long_bits: slots_for(0).trailing_zeros(),
+            n_long: 0,
             long_bytes: Vec::new(),
-        };
-        if leaves.iter().any(|l| l.len() > 16) {
-            index.long_bytes = vec![Box::default(); index.long.len()];
         }
+    }
+
+    /// The index of `leaves`, each coded by its position.
+    #[cfg(test)]
+    pub(super) fn new(leaves: &super::Labels) -> Self {
+        let mut index = Self::with_capacity(leaves.len());
         for (label, code) in leaves.iter().zip(0u32..) {
-            let b = label.as_bytes();
-            if b.len() <= SHORT {
-                let (lo, hi) = view_words(b);
-                let mut i = index.short_slot(lo, hi);
-                while index.short[i] != EMPTY {
-                    i = (i + 1) & (index.short.len() - 1);
-                }
-                index.short[i] = [lo | ((code as u64) << 4), hi];
-            } else {
-                let (x, y) = Self::long_words(b);
-                let mut i = index.long_slot(x, y, b.len());
-                while index.long[i].2 != 0 {
-                    i = (i + 1) & (index.long.len() - 1);
-                }
-                index.long[i] = (x, y, b.len() as u32, code);
-                if b.len() > 16 {
-                    index.long_bytes[i] = b.into();
-                }
-            }
+            assert_eq!(
+                index.insert(label.as_bytes(), code),
+                None,
+                "distinct leaves"
+            );
         }
         index
+    }
+
+    /// Files `b` under `code`, unless it is there already: then its code.
+    /// Building a hierarchy goes through this once a row, so the table that
+    /// finds its repeated leaves is the one that encodes columns later.
+    pub(super) fn insert(&mut self, b: &[u8], code: u32) -> Option<u32> {
+        debug_assert!((code as usize) < MAX_LEAVES);
+        if b.len() <= SHORT {
+            let (lo, hi) = view_words(b);
+            let i = match self.find_short(lo, hi) {
+                Ok(code) => return Some(code),
+                Err(_) if slots_for(self.n_short + 1) > self.short.len() => {
+                    self.grow_short();
+                    self.find_short(lo, hi).expect_err("absent before growing")
+                }
+                Err(i) => i,
+            };
+            self.short[i] = [lo | ((code as u64) << 4), hi];
+            self.n_short += 1;
+        } else {
+            let (x, y) = Self::long_words(b);
+            let i = match self.find_long(b, x, y) {
+                Ok(code) => return Some(code),
+                Err(_) if slots_for(self.n_long + 1) > self.long.len() => {
+                    self.grow_long();
+                    self.find_long(b, x, y).expect_err("absent before growing")
+                }
+                Err(i) => i,
+            };
+            self.long[i] = (x, y, b.len() as u32, code);
+            if b.len() > 16 {
+                if self.long_bytes.is_empty() {
+                    self.long_bytes = vec![Box::default(); self.long.len()];
+                }
+                self.long_bytes[i] = b.into();
+            }
+            self.n_long += 1;
+        }
+        None
+    }
+
+    /// The code of a short label, or the empty slot where it would go.
+    #[inline(always)]
+    fn find_short(&self, lo: u64, hi: u64) -> std::result::Result<u32, usize> {
+        let mask = self.short.len() - 1;
+        let mut i = self.short_slot(lo, hi);
+        loop {
+            let [a, b] = self.short[i];
+            if b == hi && a & !CODE_MASK == lo {
+                return Ok(((a & CODE_MASK) >> 4) as u32);
+            }
+            if a & 0xF == 0xF {
+                return Err(i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The code of a label of more than 12 bytes, or the empty slot where it
+    /// would go.
+    #[inline(always)]
+    fn find_long(&self, b: &[u8], x: u64, y: u64) -> std::result::Result<u32, usize> {
+        let len = b.len() as u32;
+        let mask = self.long.len() - 1;
+        let mut i = self.long_slot(x, y, b.len());
+        loop {
+            let e = self.long[i];
+            if e.2 == len
+                && e.0 == x
+                && e.1 == y
+                && (b.len() <= 16 || middle_eq(&self.long_bytes[i], b))
+            {
+                return Ok(e.3);
+            }
+            if e.2 == 0 {
+                return Err(i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow_short(&mut self) {
+        let slots = slots_for(self.n_short + 1);
+        let old = std::mem::replace(&mut self.short, vec![EMPTY; slots]);
+        self.short_bits = slots.trailing_zeros();
+        for [a, hi] in old.into_iter().filter(|s| s[0] & 0xF != 0xF) {
+            let i = self
+                .find_short(a & !CODE_MASK, hi)
+                .expect_err("distinct labels");
+            self.short[i] = [a, hi];
+        }
+    }
+
+    fn grow_long(&mut self) {
+        let slots = slots_for(self.n_long + 1);
+        let old = std::mem::replace(&mut self.long, vec![(0, 0, 0, 0); slots]);
+        let mut bytes = std::mem::take(&mut self.long_bytes);
+        if !bytes.is_empty() {
+            self.long_bytes = vec![Box::default(); slots];
+        }
+        self.long_bits = slots.trailing_zeros();
+        for (j, e) in old.into_iter().enumerate().filter(|(_, e)| e.2 != 0) {
+            let mut i = self.long_slot(e.0, e.1, e.2 as usize);
+            while self.long[i].2 != 0 {
+                i = (i + 1) & (slots - 1);
+            }
+            self.long[i] = e;
+            if !bytes.is_empty() {
+                self.long_bytes[i] = std::mem::take(&mut bytes[j]);
+            }
+        }
     }
 
     #[inline(always)]
@@ -148,18 +253,7 @@ impl LeafIndex {
     /// most 12 bytes, zero-padded).
     #[inline(always)]
     fn get_short(&self, lo: u64, hi: u64) -> Option<u32> {
-        let mask = self.short.len() - 1;
-        let mut i = self.short_slot(lo, hi);
-        loop {
-            let [a, b] = self.short[i];
-            if b == hi && a & !CODE_MASK == lo {
-                return Some(((a & CODE_MASK) >> 4) as u32);
-            }
-            if a & 0xF == 0xF {
-                return None;
-            }
-            i = (i + 1) & mask;
-        }
+        self.find_short(lo, hi).ok()
     }
 
     /// The first and last 8 bytes of a label of more than 12 bytes.
@@ -181,23 +275,7 @@ impl LeafIndex {
     #[inline(always)]
     fn get_long(&self, b: &[u8]) -> Option<u32> {
         let (x, y) = Self::long_words(b);
-        let len = b.len() as u32;
-        let mask = self.long.len() - 1;
-        let mut i = self.long_slot(x, y, b.len());
-        loop {
-            let e = self.long[i];
-            if e.2 == len
-                && e.0 == x
-                && e.1 == y
-                && (b.len() <= 16 || middle_eq(&self.long_bytes[i], b))
-            {
-                return Some(e.3);
-            }
-            if e.2 == 0 {
-                return None;
-            }
-            i = (i + 1) & mask;
-        }
+        self.find_long(b, x, y).ok()
     }
 
     #[inline(always)]

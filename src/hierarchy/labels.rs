@@ -30,6 +30,10 @@ impl Labels {
     pub fn len(&self) -> usize {
         self.ends.len()
     }
+    /// Bytes of all the labels together.
+    pub fn bytes(&self) -> usize {
+        self.text.len()
+    }
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }

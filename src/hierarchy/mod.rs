@@ -6,17 +6,16 @@
 //! rollup gathers through. Reading and writing (ARX's CSV layout, JSON) is in
 //! [`io`]; turning a column's values into leaf codes is in [`encode`].
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::error::{show_values, AnonError, Result};
-use crate::hash::FxBuild;
+use crate::error::Result;
 
+mod build;
 mod encode;
 mod io;
 mod labels;
 
+use build::Builder;
 pub use encode::Encoder;
 use encode::LeafIndex;
 pub use labels::Labels;
@@ -33,7 +32,7 @@ pub struct Hierarchy {
     t: Arc<Tree>,
 }
 
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 struct Tree {
     // the rows are not kept: row r is `labels[l][leaf_to[l][r]]` for each
     // level l (a ZIP hierarchy's 600,000 cells as strings cost more to
@@ -45,180 +44,23 @@ struct Tree {
     leaf_index: LeafIndex,
 }
 
+/// Trees are equal when their labels and leaves' codes are: the rest is
+/// derived from them (the leaf index's size depends on how it grew).
+impl PartialEq for Tree {
+    fn eq(&self, other: &Self) -> bool {
+        self.labels == other.labels && self.leaf_to == other.leaf_to
+    }
+}
+
 impl Hierarchy {
     /// Build from rows (leaf first, most general last). `source` names the
     /// origin (a file path, or "rows") in error messages.
     pub fn from_rows(rows: Vec<Vec<String>>, source: &str) -> Result<Self> {
-        Self::build(&rows, source)
-    }
-
-    /// `from_rows` over any rows of text (a CSV file's cells borrowed from
-    /// its text): only the distinct labels are copied.
-    pub(crate) fn build<R, S>(rows: &[R], source: &str) -> Result<Self>
-    where
-        R: AsRef<[S]>,
-        S: AsRef<str>,
-    {
-        let err = |msg: String| AnonError::Hierarchy(format!("{source}: {msg}"));
-        let same = |a: &R, b: &R| {
-            let (a, b) = (a.as_ref(), b.as_ref());
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.as_ref() == y.as_ref())
-        };
-        if rows.is_empty() {
-            return Err(err("empty hierarchy: it has no rows".into()));
+        let mut b = Builder::new(source, rows.len());
+        for row in &rows {
+            b.push(row)?;
         }
-        let width = rows[0].as_ref().len();
-        if width == 0 {
-            return Err(err("row 1 has no values".into()));
-        }
-        if width > MAX_LEVELS {
-            return Err(err(format!(
-                "{width} levels (height {}); at most {MAX_LEVELS} levels (height {}) are supported",
-                width - 1,
-                MAX_LEVELS - 1
-            )));
-        }
-        let mut level_bytes = vec![0usize; width];
-        for (r, row) in rows.iter().enumerate() {
-            let row = row.as_ref();
-            if row.len() != width {
-                return Err(err(format!(
-                    "row {} has {} value(s), expected {} like row 1 (ragged rows: every leaf needs a value at every level): {}",
-                    r + 1,
-                    row.len(),
-                    width,
-                    show_values(row, 8)
-                )));
-            }
-            if let Some(c) = row.iter().position(|v| v.as_ref().is_empty()) {
-                return Err(err(format!(
-                    "row {} has an empty value at level {}",
-                    r + 1,
-                    c
-                )));
-            }
-            for (bytes, v) in level_bytes.iter_mut().zip(row) {
-                *bytes += v.as_ref().len();
-            }
-        }
-        // a level's labels sit in one buffer addressed by u32 (`Labels`)
-        if let Some(l) = level_bytes.iter().position(|&b| b > labels::MAX_BYTES) {
-            return Err(err(format!(
-                "the labels of level {l} hold more than {} bytes",
-                labels::MAX_BYTES
-            )));
-        }
-        // A row repeated exactly (ARX writes such files, and users keep them)
-        // is taken once; a leaf with two different rows is an error.
-        let mut first: HashMap<&str, usize, FxBuild> =
-            HashMap::with_capacity_and_hasher(rows.len(), FxBuild::default());
-        let mut line: Vec<usize> = Vec::with_capacity(rows.len());
-        for (r, row) in rows.iter().enumerate() {
-            let leaf = row.as_ref()[0].as_ref();
-            // one lookup a row: a new leaf, or a repeat that must be the same row
-            let f = match first.entry(leaf) {
-                Entry::Vacant(v) => {
-                    v.insert(r);
-                    line.push(r + 1);
-                    continue;
-                }
-                Entry::Occupied(o) => *o.get(),
-            };
-            if !same(&rows[f], row) {
-                return Err(err(format!(
-                    "leaf value {:?} appears twice with different generalizations, in rows {} ({}) and {} ({})",
-                    leaf,
-                    f + 1,
-                    show_values(rows[f].as_ref(), 8),
-                    r + 1,
-                    show_values(row.as_ref(), 8)
-                )));
-            }
-        }
-        drop(first);
-        let rows: Vec<&[S]> = line.iter().map(|&l| rows[l - 1].as_ref()).collect();
-        let mut labels: Vec<Labels> = vec![Labels::default(); width];
-        // labels by their text, borrowed from the rows (a ZIP hierarchy has
-        // 600,000 cells: SipHash and a copy of each key were most of a load);
-        // leaves are distinct once repeated rows are gone, so a leaf's code is
-        // its row, and a label the row above had (files list the leaves of a
-        // group together) is taken without a lookup
-        let mut index: Vec<HashMap<&str, u32, FxBuild>> =
-            vec![HashMap::with_hasher(FxBuild::default()); width];
-        let mut leaf_to: Vec<Vec<u32>> = vec![Vec::with_capacity(rows.len()); width];
-        let bytes = rows.iter().map(|r| r[0].as_ref().len()).sum();
-        labels[0] = Labels::with_capacity(rows.len(), bytes);
-        for r in &rows {
-            labels[0].push(r[0].as_ref());
-        }
-        leaf_to[0] = (0..rows.len() as u32).collect();
-        for (r, row) in rows.iter().enumerate() {
-            for (l, value) in row.iter().enumerate().skip(1) {
-                let value = value.as_ref();
-                let code = match r {
-                    1.. if rows[r - 1][l].as_ref() == value => leaf_to[l][r - 1],
-                    _ => {
-                        let next = labels[l].len() as u32;
-                        *index[l].entry(value).or_insert_with(|| {
-                            labels[l].push(value);
-                            next
-                        })
-                    }
-                };
-                leaf_to[l].push(code);
-            }
-        }
-        drop(index);
-        // tree check: each value on level l has exactly one parent on level l+1
-        let mut parent: Vec<Vec<u32>> = Vec::with_capacity(width.saturating_sub(1));
-        for l in 0..width - 1 {
-            let mut up = vec![u32::MAX; labels[l].len()];
-            let mut seen_at = vec![0usize; labels[l].len()];
-            for (r, (&c, &p)) in leaf_to[l].iter().zip(&leaf_to[l + 1]).enumerate() {
-                let c = c as usize;
-                if up[c] == u32::MAX {
-                    up[c] = p;
-                    seen_at[c] = r;
-                } else if up[c] != p {
-                    return Err(err(format!(
-                        "not a tree: value {:?} at level {} has two parents at level {}: {:?} (row {}) and {:?} (row {})",
-                        &labels[l][c],
-                        l,
-                        l + 1,
-                        &labels[l + 1][up[c] as usize],
-                        line[seen_at[c]],
-                        &labels[l + 1][p as usize],
-                        line[r]
-                    )));
-                }
-            }
-            parent.push(up);
-        }
-        let top = &labels[width - 1];
-        if width > 1 && top.len() > 1 {
-            return Err(err(format!(
-                "the top level {} has {} values ({}); a hierarchy needs exactly one value at its top (ARX uses '*')",
-                width - 1,
-                top.len(),
-                show_values(&top.to_vec(), 8)
-            )));
-        }
-        if labels[0].len() > encode::MAX_LEAVES {
-            return Err(err(format!(
-                "{} leaves: a hierarchy may have at most {}",
-                labels[0].len(),
-                encode::MAX_LEAVES
-            )));
-        }
-        let leaf_index = LeafIndex::new(&labels[0]);
-        Ok(Hierarchy {
-            t: Arc::new(Tree {
-                labels,
-                leaf_to,
-                parent,
-                leaf_index,
-            }),
-        })
+        b.finish()
     }
 
     /// A hierarchy of height 0: the values themselves and no generalization.
@@ -352,28 +194,37 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let index = LeafIndex::new(&labels.iter().collect());
+        // sized for them, and grown from empty one label at a time (each
+        // insert of a second copy gives the first's code)
+        let sized = LeafIndex::new(&labels.iter().collect());
+        let mut grown = LeafIndex::with_capacity(0);
         for (code, l) in labels.iter().enumerate() {
-            assert_eq!(index.get(l.as_bytes()), Some(code as u32), "{l:?}");
+            assert_eq!(grown.insert(l.as_bytes(), code as u32), None, "{l:?}");
         }
-        for absent in [
-            "b",
-            "ab\0",
-            "acb",
-            "abcdf",
-            "a\0\0",
-            "abcdefgh\0",
-            "abcdefghij",
-            "0123456789abcde",
-            "Married-civ-spous",
-            "Married-AB-spouse",
-            "Married-civ-Spouse",
-            "Married-civ-spouse-to",
-        ] {
-            assert_eq!(index.get(absent.as_bytes()), None, "{absent:?}");
+        for (code, l) in labels.iter().enumerate() {
+            assert_eq!(grown.insert(l.as_bytes(), 99), Some(code as u32), "{l:?}");
         }
-        // the same leaves give an equal index (hierarchies compare by it)
-        assert_eq!(LeafIndex::new(&labels.iter().collect()), index);
+        for index in [&sized, &grown] {
+            for (code, l) in labels.iter().enumerate() {
+                assert_eq!(index.get(l.as_bytes()), Some(code as u32), "{l:?}");
+            }
+            for absent in [
+                "b",
+                "ab\0",
+                "acb",
+                "abcdf",
+                "a\0\0",
+                "abcdefgh\0",
+                "abcdefghij",
+                "0123456789abcde",
+                "Married-civ-spous",
+                "Married-AB-spouse",
+                "Married-civ-Spouse",
+                "Married-civ-spouse-to",
+            ] {
+                assert_eq!(index.get(absent.as_bytes()), None, "{absent:?}");
+            }
+        }
     }
 
     #[test]
@@ -417,11 +268,55 @@ mod tests {
         // a lone CR ends a line for the csv reader: read by it
         let cr = Hierarchy::from_csv_str("a b;x;*\rc;x;*\nd;y;*", b';', "r").unwrap();
         assert_eq!(cr, want);
+        // a last line ended by CR alone, and cells blank but for spaces
+        let end = Hierarchy::from_csv_str("a b;x;*\nc;x;*\n \n ; ;\nd;y;*\r", b';', "e").unwrap();
+        assert_eq!(end, want);
         // errors name the row as before
         let e = Hierarchy::from_csv_str("a;x;*\nb;x\n", b';', "f.csv").unwrap_err();
         assert!(e.to_string().contains("row 2 has 2 value(s)"), "{e}");
         let e = Hierarchy::from_csv_str("a;x;*\na;y;*\n", b';', "f.csv").unwrap_err();
         assert!(e.to_string().contains("appears twice"), "{e}");
+    }
+
+    #[test]
+    fn levels_of_many_labels_are_coded_as_the_rows_give_them() {
+        // 6,000 leaves in an order that keeps no group together, a level of
+        // 3,000 labels (short and over 16 bytes: both tables grow while the
+        // rows are read), and the same file read again with its rows repeated
+        let rows: Vec<Vec<String>> = (0..6000)
+            .map(|i| {
+                let leaf = (i * 7919) % 6000;
+                let mid = match leaf % 2 {
+                    0 => format!("m{}", leaf / 4),
+                    _ => format!("a-label-longer-than-16-{}", leaf / 4),
+                };
+                vec![
+                    format!("{leaf}"),
+                    mid,
+                    format!("t{}", leaf / 4 % 3),
+                    "*".into(),
+                ]
+            })
+            .collect();
+        let text: String = rows.iter().map(|r| r.join(";") + "\n").collect();
+        let h = Hierarchy::from_csv_str(&text, b';', "big.csv").unwrap();
+        assert_eq!(h.rows(), rows);
+        assert_eq!(
+            (0..4).map(|l| h.domain_size(l)).collect::<Vec<_>>(),
+            [6000, 3000, 3, 1]
+        );
+        for (l, level) in h.levels().iter().enumerate() {
+            let distinct: std::collections::HashSet<&str> = level.iter().collect();
+            assert_eq!(distinct.len(), level.len(), "level {l} holds a label twice");
+        }
+        let twice = format!("{text}{text}");
+        assert_eq!(
+            Hierarchy::from_csv_str(&twice, b';', "twice.csv").unwrap(),
+            h
+        );
+        for (r, row) in rows.iter().enumerate() {
+            assert_eq!(h.encode("v", &[Some(&row[0])]).unwrap(), [r as u32]);
+        }
     }
 
     #[test]
