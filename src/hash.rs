@@ -66,3 +66,31 @@ impl std::hash::Hasher for Fx {
 }
 
 pub type FxBuild = std::hash::BuildHasherDefault<Fx>;
+
+/// `Fx` with a finish that folds the high half of a 128-bit product into the
+/// low half. Fx's last step is a multiply, whose low bits see only the low
+/// bits of the input: std's tables index by the low bits, so strings that
+/// differ in their later bytes (ZIP codes) collided. For sets of strings.
+#[derive(Default)]
+pub struct Folded(Fx);
+
+impl std::hash::Hasher for Folded {
+    fn finish(&self) -> u64 {
+        let p = (self.0 .0 as u128) * 0x9E37_79B9_7F4A_7C15;
+        (p as u64) ^ ((p >> 64) as u64)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes)
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0.write_u64(v)
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.0.write_u64(v as u64)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.0.write_u64(v as u64);
+    }
+}
+
+pub type FoldedBuild = std::hash::BuildHasherDefault<Folded>;

@@ -394,6 +394,47 @@ def test_the_release_refuses_a_source_replaced_after_the_check(tmp_path: Path) -
             release.head(3).collect()
 
 
+def test_an_integer_column_is_labelled_by_value_and_its_new_values_refused(
+    tmp_path: Path,
+) -> None:
+    """Ages are labelled through a table by value (no cast to text): the
+    release equals the hierarchy's labels row for row, and a source that then
+    holds an age below, above or between the ages it held (one its hierarchy
+    has, or one it has not) is refused."""
+    df, hs = adult()
+    ages = df.filter(pl.col("age").is_between(20, 60) & (pl.col("age") != 33))
+    path = tmp_path / "ages.csv"
+    ages.write_csv(path)
+    levels = {"sex": 0, "age": 1, "race": 1}
+    release = pa.generalize(pl.scan_csv(path), hs, levels, 2, 0.05, quasi_identifiers=ADULT_QIS)
+    out = release.collect()
+    assert out.schema["age"] == pl.String
+
+    def labels(q: str) -> dict[str, str]:
+        return dict(zip(hs[q].leaves, hs[q].leaf_labels(levels[q]), strict=True))
+
+    # the release's groups are the raw rows' under the hierarchies' labels,
+    # counted again in Polars, without those smaller than k
+    expect = (
+        ages.select(
+            pl.col("sex"),
+            pl.col("age").cast(pl.String).replace_strict(labels("age")),
+            pl.col("race").replace_strict(labels("race")),
+        )
+        .group_by(ADULT_QIS)
+        .len()
+        .filter(pl.col("len") >= 2)
+    )
+    got = out.group_by(ADULT_QIS).len()
+    assert got.sort(ADULT_QIS).equals(expect.sort(ADULT_QIS))
+    for age in (19, 61, 33, 200):
+        ages.with_columns(
+            pl.when(pl.int_range(pl.len()) == 0).then(age).otherwise(pl.col("age")).alias("age")
+        ).write_csv(path)
+        with pytest.raises(pa.NotAnonymousError, match="source"):
+            release.collect()
+
+
 def test_generalize_checks_every_column_with_a_hierarchy() -> None:
     df, hs = adult()
     qis = ["sex", "age", "race"]

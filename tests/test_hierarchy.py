@@ -3,9 +3,11 @@ from __future__ import annotations
 import filecmp
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import polars_anon as pa
+from polars_anon._frames import present_labels
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,11 +32,12 @@ def test_levels_read_one_at_a_time_agree_with_the_whole_tree() -> None:
     for lvl in range(h.height + 1):
         assert h.labels_at(lvl) == h.levels[lvl]
         everything = dict(zip(h.leaves, h.leaf_labels(lvl), strict=True))
-        # the leaves among some values, in leaf order, with their labels;
-        # values that are no leaf are left out
-        leaves, labels = h.leaf_labels_of(lvl, ["d", "zz", "b"])
-        assert leaves == ["b", "d"]
-        assert labels == [everything["b"], everything["d"]]
+        # the leaves among some values (one given twice), in leaf order,
+        # with their labels; values that are no leaf are left out
+        leaves, labels, names = present_labels(h, lvl, pl.Series(["d", "zz", "b", "d"]))
+        assert leaves.to_list() == ["b", "d"]
+        assert labels.to_list() == [everything["b"], everything["d"]]
+        assert names == list(dict.fromkeys(labels.to_list()))
     assert h.rows == [["b", "x", "*"], ["a", "y", "*"], ["c", "x", "*"], ["d", "y", "*"]]
     with pytest.raises(pa.ConfigError, match="level"):
         h.labels_at(3)

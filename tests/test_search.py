@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import polars_anon as pa
 from tests.conftest import SEARCHES, brute_anonymous, nodes
@@ -228,22 +229,27 @@ def test_progress_is_called_and_can_stop_a_long_search(
 
 
 def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
-    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An in-memory frame is encoded and grouped by the core row by row, a
-    LazyFrame grouped by Polars first: same F0, same answers, whatever integer
-    type the ages come in (signed ones cross as values, others are cast)."""
+    """A table of up to ROWS_IN_CORE rows is encoded and grouped by the core
+    row by row, a larger one grouped by Polars first: same F0, same answers,
+    whatever integer type the ages come in (signed ones cross as values,
+    others are cast), and whether the small table is a DataFrame or a
+    LazyFrame (whose rows are read as they are)."""
     from polars_anon import _frames
 
     df, hs = adult
     qis = ADULT[:5]
-    scanned = _frames.prepare(df.lazy(), qis, hs)
-    assert scanned.grouped is not None
-    expect = pa.search(df.lazy(), qis, hs, 5, 0.01)
+    with monkeypatch.context() as m:
+        m.setattr(_frames, "ROWS_IN_CORE", 1000)
+        scanned = _frames.prepare(df.lazy(), qis, hs)
+        expect = pa.search(df.lazy(), qis, hs, 5, 0.01)
+    assert scanned.grouped is not None and scanned.table is None
     ages = [pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.String]
-    for data in [df.with_columns(pl.col("age").cast(t)) for t in ages]:
+    frames = [df.with_columns(pl.col("age").cast(t)) for t in ages]
+    for data in [*frames, frames[0].lazy(), frames[-1].lazy()]:
         prep = _frames.prepare(data, qis, hs)
-        assert prep.grouped is None  # the core grouped the rows
+        assert prep.grouped is None and prep.table is not None  # the core grouped the rows
         assert (prep.problem.distinct, prep.problem.rows) == (
             scanned.problem.distinct,
             scanned.problem.rows,
@@ -256,28 +262,32 @@ def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
         # the Polars F0 that releases are checked on, made when first asked for
         assert prep.f0.sort(qis).equals(scanned.f0.sort(qis))
         r = pa.search(data, qis, hs, 5, 0.01)
-        assert r.anonymous.sort(qis).equals(expect.anonymous.sort(qis)), data.schema["age"]
+        assert r.anonymous.sort(qis).equals(expect.anonymous.sort(qis)), data.collect_schema()
+        # and the same release, checked on the rows rather than on F0
+        assert_frame_equal(r.apply().collect(), expect.apply().collect(), check_row_order=False)
 
 
 def test_frames_above_the_row_limit_are_grouped_by_polars(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A DataFrame with more rows than ``ROWS_IN_CORE`` takes Polars' group-by,
-    with the same F0 and answers as when the core groups it."""
+    """A DataFrame or LazyFrame with more rows than ``ROWS_IN_CORE`` takes
+    Polars' group-by, with the same F0 and answers as when the core groups
+    it; one of exactly ``ROWS_IN_CORE`` rows does not."""
     from polars_anon import _frames
 
     df, hs = adult
     qis = ADULT[:4]
-    in_core = _frames.prepare(df, qis, hs)
-    monkeypatch.setattr(_frames, "ROWS_IN_CORE", df.height - 1)
-    scanned = _frames.prepare(df, qis, hs)
-    assert in_core.grouped is None and scanned.grouped is not None
-    assert scanned.problem.distinct == in_core.problem.distinct
-    assert scanned.f0.sort(qis).equals(in_core.f0.sort(qis))
-    a = pa.search(df, qis, hs, 10, 0.02)
-    monkeypatch.setattr(_frames, "ROWS_IN_CORE", 10**9)
-    b = pa.search(df, qis, hs, 10, 0.02)
-    assert a.anonymous.sort(qis).equals(b.anonymous.sort(qis))
+    for data in (df, df.lazy()):
+        monkeypatch.setattr(_frames, "ROWS_IN_CORE", df.height)
+        in_core = _frames.prepare(data, qis, hs)
+        b = pa.search(data, qis, hs, 10, 0.02)
+        monkeypatch.setattr(_frames, "ROWS_IN_CORE", df.height - 1)
+        scanned = _frames.prepare(data, qis, hs)
+        a = pa.search(data, qis, hs, 10, 0.02)
+        assert in_core.grouped is None and scanned.grouped is not None
+        assert scanned.problem.distinct == in_core.problem.distinct
+        assert scanned.f0.sort(qis).equals(in_core.f0.sort(qis))
+        assert a.anonymous.sort(qis).equals(b.anonymous.sort(qis))
 
 
 def test_results_print_as_short_aligned_text(

@@ -129,7 +129,9 @@ def _representatives(
     """Each value (``v``), the value standing for its label at `level`
     (``r``: the least, as text, of the values under that label) and its
     tuples (``n``)."""
-    leaves, labels = h.leaf_labels_of(level, text.unique().to_list())
+    from polars_anon._frames import present_labels
+
+    leaves, labels, _ = present_labels(h, level, text.unique())
     label = pl.DataFrame({"t": leaves, "label": labels})
     frame = pl.DataFrame({"v": native, "t": text, "n": counts})
     frame = frame.join(label, on="t", how="left")

@@ -47,11 +47,11 @@ def fresh_name(base: str, taken: Iterable[str]) -> str:
     return name
 
 
-# An in-memory frame of at most this many rows crosses to the core row by row
-# and is grouped there after encoding; a larger one, and every LazyFrame, is
-# grouped by Polars first (a streaming scan): row by row is cheaper for small
-# tables, Polars' parallel group-by for large ones, and the two cost about the
-# same near this size (bench/README.md).
+# A table of at most this many rows crosses to the core row by row and is
+# grouped there after encoding; a larger one is grouped by Polars first (a
+# streaming scan): row by row is cheaper for small tables, Polars' parallel
+# group-by for large ones, and the two cost about the same near this size
+# (bench/README.md). A LazyFrame is asked for one row more than this first.
 ROWS_IN_CORE = 100_000
 SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
 
@@ -193,14 +193,22 @@ class Prepared:
     engine: str = "polars"
     source: Any = None
     native: pl.DataFrame | None = None
-    # (attribute, level) -> the leaves as an Enum and their labels in its
-    # order (`generalization_exprs`), built once per table and level
-    mappings: dict[tuple[int, int], tuple[pl.Enum, pl.Series]] = field(default_factory=dict)
+    # (attribute, level) -> the leaves the table holds and their labels, and
+    # those as an Enum or a table by value (`generalization_exprs`), built
+    # once per table and level
+    mappings: dict[tuple[int, int], tuple[pl.Series, pl.Series, list[str]]] = field(
+        default_factory=dict
+    )
+    enums: dict[tuple[int, int], tuple[pl.Enum, pl.Series]] = field(default_factory=dict)
+    dense: dict[tuple[int, int], tuple[int, pl.Series] | None] = field(default_factory=dict)
     # when F0 was grouped at floor levels (`_floors`): each quasi-identifier's
     # floor with the k and suppressed tuples they were found for, and its
     # distinct native values (F0 holds one value per floor-level label)
     floors: tuple[list[int], int, int] | None = None
     values: dict[str, pl.Series] | None = None
+    # the quasi-identifier and sensitive columns of the rows, raw, when the
+    # core grouped them itself (a table of up to ROWS_IN_CORE rows)
+    table: pl.DataFrame | None = None
 
     @property
     def rows(self) -> int:
@@ -208,16 +216,33 @@ class Prepared:
 
     @property
     def f0(self) -> pl.DataFrame:
-        """F0 grouped by Polars from the raw values (as strings, with `count`):
-        the releases are checked on it, independently of the core's codes."""
+        """F0 grouped by Polars from the raw values (as strings, with `count`),
+        independently of the core's codes; from the rows the core grouped,
+        when it grouped them."""
         if self.grouped is None:
+            source = self.lazy if self.table is None else self.table.lazy()
             object.__setattr__(
                 self,
                 "grouped",
-                group_strings(self.lazy, self.quasi_identifiers + self.sensitive, self.count),
+                group_strings(source, self.quasi_identifiers + self.sensitive, self.count),
             )
         assert self.grouped is not None
         return self.grouped
+
+    @property
+    def weighted(self) -> pl.DataFrame:
+        """What releases are checked on, independently of the core's codes:
+        F0 when Polars grouped it, else the rows the core grouped, each
+        counting once (grouping them first, only to group them again at the
+        release's levels, cost as much as the check)."""
+        if self.grouped is not None or self.table is None:
+            return self.f0
+        # the quasi-identifiers are read through `text` by the release's
+        # expressions; the sensitive values are grouped as they are
+        return self.table.with_columns(
+            [pl.col(c).cast(pl.String) for c in self.sensitive]
+            + [pl.lit(1, dtype=pl.UInt64).alias(self.count)]
+        )
 
     def levels(self, levels: Levels | None) -> list[int]:
         qis = self.quasi_identifiers
@@ -271,12 +296,12 @@ def prepare(
     if len(set(qis)) != len(qis):
         raise ConfigError(f"quasi-identifiers named twice: {qis}")
     where = engines.engine_of(data, engine)
+    frame: pl.DataFrame | None = None
     if where == "polars":
         frame = None if isinstance(data, pl.LazyFrame) else as_frame(data)
         lazy = data if frame is None else frame.lazy()
         schema = lazy.collect_schema()
     else:
-        frame = None
         schema = engines.schema(data, where)
     sens = list(sensitive)
     both = sorted(set(sens) & set(qis))
@@ -296,7 +321,15 @@ def prepare(
     count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None
     native: pl.DataFrame | None = None
+    held: pl.DataFrame | None = None
     floored = None
+    if where == "polars" and frame is None:
+        # a small LazyFrame's rows are read as they are (a CSV's whole table
+        # costs less to read than Polars' group-by of its rows); a large one's
+        # first rows only, then it is grouped by a streaming scan
+        head = lazy.select(qis + sens).head(ROWS_IN_CORE + 1).collect()
+        if head.height <= ROWS_IN_CORE:
+            frame = head
     if floors_for is not None and where in ("duckdb", "spark"):
         floored = _floors.find(data, where, qis, hs_by_col, nulls, count, *floors_for)
     if where != "polars":
@@ -325,6 +358,7 @@ def prepare(
 
         table = {c: as_value(c) for c in qis + sens}
         counts = None
+        held = frame.select(qis + sens)
     else:
         grouped = group_strings(lazy, qis + sens, count)
         table = {c: grouped.get_column(c) for c in qis + sens}
@@ -375,6 +409,7 @@ def prepare(
         native,
         floors=at,
         values=None if floored is None else floored.values,
+        table=held,
     )
 
 
@@ -487,13 +522,35 @@ def text(column: pl.Expr) -> pl.Expr:
     return column.cast(pl.String).fill_null(NULL_LABEL)
 
 
-def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool) -> list[pl.Expr]:
+def generalization_exprs(
+    prep: Prepared,
+    levels: Sequence[int],
+    *,
+    strings: bool,
+    schema: Mapping[str, pl.DataType] | None = None,
+    enums: bool = False,
+) -> list[pl.Expr]:
     """Expressions replacing each quasi-identifier by its label at `levels`.
 
     With ``strings=False`` a column at level 0 keeps its own values and dtype
     (and its nulls); with ``strings=True`` every column is text, nulls as
-    NULL_LABEL, as the core groups them.
+    NULL_LABEL, as the core groups them. `schema`: the dtypes of the frame the
+    expressions read, where known: a signed integer column is then mapped by
+    its value (`_by_value`), not cast to text row by row first. `enums`: the
+    generalized columns' labels as an Enum of them, for a check that groups
+    the rows by them (by their codes, not their bytes) and casts the groups.
     """
+
+    def typed(labels: pl.Series, i: int, lvl: int) -> pl.Series:
+        return labels.cast(pl.Enum(_mapping(prep, i, lvl)[2])) if enums else labels
+
+    # the values the table holds of every attribute to map, in one query
+    todo = [i for i, lvl in enumerate(levels) if lvl > 0 and (i, lvl) not in prep.mappings]
+    if len(todo) > 1:
+        for i, present in _present(prep, todo).items():
+            h, lvl = prep.hierarchies[i], levels[i]
+            if present is not None:
+                prep.mappings[(i, lvl)] = present_labels(h, lvl, present)
     out = []
     for i, (q, lvl) in enumerate(zip(prep.quasi_identifiers, levels, strict=True)):
         if lvl == 0 and not strings:
@@ -501,40 +558,125 @@ def generalization_exprs(prep: Prepared, levels: Sequence[int], *, strings: bool
         as_str = text(pl.col(q))
         if lvl == 0:
             out.append(as_str.alias(q))
+            continue
+        dense = (
+            _by_value(prep, i, lvl)
+            if schema is not None and isinstance(schema[q], SIGNED)
+            else None
+        )
+        if dense is not None:
+            # a value's offset from the smallest leaf indexes its label: a
+            # value below it fails the strict cast, one past the last leaf
+            # the gather, and one between leaves that is none gets no label
+            # (null), which the release's check refuses
+            low, labels = dense
+            index = (pl.col(q).cast(pl.Int64) - low).cast(pl.UInt32)
+            out.append(pl.lit(typed(labels, i, lvl)).gather(index).alias(q))
         else:
             # a leaf's position among the leaves is its code as an Enum of
             # them (a value that is no leaf fails the cast), and the label is
             # gathered by it: a third of the time of replace_strict, which
             # hashes the mapping and every value
-            leaves, labels = _mapping(prep, i, lvl)
+            leaves, labels = _as_enum(prep, i, lvl)
+            labels = typed(labels, i, lvl)
             out.append(pl.lit(labels).gather(as_str.cast(leaves).to_physical()).alias(q))
     return out
 
 
-def _mapping(prep: Prepared, i: int, level: int) -> tuple[pl.Enum, pl.Series]:
-    """Attribute `i`'s leaves as an Enum and their labels at `level` in its
-    order. Once F0 is known only the values it holds are mapped: for a large
-    hierarchy (cup's ZIP codes: 100,000 leaves, 13,294 in the table) copying
-    every leaf into Python and building an Enum of them cost more than the
-    release, and the plan's rows are those of F0 (a source that gained another
-    value fails the cast when collected, and is refused)."""
+def _mapping(prep: Prepared, i: int, level: int) -> tuple[pl.Series, pl.Series, list[str]]:
+    """Attribute `i`'s leaves, their labels at `level`, and those labels'
+    distinct values (the leaves' first). Once F0 is known
+    only the values it holds are mapped: for a large hierarchy (cup's ZIP
+    codes: 100,000 leaves, 13,294 in the table) copying every leaf into
+    Python and building an Enum of them cost more than the release, and the
+    plan's rows are those of F0 (a source that gained another value is
+    refused when collected)."""
     key = (i, level)
     if key not in prep.mappings:
         h = prep.hierarchies[i]
-        q = prep.quasi_identifiers[i]
-        # F0 at floor levels holds one value per label: the values are kept
-        # apart, from the column's own counts
-        held = prep.values[q].to_frame(q) if prep.values is not None else prep.grouped
-        if held is not None:
-            present = held.select(text(pl.col(q)).unique()).to_series().to_list()
-            leaves, labels = h.leaf_labels_of(level, present)
+        present = _present(prep, [i])[i]
+        if present is None:
+            leaves = pl.Series(h.leaves, dtype=pl.String)
+            labels = pl.Series(h.leaf_labels(level), dtype=pl.String)
+            prep.mappings[key] = (leaves, labels, h.labels_at(level))
         else:
-            leaves, labels = h.leaves, h.leaf_labels(level)
-        prep.mappings[key] = (
-            pl.Enum(pl.Series(leaves, dtype=pl.String)),
-            pl.Series(labels, dtype=pl.String),
-        )
+            prep.mappings[key] = present_labels(h, level, present)
     return prep.mappings[key]
+
+
+def _present(prep: Prepared, attributes: Sequence[int]) -> dict[int, pl.Series | None]:
+    """The distinct values, as text, that the table holds of each attribute
+    (None when only the hierarchy's leaves are known): from F0, or the rows
+    the core grouped, in one query for all; at floor levels, F0 holds one
+    value per label, and the values are kept apart from the column's counts."""
+    qis = prep.quasi_identifiers
+    out: dict[int, pl.Series | None] = {}
+    if prep.values is not None:
+        for i in attributes:
+            out[i] = prep.values[qis[i]].unique().cast(pl.String).fill_null(NULL_LABEL)
+        return out
+    held = prep.grouped if prep.grouped is not None else prep.table
+    if held is None:
+        return dict.fromkeys(attributes)
+    # the distinct values first, then as text (fewer casts)
+    lists = held.select([text(pl.col(qis[i]).unique()).implode() for i in attributes])
+    return {i: lists.get_column(qis[i]).explode() for i in attributes}
+
+
+def present_labels(
+    h: Hierarchy, level: int, values: pl.Series
+) -> tuple[pl.Series, pl.Series, list[str]]:
+    """The leaves among `values` (text), in leaf order, their labels at
+    `level`, and those labels' distinct values (in order of first use);
+    values that are no leaf are left out."""
+    listed = values.to_list()
+    positions, codes, names = h.leaf_positions(level, listed)
+    if len(listed) <= SMALL:
+        leaves = pl.Series([listed[p] for p in positions], dtype=pl.String)
+        return leaves, pl.Series([names[c] for c in codes], dtype=pl.String), names
+    leaves = values.gather(pl.Series(positions, dtype=pl.UInt32))
+    labels = pl.Series(names, dtype=pl.String).gather(pl.Series(codes, dtype=pl.UInt32))
+    return leaves, labels, names
+
+
+# Up to this many values, a mapping is built in Python lists: each Polars
+# call on a Series costs ~0.1 ms (a query of its own), more than the loop.
+SMALL = 1024
+
+
+def _as_enum(prep: Prepared, i: int, level: int) -> tuple[pl.Enum, pl.Series]:
+    """`_mapping` as an Enum of the leaves and their labels in its order."""
+    key = (i, level)
+    if key not in prep.enums:
+        leaves, labels, _ = _mapping(prep, i, level)
+        prep.enums[key] = (pl.Enum(leaves), labels)
+    return prep.enums[key]
+
+
+def _by_value(prep: Prepared, i: int, level: int) -> tuple[int, pl.Series] | None:
+    """`_mapping` as a table by value, from the smallest leaf on (nulls where
+    no leaf is), when there are at most SMALL leaves, each an integer as
+    Polars writes it, and they span at most 8 values per leaf (or 4,096): an
+    integer column is then labelled without casting each of its values to
+    text (a millisecond a column on cup)."""
+    key = (i, level)
+    if key not in prep.dense:
+        prep.dense[key] = None
+        leaves, labels, _ = _mapping(prep, i, level)
+        listed = leaves.to_list() if 0 < len(leaves) <= SMALL else []
+        try:
+            values = [int(v) for v in listed]
+        except ValueError:
+            values = []
+        # "+5", " 5" or "05" read as 5, but Polars writes 5 as "5"
+        if values and all(str(v) == leaf for v, leaf in zip(values, listed, strict=True)):
+            low, span = min(values), max(values) - min(values) + 1
+            if span <= max(4096, 8 * len(values)):
+                table: list[str | None] = [None] * span
+                for v, label in zip(values, labels.to_list(), strict=True):
+                    table[v - low] = label
+                prep.dense[key] = (low, pl.Series(table, dtype=pl.String))
+    return prep.dense[key]
 
 
 def group_frame(prep: Prepared, levels: Sequence[int]) -> pl.DataFrame:

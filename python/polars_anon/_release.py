@@ -52,7 +52,8 @@ def generalize_prepared(
     if prep.engine != "polars":
         return _on_engine(prep, levels, drop, by, expected)
     qis, count = prep.quasi_identifiers, prep.count
-    out = prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False))
+    schema = prep.lazy.collect_schema()
+    out = prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False, schema=schema))
     if drop.is_empty():
         plan = out
     else:
@@ -85,8 +86,13 @@ def _checked(
     model = specs(criteria, prep.sensitive_values)
     # The release's groups, computed by Polars from the raw F0 with the very
     # expressions the output plan uses: independent of the core's codes.
-    gen = prep.f0.lazy().with_columns(generalization_exprs(prep, levels, strings=True))
-    groups = gen.group_by(qis).agg(pl.col(count).sum()).collect()
+    weighted = prep.weighted
+    gen = weighted.lazy().with_columns(
+        generalization_exprs(prep, levels, strings=True, schema=weighted.schema, enums=True)
+    )
+    as_text = [pl.col(q).cast(pl.String) for q in qis]
+    groups = gen.group_by(qis).agg(pl.col(count).sum()).with_columns(as_text).collect()
+    gen = gen.with_columns(as_text)
     drop = _labels(prep, levels, prep.problem.suppressed_groups(levels, k, model))
     small = groups.filter(pl.col(count) < k)
     if small.join(drop, on=qis, how="anti").height:

@@ -9,7 +9,7 @@ table the size of each such class in the population.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -212,7 +212,9 @@ def _labelled(prep: Prepared, lazy: pl.LazyFrame, levels: list[int], count: str)
                 f"population column '{q}': {unknown.len()} distinct value(s) missing from its "
                 f"hierarchy, first: {unknown.head(3).to_list()}"
             )
-    gen = grouped.lazy().with_columns(generalization_exprs(prep, levels, strings=True))
+    # mapped as the population's own F0: its values, not the sample's
+    own = replace(prep, grouped=grouped, table=None, values=None, mappings={}, enums={}, dense={})
+    gen = grouped.lazy().with_columns(generalization_exprs(own, levels, strings=True))
     return gen.group_by(qis).agg(pl.col(count).sum()).collect()
 
 

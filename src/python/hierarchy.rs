@@ -3,9 +3,13 @@
 
 use std::path::PathBuf;
 
+use std::collections::HashMap;
+
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 
 use super::error::{to_py, ConfigError};
+use crate::hash::FoldedBuild;
 use crate::hierarchy::Hierarchy;
 
 #[pyclass(
@@ -83,26 +87,40 @@ impl PyHierarchy {
             .map(String::from)
             .collect())
     }
-    /// The leaves among `values` (in leaf order) and their labels at
-    /// `level`: the mapping a release needs for the values a table holds,
-    /// without copying every leaf of a large hierarchy into Python. (Matched
-    /// by a plain set of the values, not through the leaf index that encoded
-    /// them, so that a release's check does not share its lookup.)
-    fn leaf_labels_of(
+    /// Which of `values` are leaves, as their positions in `values` in leaf
+    /// order, and the labels of those leaves at `level`: each as a code into
+    /// the distinct labels, which come last (in order of first use). The
+    /// mapping a release needs for the values a table holds, without copying
+    /// every leaf of a large hierarchy, or a label for each leaf, into
+    /// Python. (Matched by a plain set of the values, not through the leaf
+    /// index that encoded them, so that a release's check does not share its
+    /// lookup.)
+    fn leaf_positions(
         &self,
         level: u8,
-        values: Vec<String>,
-    ) -> PyResult<(Vec<String>, Vec<String>)> {
+        values: Vec<PyBackedStr>,
+    ) -> PyResult<(Vec<u32>, Vec<u32>, Vec<String>)> {
         check_level(&self.inner, level)?;
-        let wanted: std::collections::HashSet<&str> = values.iter().map(String::as_str).collect();
-        Ok(self
-            .inner
-            .leaves()
-            .iter()
-            .zip(self.inner.leaf_labels(level))
-            .filter(|(leaf, _)| wanted.contains(leaf))
-            .map(|(leaf, label)| (leaf.to_string(), label.to_string()))
-            .unzip())
+        // every leaf is asked for (a ZIP hierarchy's 100,000), so the set's
+        // hash is a cheap one that still spreads strings over its low bits
+        let wanted: HashMap<&str, u32, FoldedBuild> = (values.iter().zip(0u32..))
+            .map(|(v, i)| (&**v, i))
+            .collect();
+        let labels = &self.inner.levels()[level as usize];
+        let mut code_of = vec![u32::MAX; labels.len()];
+        let (mut positions, mut codes, mut names) = (Vec::new(), Vec::new(), Vec::new());
+        for (leaf, &c) in self.inner.leaves().iter().zip(self.inner.leaf_map(level)) {
+            if let Some(&i) = wanted.get(leaf) {
+                let code = &mut code_of[c as usize];
+                if *code == u32::MAX {
+                    *code = names.len() as u32;
+                    names.push(labels[c as usize].to_string());
+                }
+                positions.push(i);
+                codes.push(*code);
+            }
+        }
+        Ok((positions, codes, names))
     }
     /// The distinct labels of `level`, by code (one level of `levels`,
     /// without copying the others: a ZIP hierarchy's leaves are 100,000).
