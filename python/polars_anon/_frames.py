@@ -274,10 +274,11 @@ def prepare(
     floors_for: tuple[Any, Any] | None = None,
     floored_at: tuple[list[int], int, int] | None = None,
 ) -> Prepared:
-    """F0 from the raw quasi-identifiers (and sensitive attributes): an
-    in-memory frame (up to ``ROWS_IN_CORE`` rows) crosses to the core row by row
-    and is encoded and grouped there in one pass; a LazyFrame or larger frame is
-    grouped by one streaming Polars scan first and its distinct values encoded;
+    """F0 from the raw quasi-identifiers (and sensitive attributes): a table
+    of up to ``ROWS_IN_CORE`` rows (in memory, or a LazyFrame read as it is)
+    crosses to the core row by row and is encoded and grouped there in one
+    pass; a larger one is grouped by one streaming Polars scan first and its
+    distinct values encoded;
     a DuckDB relation or Spark DataFrame is grouped where it lives, and a
     `FrequencySet` is F0 already (see `polars_anon.engines`).
 
