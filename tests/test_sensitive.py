@@ -318,3 +318,43 @@ def test_local_recoding_reproduces_table_8_and_protects_adult(
     with pytest.raises(pa.ConfigError, match="only 3 distinct categories"):
         # occupation has three categories at level 1: four cannot be met
         pa.local_recoding(df, qis, hs, 5, [pa.PPlusSensitive(4, "occupation", cats)])
+
+
+def test_criteria_are_frozen_values() -> None:
+    """Shown, compared and hashed by their parameters, pickled whole, and
+    never changed after they are made (a search keeps the ones it was given)."""
+    import pickle
+
+    h = pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])
+    made = [
+        pa.PSensitive(2, "s"),
+        pa.DistinctLDiversity(2, "s"),
+        pa.EntropyLDiversity(1.5, "s"),
+        pa.RecursiveCLDiversity(3, 2, "s"),
+        pa.TCloseness(0.3, "s", "hierarchical", h),
+        pa.PAlphaSensitive(2, 0.5, "s", (("a",), ("b",))),
+    ]
+    again = [
+        pa.PSensitive(2, "s"),
+        pa.DistinctLDiversity(2, "s"),
+        pa.EntropyLDiversity(1.5, "s"),
+        pa.RecursiveCLDiversity(3, 2, "s"),
+        pa.TCloseness(0.3, "s", "hierarchical", h),
+        pa.PAlphaSensitive(2, 0.5, "s", (("a",), ("b",))),
+    ]
+    assert made == again and made != again[::-1]
+    assert pa.PSensitive(2, "s") != pa.DistinctLDiversity(2, "s")  # same fields, other model
+    assert pa.PSensitive(2, "s") != pa.PSensitive(3, "s")
+    assert pa.PSensitive(2, "s") != pa.PSensitive(2, "t")
+    # a hierarchy (and so a TCloseness holding one) is not hashable
+    hashable = [c for c in made if not isinstance(c, pa.TCloseness)]
+    assert len({*hashable, *again[:4], again[5]}) == len(hashable)
+    assert [pickle.loads(pickle.dumps(c)) for c in made] == made
+    assert repr(made[0]) == "PSensitive(attribute='s', p=2)"
+    assert repr(made[3]) == "RecursiveCLDiversity(attribute='s', c=3.0, l=2)"
+    for c in made:
+        with pytest.raises(AttributeError, match="frozen"):
+            c.attribute = "other"  # type: ignore[misc]
+        with pytest.raises(AttributeError, match="frozen"):
+            del c.attribute
+        assert c.attribute == "s"

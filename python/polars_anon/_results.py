@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import operator
 import textwrap
 from collections.abc import Mapping
@@ -56,6 +55,9 @@ def _bound(q: str, b: int | tuple[int, int]) -> tuple[int, int]:
 
 
 def _table_html(title: str, rows: list[tuple[str, Any]]) -> str:
+    # imported here: html.entities is ~1 ms of a fresh import, for notebooks only
+    import html
+
     body = "".join(
         f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
         f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
