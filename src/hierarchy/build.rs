@@ -72,6 +72,14 @@ impl<'s> Builder<'s> {
         &self.labels[0]
     }
 
+    /// A hint that a row with this leaf comes next.
+    #[inline]
+    pub(super) fn prefetch(&self, leaf: &str) {
+        if let Some(index) = self.index.first() {
+            index.prefetch(leaf.as_bytes());
+        }
+    }
+
     /// One row, leaf first, most general last. A row repeated exactly (ARX
     /// writes such files, and users keep them) is taken once; a leaf with two
     /// different rows is an error naming both.

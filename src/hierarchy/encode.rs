@@ -278,6 +278,18 @@ impl LeafIndex {
         self.find_long(b, x, y).ok()
     }
 
+    /// Asks for the slot where `b` is looked for first (a hint).
+    #[inline(always)]
+    pub(super) fn prefetch(&self, b: &[u8]) {
+        if b.len() <= SHORT {
+            let (lo, hi) = view_words(b);
+            prefetch(&self.short[self.short_slot(lo, hi)]);
+        } else {
+            let (x, y) = Self::long_words(b);
+            prefetch(&self.long[self.long_slot(x, y, b.len())]);
+        }
+    }
+
     #[inline(always)]
     pub(super) fn get(&self, b: &[u8]) -> Option<u32> {
         if b.len() <= SHORT {

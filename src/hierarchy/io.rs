@@ -22,64 +22,13 @@ impl Hierarchy {
     /// A file without quotes is split in place, row by row; one with quotes
     /// goes through the csv reader. Rows whose cells are all blank are skipped.
     pub fn from_csv_str(text: &str, sep: u8, source: &str) -> Result<Self> {
-        let hint = text.bytes().filter(|&b| b == b'\n').count() + 1;
+        // rows, guessed from the first line's length (a hint only)
+        let first = text.find('\n').map_or(text.len(), |n| n + 1);
+        let hint = text.len() / first.max(8) + 1;
         let mut b = Builder::new(source, hint);
-        if plain(text, sep) {
-            let mut cells: Vec<&str> = Vec::new();
-            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-            let bytes = text.as_bytes();
-            // one pass over the bytes (splitting lines and then cells with
-            // `str::split` searched and compared each ASCII byte through
-            // calls: a third of a ZIP hierarchy's load)
-            let mut start = 0;
-            for (i, &c) in bytes.iter().enumerate() {
-                if c == sep {
-                    cells.push(&text[start..i]);
-                    start = i + 1;
-                } else if c == b'\n' {
-                    let end = if i > start && bytes[i - 1] == b'\r' {
-                        i - 1
-                    } else {
-                        i
-                    };
-                    cells.push(&text[start..end]);
-                    start = i + 1;
-                    if !blank(&cells) {
-                        b.push(&cells)?;
-                    }
-                    cells.clear();
-                }
-            }
-            let end = if bytes.last() == Some(&b'\r') {
-                bytes.len() - 1
-            } else {
-                bytes.len()
-            };
-            cells.push(&text[start.min(end)..end]);
-            if !blank(&cells) {
-                b.push(&cells)?;
-            }
-        } else {
-            let mut reader = csv::ReaderBuilder::new()
-                .has_headers(false)
-                .delimiter(sep)
-                .flexible(true)
-                .from_reader(text.as_bytes());
-            let mut record = csv::StringRecord::new();
-            let mut i = 0;
-            loop {
-                i += 1;
-                let more = reader
-                    .read_record(&mut record)
-                    .map_err(|e| AnonError::Hierarchy(format!("{source}: line {i}: {e}")))?;
-                if !more {
-                    break;
-                }
-                let cells: Vec<&str> = record.iter().collect();
-                if !blank(&cells) {
-                    b.push(&cells)?;
-                }
-            }
+        if !sep.is_ascii() || !read_plain(text, sep, &mut b)? {
+            b = Builder::new(source, hint);
+            read_quoted(text, sep, source, &mut b)?;
         }
         // one column whose values hold another separator: read with the wrong sep
         if b.width() == 1 {
@@ -134,16 +83,80 @@ impl Hierarchy {
     }
 }
 
-/// Whether splitting `text` at line ends and `sep` reads it as the csv
-/// reader does (after a leading byte-order mark is dropped, lines ended by LF
-/// or CRLF): not when it holds a quote, a lone CR or a separator that is not
-/// ASCII.
-fn plain(text: &str, sep: u8) -> bool {
-    if !sep.is_ascii() || text.contains('"') {
-        return false;
-    }
+/// Reads `text` into `b` split at line ends and `sep` (an ASCII byte), in
+/// one pass over its bytes (`str::split` searched and compared each byte
+/// through calls: a third of a ZIP hierarchy's load). That is how the csv
+/// reader reads it (after a leading byte-order mark, with lines ended by LF
+/// or CRLF) unless it holds a quote or a lone CR: then false, and `b` is
+/// to be dropped. (The rows before the first quote or lone CR read alike
+/// either way, so their errors stand.)
+fn read_plain<'t>(text: &'t str, sep: u8, b: &mut Builder<'_>) -> Result<bool> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let bytes = text.as_bytes();
-    (text.match_indices('\r')).all(|(i, _)| matches!(bytes.get(i + 1), None | Some(b'\n')))
+    let (mut cells, mut held): (Vec<&'t str>, Vec<&'t str>) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    for (i, &c) in bytes.iter().enumerate() {
+        if c == sep {
+            cells.push(&text[start..i]);
+            start = i + 1;
+        } else if c == b'\n' {
+            let end = if i > start && bytes[i - 1] == b'\r' {
+                i - 1
+            } else {
+                i
+            };
+            cells.push(&text[start..end]);
+            start = i + 1;
+            if !blank(&cells) {
+                // a row is pushed once the next is read, whose leaf's slot
+                // is fetched meanwhile (a large hierarchy's leaf table
+                // misses the caches on nearly every row)
+                b.prefetch(cells[0]);
+                if !held.is_empty() {
+                    b.push(&held)?;
+                }
+                std::mem::swap(&mut held, &mut cells);
+            }
+            cells.clear();
+        } else if c == b'"' || (c == b'\r' && !matches!(bytes.get(i + 1), None | Some(b'\n'))) {
+            return Ok(false);
+        }
+    }
+    let end = if bytes.last() == Some(&b'\r') {
+        bytes.len() - 1
+    } else {
+        bytes.len()
+    };
+    cells.push(&text[start.min(end)..end]);
+    for row in [held, cells] {
+        if !row.is_empty() && !blank(&row) {
+            b.push(&row)?;
+        }
+    }
+    Ok(true)
+}
+
+/// Reads `text` into `b` through the csv reader (quotes, lone CRs).
+fn read_quoted(text: &str, sep: u8, source: &str, b: &mut Builder<'_>) -> Result<()> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .delimiter(sep)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut record = csv::StringRecord::new();
+    let mut i = 0;
+    loop {
+        i += 1;
+        let more = (reader.read_record(&mut record))
+            .map_err(|e| AnonError::Hierarchy(format!("{source}: line {i}: {e}")))?;
+        if !more {
+            return Ok(());
+        }
+        let cells: Vec<&str> = record.iter().collect();
+        if !blank(&cells) {
+            b.push(&cells)?;
+        }
+    }
 }
 
 /// A row whose cells are all blank (the csv reader's files end with one).

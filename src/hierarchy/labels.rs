@@ -37,6 +37,7 @@ impl Labels {
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
+    #[inline]
     pub fn get(&self, i: usize) -> &str {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         &self.text[start..self.ends[i] as usize]

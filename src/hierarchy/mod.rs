@@ -6,9 +6,11 @@
 //! rollup gathers through. Reading and writing (ARX's CSV layout, JSON) is in
 //! [`io`]; turning a column's values into leaf codes is in [`encode`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::hash::FoldedBuild;
 
 mod build;
 mod encode;
@@ -124,6 +126,39 @@ impl Hierarchy {
         }
         under
     }
+    /// Which of `values` are leaves, as their positions in `values` in leaf
+    /// order, and the labels of those leaves at `level`: each as a code into
+    /// the distinct labels, which come last (in order of first use). What a
+    /// release maps the values a table holds through. (Matched by a plain
+    /// set of the values, not through the leaf index that encoded them, so
+    /// that a release's check does not share its lookup.)
+    pub fn leaf_positions<S: AsRef<str>>(
+        &self,
+        level: u8,
+        values: &[S],
+    ) -> (Vec<u32>, Vec<u32>, Vec<String>) {
+        // every leaf is asked for (a ZIP hierarchy's 100,000), so the set's
+        // hash is a cheap one that still spreads strings over its low bits
+        let wanted: HashMap<&str, u32, FoldedBuild> = (values.iter().zip(0u32..))
+            .map(|(v, i)| (v.as_ref(), i))
+            .collect();
+        let labels = &self.t.labels[level as usize];
+        let mut code_of = vec![u32::MAX; labels.len()];
+        let (mut positions, mut codes, mut names) = (Vec::new(), Vec::new(), Vec::new());
+        for (leaf, &c) in self.leaves().iter().zip(self.leaf_map(level)) {
+            if let Some(&i) = wanted.get(leaf) {
+                let code = &mut code_of[c as usize];
+                if *code == u32::MAX {
+                    *code = names.len() as u32;
+                    names.push(labels[c as usize].to_string());
+                }
+                positions.push(i);
+                codes.push(*code);
+            }
+        }
+        (positions, codes, names)
+    }
+
     /// Map from codes at level `from` to codes at level `to` (`from <= to`).
     pub fn map_between(&self, from: u8, to: u8) -> Vec<u32> {
         assert!(
@@ -228,6 +263,24 @@ mod tests {
     }
 
     #[test]
+    fn leaf_positions_find_the_leaves_among_values_in_leaf_order() {
+        let h = zipcode();
+        let values = ["53703", "x", "53715", "53703", "53706"];
+        let (positions, codes, names) = h.leaf_positions(1, &values);
+        // leaves 53715, 53706, 53703 (in the file's order); a value given
+        // twice is found once, at one of its positions
+        assert_eq!(positions.len(), 3);
+        let found: Vec<&str> = positions.iter().map(|&p| values[p as usize]).collect();
+        assert_eq!(found, ["53715", "53706", "53703"]);
+        assert_eq!(names, ["5371*", "5370*"]);
+        assert_eq!(codes, [0, 1, 1]);
+        assert_eq!(
+            h.leaf_positions(2, &["53710"]),
+            (vec![0], vec![0], vec!["537**".into()])
+        );
+    }
+
+    #[test]
     fn parses_levels_and_maps() {
         let h = zipcode();
         assert_eq!(h.height(), 2);
@@ -268,6 +321,11 @@ mod tests {
         // a lone CR ends a line for the csv reader: read by it
         let cr = Hierarchy::from_csv_str("a b;x;*\rc;x;*\nd;y;*", b';', "r").unwrap();
         assert_eq!(cr, want);
+        // a quote or a lone CR after plain rows: read again by the csv reader
+        let late = Hierarchy::from_csv_str("a b;x;*\nc;x;*\n\"d\";y;*\n", b';', "l").unwrap();
+        assert_eq!(late, want);
+        let late_cr = Hierarchy::from_csv_str("a b;x;*\nc;x;*\rd;y;*\n", b';', "l").unwrap();
+        assert_eq!(late_cr, want);
         // a last line ended by CR alone, and cells blank but for spaces
         let end = Hierarchy::from_csv_str("a b;x;*\nc;x;*\n \n ; ;\nd;y;*\r", b';', "e").unwrap();
         assert_eq!(end, want);

@@ -3,13 +3,10 @@
 
 use std::path::PathBuf;
 
-use std::collections::HashMap;
-
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
 use super::error::{to_py, ConfigError};
-use crate::hash::FoldedBuild;
 use crate::hierarchy::Hierarchy;
 
 #[pyclass(
@@ -101,26 +98,7 @@ impl PyHierarchy {
         values: Vec<PyBackedStr>,
     ) -> PyResult<(Vec<u32>, Vec<u32>, Vec<String>)> {
         check_level(&self.inner, level)?;
-        // every leaf is asked for (a ZIP hierarchy's 100,000), so the set's
-        // hash is a cheap one that still spreads strings over its low bits
-        let wanted: HashMap<&str, u32, FoldedBuild> = (values.iter().zip(0u32..))
-            .map(|(v, i)| (&**v, i))
-            .collect();
-        let labels = &self.inner.levels()[level as usize];
-        let mut code_of = vec![u32::MAX; labels.len()];
-        let (mut positions, mut codes, mut names) = (Vec::new(), Vec::new(), Vec::new());
-        for (leaf, &c) in self.inner.leaves().iter().zip(self.inner.leaf_map(level)) {
-            if let Some(&i) = wanted.get(leaf) {
-                let code = &mut code_of[c as usize];
-                if *code == u32::MAX {
-                    *code = names.len() as u32;
-                    names.push(labels[c as usize].to_string());
-                }
-                positions.push(i);
-                codes.push(*code);
-            }
-        }
-        Ok((positions, codes, names))
+        Ok(self.inner.leaf_positions(level, &values))
     }
     /// The distinct labels of `level`, by code (one level of `levels`,
     /// without copying the others: a ZIP hierarchy's leaves are 100,000).
