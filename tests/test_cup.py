@@ -53,3 +53,26 @@ def test_all_seven_agree_with_mingen(
     sizes = out.select(qis).group_by(qis).len().get_column("len")
     assert int(sizes.min()) >= 5  # type: ignore[arg-type]
     assert df.height - out.height <= int(max_sup * df.height)
+
+
+def test_a_mapping_that_misses_a_value_of_the_table_is_refused() -> None:
+    """A large hierarchy is mapped through the leaves the core counted in F0;
+    were one left out (a fault in the core's count), the release's check
+    fails its cast and refuses, naming the fault, rather than release."""
+    from polars_anon._frames import _mapping, prepare
+    from polars_anon._release import generalize_prepared
+
+    lf, hs = pa.datasets.cup()
+    qis = list(pa.datasets.CUP_QUASI_IDENTIFIERS)
+    prep = prepare(lf, qis, hs)
+    z = qis.index("ZIP")
+    levels = [hs[q].height for q in qis]
+    levels[z] = 2
+    leaves, labels, names = _mapping(prep, z, 2)
+    assert 10_000 < leaves.len() < hs["ZIP"].sizes[0]  # the leaves the table holds
+    # every ZIP code the table holds, and no other, is a leaf of the mapping
+    held = lf.select(pl.col("ZIP").unique()).collect().to_series()
+    assert sorted(leaves.to_list()) == sorted(held.to_list())
+    prep.mappings[(z, 2)] = (leaves.slice(1), labels.slice(1), names)
+    with pytest.raises(pa.AnonError, match="mapping does not cover"):
+        generalize_prepared(prep, levels, 5, 0)

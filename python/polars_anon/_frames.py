@@ -545,13 +545,7 @@ def generalization_exprs(
     def typed(labels: pl.Series, i: int, lvl: int) -> pl.Series:
         return labels.cast(pl.Enum(_mapping(prep, i, lvl)[2])) if enums else labels
 
-    # the values the table holds of every attribute to map, in one query
-    todo = [i for i, lvl in enumerate(levels) if lvl > 0 and (i, lvl) not in prep.mappings]
-    if len(todo) > 1:
-        for i, present in _present(prep, todo).items():
-            h, lvl = prep.hierarchies[i], levels[i]
-            if present is not None:
-                prep.mappings[(i, lvl)] = present_labels(h, lvl, present)
+    _map(prep, [(i, lvl) for i, lvl in enumerate(levels) if lvl > 0])
     out = []
     for i, (q, lvl) in enumerate(zip(prep.quasi_identifiers, levels, strict=True)):
         if lvl == 0 and not strings:
@@ -586,32 +580,60 @@ def generalization_exprs(
 
 def _mapping(prep: Prepared, i: int, level: int) -> tuple[pl.Series, pl.Series, list[str]]:
     """Attribute `i`'s leaves, their labels at `level`, and those labels'
-    distinct values (the leaves' first). Once F0 is known
-    only the values it holds are mapped: for a large hierarchy (cup's ZIP
-    codes: 100,000 leaves, 13,294 in the table) copying every leaf into
-    Python and building an Enum of them cost more than the release, and the
-    plan's rows are those of F0 (a source that gained another value is
-    refused when collected)."""
-    key = (i, level)
-    if key not in prep.mappings:
+    distinct values (the leaves' first); see `_map`."""
+    _map(prep, [(i, level)])
+    return prep.mappings[(i, level)]
+
+
+def _map(prep: Prepared, keys: Sequence[tuple[int, int]]) -> None:
+    """The mappings (attribute, level) -> leaves, labels and distinct labels
+    that `keys` lack, into `prep.mappings`. A hierarchy of at most SMALL
+    leaves maps all of them; a larger one only the leaves the table holds
+    (cup's ZIP codes: 13,294 of 100,000; copying every leaf into Python and
+    building an Enum of them cost more than the release): those the core
+    counted in F0, read off its marginal, or else the table's distinct
+    values. The labels are read off the hierarchy's rows either way, so a
+    release's check does not share the lookup that encoded the table: a
+    value the core took for another leaf fails the cast to the Enum of the
+    leaves and is refused, and so is a value a source gains later."""
+    todo = [key for key in dict.fromkeys(keys) if key not in prep.mappings]
+    asked = []
+    for i, level in todo:
         h = prep.hierarchies[i]
-        present = _present(prep, [i])[i]
-        if present is None:
-            leaves = pl.Series(h.leaves, dtype=pl.String)
-            labels = pl.Series(h.leaf_labels(level), dtype=pl.String)
-            prep.mappings[key] = (leaves, labels, h.labels_at(level))
+        codes = prep.problem.present_leaves(i) if h.sizes[0] > SMALL else None
+        if codes is not None:
+            leaves, labels, names = h.leaf_mapping(level, codes)
+            prep.mappings[(i, level)] = (
+                pl.Series(leaves, dtype=pl.String),
+                pl.Series(names, dtype=pl.String).gather(pl.Series(labels, dtype=pl.UInt32)),
+                names,
+            )
+        elif h.sizes[0] > SMALL:
+            asked.append((i, level))
         else:
-            prep.mappings[key] = present_labels(h, level, present)
-    return prep.mappings[key]
+            prep.mappings[(i, level)] = _all_leaves(h, level)
+    present = _present(prep, sorted({i for i, _ in asked}))
+    for i, level in asked:
+        h, values = prep.hierarchies[i], present[i]
+        prep.mappings[(i, level)] = (
+            _all_leaves(h, level) if values is None else present_labels(h, level, values)
+        )
+
+
+def _all_leaves(h: Hierarchy, level: int) -> tuple[pl.Series, pl.Series, list[str]]:
+    leaves = pl.Series(h.leaves, dtype=pl.String)
+    return leaves, pl.Series(h.leaf_labels(level), dtype=pl.String), h.labels_at(level)
 
 
 def _present(prep: Prepared, attributes: Sequence[int]) -> dict[int, pl.Series | None]:
     """The distinct values, as text, that the table holds of each attribute
-    (None when only the hierarchy's leaves are known): from F0, or the rows
-    the core grouped, in one query for all; at floor levels, F0 holds one
-    value per label, and the values are kept apart from the column's counts."""
+    (None when only the leaves are known): from F0, or the rows the core
+    grouped, in one query for all; at floor levels, F0 holds one value per
+    label, and the values are kept apart from the column's counts."""
     qis = prep.quasi_identifiers
     out: dict[int, pl.Series | None] = {}
+    if not attributes:
+        return out
     if prep.values is not None:
         for i in attributes:
             out[i] = prep.values[qis[i]].unique().cast(pl.String).fill_null(NULL_LABEL)

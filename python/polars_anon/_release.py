@@ -91,7 +91,15 @@ def _checked(
         generalization_exprs(prep, levels, strings=True, schema=weighted.schema, enums=True)
     )
     as_text = [pl.col(q).cast(pl.String) for q in qis]
-    groups = gen.group_by(qis).agg(pl.col(count).sum()).with_columns(as_text).collect()
+    try:
+        groups = gen.group_by(qis).agg(pl.col(count).sum()).with_columns(as_text).collect()
+    except pl.exceptions.PolarsError as e:
+        # the table's own values that its mapping lacks (a leaf the core did
+        # not count): never released
+        raise AnonError(
+            f"internal check failed: the release's mapping does not cover the table's "
+            f"values ({type(e).__name__}: {str(e).splitlines()[0][:200]}); refusing to release"
+        ) from None
     gen = gen.with_columns(as_text)
     drop = _labels(prep, levels, prep.problem.suppressed_groups(levels, k, model))
     small = groups.filter(pl.col(count) < k)

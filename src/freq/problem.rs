@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Engine, FreqSet, Layout, RollupJob};
+use super::{Engine, FreqSet, Layout, RollupJob, SetData};
 use crate::error::Result;
 use crate::hierarchy::Hierarchy;
 
@@ -47,6 +47,28 @@ impl Problem {
     }
     pub fn heights(&self) -> Vec<u8> {
         self.hierarchies.iter().map(|h| h.height()).collect()
+    }
+
+    /// The leaf codes of attribute `a` that F0 holds, in code order, when its
+    /// marginal was counted with F0 into packed keys (None otherwise, and
+    /// when F0 was grouped at floors, whose codes are not leaves').
+    pub fn present_leaves(&self, a: usize) -> Option<Vec<u32>> {
+        if self.floors.is_some() {
+            return None;
+        }
+        match &self.marginals.as_ref()?.get(a)?.data {
+            SetData::Packed { layout, keys, .. } => {
+                let (shift, mask) = (layout.shift[a], layout.mask[a]);
+                let mut codes: Vec<u32> = (keys.iter())
+                    .map(|k| ((k >> shift) & mask) as u32)
+                    .collect();
+                // with sensitive columns carried, a code has a row per value
+                codes.sort_unstable();
+                codes.dedup();
+                Some(codes)
+            }
+            SetData::Frame(_) => None,
+        }
     }
 
     /// Group F0's rows as standing for their values at `floors` (see

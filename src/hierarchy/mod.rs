@@ -127,8 +127,7 @@ impl Hierarchy {
         under
     }
     /// Which of `values` are leaves, as their positions in `values` in leaf
-    /// order, and the labels of those leaves at `level`: each as a code into
-    /// the distinct labels, which come last (in order of first use). What a
+    /// order, and the labels of those leaves at `level` (`labels_of`). What a
     /// release maps the values a table holds through. (Matched by a plain
     /// set of the values, not through the leaf index that encoded them, so
     /// that a release's check does not share its lookup.)
@@ -142,21 +141,31 @@ impl Hierarchy {
         let wanted: HashMap<&str, u32, FoldedBuild> = (values.iter().zip(0u32..))
             .map(|(v, i)| (v.as_ref(), i))
             .collect();
-        let labels = &self.t.labels[level as usize];
-        let mut code_of = vec![u32::MAX; labels.len()];
-        let (mut positions, mut codes, mut names) = (Vec::new(), Vec::new(), Vec::new());
-        for (leaf, &c) in self.leaves().iter().zip(self.leaf_map(level)) {
-            if let Some(&i) = wanted.get(leaf) {
-                let code = &mut code_of[c as usize];
-                if *code == u32::MAX {
-                    *code = names.len() as u32;
-                    names.push(labels[c as usize].to_string());
-                }
-                positions.push(i);
-                codes.push(*code);
-            }
-        }
+        let (positions, leaves): (Vec<u32>, Vec<u32>) = (self.leaves().iter().zip(0u32..))
+            .filter_map(|(leaf, code)| Some((*wanted.get(leaf)?, code)))
+            .unzip();
+        let (codes, names) = self.labels_of(level, &leaves);
         (positions, codes, names)
+    }
+
+    /// The labels at `level` of the leaves `leaves` (codes): each as a code
+    /// into the distinct labels, which come last, in order of first use.
+    pub fn labels_of(&self, level: u8, leaves: &[u32]) -> (Vec<u32>, Vec<String>) {
+        let labels = &self.t.labels[level as usize];
+        let to = self.leaf_map(level);
+        let mut code_of = vec![u32::MAX; labels.len()];
+        let mut names = Vec::new();
+        let codes = (leaves.iter())
+            .map(|&leaf| {
+                let c = to[leaf as usize] as usize;
+                if code_of[c] == u32::MAX {
+                    code_of[c] = names.len() as u32;
+                    names.push(labels[c].to_string());
+                }
+                code_of[c]
+            })
+            .collect();
+        (codes, names)
     }
 
     /// Map from codes at level `from` to codes at level `to` (`from <= to`).

@@ -63,6 +63,14 @@ impl PyHierarchy {
     fn height(&self) -> u8 {
         self.inner.height()
     }
+    /// How many distinct values each level has, leaves first (without
+    /// copying them, as `levels` does).
+    #[getter]
+    fn sizes(&self) -> Vec<usize> {
+        (0..=self.inner.height())
+            .map(|l| self.inner.domain_size(l))
+            .collect()
+    }
     #[getter]
     fn levels(&self) -> Vec<Vec<String>> {
         self.inner.levels().iter().map(|l| l.to_vec()).collect()
@@ -99,6 +107,28 @@ impl PyHierarchy {
     ) -> PyResult<(Vec<u32>, Vec<u32>, Vec<String>)> {
         check_level(&self.inner, level)?;
         Ok(self.inner.leaf_positions(level, &values))
+    }
+    /// The leaves `codes` (as text) and their labels at `level`, as
+    /// `leaf_positions` gives them.
+    fn leaf_mapping(
+        &self,
+        level: u8,
+        codes: Vec<u32>,
+    ) -> PyResult<(Vec<String>, Vec<u32>, Vec<String>)> {
+        check_level(&self.inner, level)?;
+        let leaves = self.inner.leaves();
+        if let Some(&c) = codes.iter().find(|&&c| c as usize >= leaves.len()) {
+            return Err(ConfigError::new_err(format!(
+                "leaf code {c} of a hierarchy of {} leaves",
+                leaves.len()
+            )));
+        }
+        let text = codes
+            .iter()
+            .map(|&c| leaves[c as usize].to_string())
+            .collect();
+        let (labels, names) = self.inner.labels_of(level, &codes);
+        Ok((text, labels, names))
     }
     /// The distinct labels of `level`, by code (one level of `levels`,
     /// without copying the others: a ZIP hierarchy's leaves are 100,000).

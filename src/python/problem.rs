@@ -167,6 +167,17 @@ impl PyProblem {
     fn check_levels(&self, levels: Vec<u32>) -> PyResult<()> {
         self.levels_u8(levels).map(|_| ())
     }
+    /// The leaf codes of quasi-identifier `attr` that the table holds, when
+    /// the core counted them with F0 (None otherwise).
+    fn present_leaves(&self, attr: usize) -> PyResult<Option<Vec<u32>>> {
+        if attr >= self.inner.n_attrs() {
+            return Err(ConfigError::new_err(format!(
+                "attribute {attr} of {}",
+                self.inner.n_attrs()
+            )));
+        }
+        Ok(self.inner.present_leaves(attr))
+    }
     /// Group statistics and metrics of one node.
     #[pyo3(signature = (levels, k, engine = "auto", criteria = Vec::new()))]
     fn evaluate(
