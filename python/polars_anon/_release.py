@@ -53,7 +53,12 @@ def generalize_prepared(
         return _on_engine(prep, levels, drop, by, expected)
     qis, count = prep.quasi_identifiers, prep.count
     schema = prep.lazy.collect_schema()
-    out = prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False, schema=schema))
+    # the generalized columns come as Enums of their labels, which the check
+    # groups by their codes, and leave as text
+    out = prep.lazy.with_columns(
+        generalization_exprs(prep, levels, strings=False, schema=schema, enums=True)
+    )
+    labelled = [q for q, lvl in zip(qis, levels, strict=True) if lvl > 0]
     if drop.is_empty():
         plan = out
     else:
@@ -67,7 +72,7 @@ def generalize_prepared(
             .join(rename.lazy(), on=keys, how="anti", maintain_order="left")
             .drop(keys)
         )
-    return _Guarded(plan, by, expected, count, 1 if k is None else k).lazy()
+    return _Guarded(plan, by, expected, count, 1 if k is None else k, labelled).lazy()
 
 
 def _checked(
@@ -181,11 +186,21 @@ class _Guarded:
     (a projection, a filter, a head) applies after this check."""
 
     def __init__(
-        self, plan: pl.LazyFrame, by: list[str], expected: pl.DataFrame, count: str, k: int
+        self,
+        plan: pl.LazyFrame,
+        by: list[str],
+        expected: pl.DataFrame,
+        count: str,
+        k: int,
+        labelled: list[str],
     ) -> None:
         self.plan, self.by, self.count, self.k = plan, by, count, k
+        # columns the plan gives as Enums of their labels: released as text
+        self.labelled = labelled
         self.expected = expected.sort(by)
         self.schema = plan.collect_schema()
+        for q in labelled:
+            self.schema[q] = pl.String()
 
     def lazy(self) -> pl.LazyFrame:
         return register_io_source(
@@ -204,6 +219,7 @@ class _Guarded:
     ) -> Iterator[pl.DataFrame]:
         frame = self.collect()
         self.check(frame)
+        frame = frame.with_columns(pl.col(self.labelled).cast(pl.String))
         if with_columns is not None:
             frame = frame.select(with_columns)
         if predicate is not None:
@@ -227,10 +243,12 @@ class _Guarded:
             ) from None
 
     def check(self, frame: pl.DataFrame) -> None:
+        # by the labels' codes where there are labels, then as text
         got = (
-            frame.select([text(pl.col(c)) for c in self.by])
+            frame.select([pl.col(c) if c in self.labelled else text(pl.col(c)) for c in self.by])
             .group_by(self.by)
             .len(name=self.count)
+            .with_columns(pl.col(self.labelled).cast(pl.String))
             .sort(self.by)
         )
         if not got.equals(self.expected):
