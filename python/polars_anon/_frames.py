@@ -54,6 +54,11 @@ def fresh_name(base: str, taken: Iterable[str]) -> str:
 # (bench/README.md). A LazyFrame is asked for one row more than this first.
 ROWS_IN_CORE = 100_000
 SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
+# A release maps a hierarchy of at most this many leaves through all of them,
+# and a mapping of at most this many values is built in Python lists (each
+# Polars call on a Series costs ~0.1 ms, a query of its own: more than the
+# loop); larger ones through the leaves the table holds, in Polars.
+SMALL = 1024
 
 
 def as_lazy(data: Any) -> pl.LazyFrame:
@@ -193,9 +198,9 @@ class Prepared:
     engine: str = "polars"
     source: Any = None
     native: pl.DataFrame | None = None
-    # (attribute, level) -> the leaves the table holds and their labels, and
-    # those as an Enum or a table by value (`generalization_exprs`), built
-    # once per table and level
+    # (attribute, level) -> the leaves a release maps (`_map`), their labels
+    # and the distinct labels; and those as an Enum or a table by value
+    # (`generalization_exprs`): built once per table and level
     mappings: dict[tuple[int, int], tuple[pl.Series, pl.Series, list[str]]] = field(
         default_factory=dict
     )
@@ -664,11 +669,6 @@ def present_labels(
     leaves = values.gather(pl.Series(positions, dtype=pl.UInt32))
     labels = pl.Series(names, dtype=pl.String).gather(pl.Series(codes, dtype=pl.UInt32))
     return leaves, labels, names
-
-
-# Up to this many values, a mapping is built in Python lists: each Polars
-# call on a Series costs ~0.1 ms (a query of its own), more than the loop.
-SMALL = 1024
 
 
 def _as_enum(prep: Prepared, i: int, level: int) -> tuple[pl.Series, pl.Series]:
