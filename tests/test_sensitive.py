@@ -326,22 +326,19 @@ def test_criteria_are_frozen_values() -> None:
     import pickle
 
     h = pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])
-    made = [
-        pa.PSensitive(2, "s"),
-        pa.DistinctLDiversity(2, "s"),
-        pa.EntropyLDiversity(1.5, "s"),
-        pa.RecursiveCLDiversity(3, 2, "s"),
-        pa.TCloseness(0.3, "s", "hierarchical", h),
-        pa.PAlphaSensitive(2, 0.5, "s", (("a",), ("b",))),
-    ]
-    again = [
-        pa.PSensitive(2, "s"),
-        pa.DistinctLDiversity(2, "s"),
-        pa.EntropyLDiversity(1.5, "s"),
-        pa.RecursiveCLDiversity(3, 2, "s"),
-        pa.TCloseness(0.3, "s", "hierarchical", h),
-        pa.PAlphaSensitive(2, 0.5, "s", (("a",), ("b",))),
-    ]
+
+    def make() -> list[pa.Criterion]:
+        return [
+            pa.PSensitive(2, "s"),
+            pa.DistinctLDiversity(2, "s"),
+            pa.EntropyLDiversity(1.5, "s"),
+            pa.RecursiveCLDiversity(3, 2, "s"),
+            pa.TCloseness(0.3, "s", "hierarchical", h),
+            pa.PAlphaSensitive(2, 0.5, "s", (("a",), ("b",))),
+        ]
+
+    made, again = make(), make()
+    assert all(a is not b for a, b in zip(made, again, strict=True))
     assert made == again and made != again[::-1]
     assert pa.PSensitive(2, "s") != pa.DistinctLDiversity(2, "s")  # same fields, other model
     assert pa.PSensitive(2, "s") != pa.PSensitive(3, "s")
