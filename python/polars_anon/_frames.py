@@ -332,8 +332,10 @@ def prepare(
     if where == "polars" and frame is None:
         # a small LazyFrame's rows are read as they are (a CSV's whole table
         # costs less to read than Polars' group-by of its rows); a large one's
-        # first rows only, then it is grouped by a streaming scan
-        head = lazy.select(qis + sens).head(ROWS_IN_CORE + 1).collect()
+        # first rows only, then it is grouped by a streaming scan. Streaming
+        # here too: the plan before the rows may be large (a join, a filter
+        # over a big file), and the engine stops once it has the rows.
+        head = lazy.select(qis + sens).head(ROWS_IN_CORE + 1).collect(engine="streaming")
         if head.height <= ROWS_IN_CORE:
             frame = head
     if floors_for is not None and where in ("duckdb", "spark"):
