@@ -104,6 +104,39 @@ def test_best_criteria_weights_and_bounds(
     assert "incognito (cube)" in repr(r) and "<table>" in r._repr_html_()
 
 
+def test_best_by_levels_ranks_as_every_anonymous_nodes_figures_do(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    """min_height and min_relative_distance evaluate only the nodes tied on
+    their key and height; the answer is the first of every anonymous node
+    ranked by key, height, suppressed tuples and levels."""
+    df, hs = adult
+    heights = {q: hs[q].height for q in ADULT}
+    for qis, k, sup in ((ADULT[:5], 5, 0.01), (ADULT, 2, 0.05), (ADULT[:4], 10, 0)):
+        r = pa.search(df, qis, hs, k, sup, progress=False)
+        frame = r.anonymous
+        for weights in ({}, {qis[0]: 2.5, qis[-1]: 0.3}):
+            w = {q: weights.get(q, 1.0) for q in qis}
+            keys = {
+                "min_height": sum(pl.col(q) * w[q] for q in qis),
+                "min_relative_distance": sum(
+                    pl.col(q) * (w[q] / heights[q]) for q in qis if heights[q]
+                ).round(12),
+            }
+            for criterion, key in keys.items():
+                for bounds in ({}, {qis[1]: (1, heights[qis[1]])}):
+                    kept = frame.filter(
+                        *[pl.col(q).is_between(*b) for q, b in bounds.items()] or [pl.lit(True)]
+                    )
+                    top = (
+                        kept.with_columns(key.alias("key"))
+                        .sort(["key", "height", "suppressed", *qis])
+                        .row(0, named=True)
+                    )
+                    got = r.best(criterion, weights=weights, bounds=bounds)
+                    assert got == {q: top[q] for q in qis}, (qis, criterion, weights, bounds)
+
+
 def _argbest(frame: pl.DataFrame, qis: list[str], col: str, descending: bool) -> dict[str, int]:
     top = frame.sort(
         [col, "height", "suppressed", *qis],

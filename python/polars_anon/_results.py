@@ -391,7 +391,11 @@ class SearchResult:
             raise ConfigError(f"weights/bounds name unknown quasi-identifier(s) {bad}")
         if not self._nodes:
             raise NotAnonymousError(self._nothing_found())
-        frame = self.anonymous
+        # the criteria that rank nodes by their levels need the nodes' other
+        # figures only to break ties: those are evaluated for the tied nodes
+        # alone (every anonymous node's figures cost 3x cup's search at 5%)
+        by_levels = criterion in ("min_height", "min_relative_distance")
+        frame = self._levels() if by_levels else self.anonymous
         w = [float(weights.get(q, 1.0)) for q in qis]
         loss_col = fresh_name("__loss", frame.columns)
         if criterion == "min_loss":
@@ -423,12 +427,40 @@ class SearchResult:
             "min_discernibility": (pl.col(self.column("discernibility")), False),
         }[criterion]
         sort_key = fresh_name("__key", frame.columns)
-        ranked = frame.with_columns(key.alias(sort_key)).sort(
-            [sort_key, self.column("height"), self.column("suppressed"), *qis],
+        height, suppressed = self.column("height"), self.column("suppressed")
+        frame = frame.with_columns(key.alias(sort_key))
+        if by_levels:
+            # the nodes tied on the key and height, with their suppressed
+            # tuples: the rest of the order below
+            first = frame.sort([sort_key, height]).row(0, named=True)
+            frame = frame.filter(
+                (pl.col(sort_key) == first[sort_key]) & (pl.col(height) == first[height])
+            )
+            tied = frame.select(qis).rows()
+            table = self._prep.problem.evaluate_many(
+                [list(n) for n in tied],
+                self.k,
+                specs(self.criteria, self._prep.sensitive_values, feasible=False),
+            )
+            counts = dict((name, values) for name, _, values in table.columns())
+            frame = frame.with_columns(pl.Series(suppressed, counts["suppressed"], dtype=pl.UInt64))
+        ranked = frame.sort(
+            [sort_key, height, suppressed, *qis],
             descending=[descending, False, False] + [False] * len(qis),
         )
         row = ranked.row(0, named=True)
         return {q: int(row[q]) for q in qis}
+
+    def _levels(self) -> pl.DataFrame:
+        """The anonymous nodes' levels and heights (`anonymous` without the
+        figures a node's groups give)."""
+        cols: dict[str, Any] = {
+            q: pl.Series(q, [n[i] for n in self._nodes], dtype=pl.Int32)
+            for i, q in enumerate(self.quasi_identifiers)
+        }
+        heights = [sum(n) for n in self._nodes]
+        cols[self.column("height")] = pl.Series(heights, dtype=pl.Int32)
+        return pl.DataFrame(cols)
 
     def _nothing_found(self) -> str:
         """Why there is no answer, in the user's terms."""
