@@ -137,6 +137,20 @@ def test_best_by_levels_ranks_as_every_anonymous_nodes_figures_do(
                     assert got == {q: top[q] for q in qis}, (qis, criterion, weights, bounds)
 
 
+def test_minimal_nodes_alone_have_the_figures_of_every_anonymous_node(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    """`minimal` asked first evaluates the minimal nodes only, with the rows
+    `anonymous` has for them."""
+    df, hs = adult
+    first = pa.search(df, ADULT, hs, 2, 0.05, progress=False)
+    alone = first.minimal
+    assert first._anonymous is None  # nothing else was evaluated
+    everything = pa.search(df, ADULT, hs, 2, 0.05, progress=False).anonymous
+    assert alone.height == len(first._minimal_nodes) < everything.height
+    assert alone.equals(everything.filter(pl.col("minimal")))
+
+
 def _argbest(frame: pl.DataFrame, qis: list[str], col: str, descending: bool) -> dict[str, int]:
     top = frame.sort(
         [col, "height", "suppressed", *qis],

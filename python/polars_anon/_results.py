@@ -253,28 +253,31 @@ class SearchResult:
     @property
     def anonymous(self) -> pl.DataFrame:
         if self._anonymous is None:
-            qis = self.quasi_identifiers
-            minimal = {tuple(n) for n in self._minimal_nodes}
-            cols: dict[str, Any] = {
-                q: pl.Series(q, [n[i] for n in self._nodes], dtype=pl.Int32)
-                for i, q in enumerate(qis)
-            }
-            table = self._prep.problem.evaluate_many(
-                self._nodes,
-                self.k,
-                specs(self.criteria, self._prep.sensitive_values, feasible=False),
-            )
-            series = [
-                pl.Series(self.column(name), values, dtype=getattr(pl, dtype))
-                for name, dtype, values in table.columns()
-            ]
-            is_minimal = [tuple(n) in minimal for n in self._nodes]
-            series.append(pl.Series(self.column("minimal"), is_minimal, dtype=pl.Boolean))
-            frame = pl.DataFrame(cols).with_columns(series)
+            frame, table = self._figures(self._nodes)
             object.__setattr__(self, "_anonymous", frame)
             object.__setattr__(self, "_table", table)
         assert self._anonymous is not None
         return self._anonymous
+
+    def _figures(self, nodes: list[list[int]]) -> tuple[pl.DataFrame, MetricTable]:
+        """`nodes` (anonymous ones) with their figures, as rows of `anonymous`."""
+        qis = self.quasi_identifiers
+        minimal = {tuple(n) for n in self._minimal_nodes}
+        cols: dict[str, Any] = {
+            q: pl.Series(q, [n[i] for n in nodes], dtype=pl.Int32) for i, q in enumerate(qis)
+        }
+        table = self._prep.problem.evaluate_many(
+            nodes,
+            self.k,
+            specs(self.criteria, self._prep.sensitive_values, feasible=False),
+        )
+        series = [
+            pl.Series(self.column(name), values, dtype=getattr(pl, dtype))
+            for name, dtype, values in table.columns()
+        ]
+        is_minimal = [tuple(n) in minimal for n in nodes]
+        series.append(pl.Series(self.column("minimal"), is_minimal, dtype=pl.Boolean))
+        return pl.DataFrame(cols).with_columns(series), table
 
     def __getstate__(self) -> dict[str, Any]:
         """What a pickle keeps: the answer, and what it takes to prepare the
@@ -359,7 +362,12 @@ class SearchResult:
     @property
     def minimal(self) -> pl.DataFrame:
         """The k-minimal generalizations: no anonymous generalization below them."""
-        return self.anonymous.filter(pl.col(self.column("minimal")))
+        if self._anonymous is not None:
+            return self._anonymous.filter(pl.col(self.column("minimal")))
+        # only their figures (every anonymous node's can cost seconds), in
+        # the order `anonymous` lists them
+        minimal = {tuple(n) for n in self._minimal_nodes}
+        return self._figures([n for n in self._nodes if tuple(n) in minimal])[0]
 
     def best(
         self,
