@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::error::{AnonError, Result};
 use crate::freq::aggregate::{with_table, Aggregator, Word};
 use crate::freq::{Blocks, Engine, FreqSet, Layout, Problem, RollupJob};
@@ -331,31 +333,40 @@ impl<'p> Checker<'p> {
         order.sort_by_key(|&i| node_height(&nodes[i]));
         let all: Vec<usize> = (0..p.n_attrs()).collect();
         let mut out = vec![Evaluated::default(); nodes.len()];
+        // the nodes a level at a time, each rolled up from the smallest set
+        // of a node one step below it, else from F0; a level's nodes are
+        // independent of each other, so they share both cores (most of them
+        // are small sets, each too small to split)
         let mut prev: HashMap<Vec<u8>, FreqSet> = HashMap::new();
-        let mut cur: HashMap<Vec<u8>, FreqSet> = HashMap::new();
-        let mut cur_h = None;
-        for i in order {
-            let node = &nodes[i];
-            let h = node_height(node);
-            if cur_h != Some(h) {
-                prev = std::mem::take(&mut cur);
-                if cur_h.map(|c| c + 1) != Some(h) {
-                    prev.clear();
-                }
-                cur_h = Some(h);
+        let mut prev_h = None;
+        for level in order.chunk_by(|&a, &b| node_height(&nodes[a]) == node_height(&nodes[b])) {
+            let h = node_height(&nodes[level[0]]);
+            if prev_h.map(|c| c + 1) != Some(h) {
+                prev.clear();
             }
-            let src = (0..node.len())
-                .filter(|&a| node[a] > 0)
-                .filter_map(|a| {
-                    let mut p = node.clone();
-                    p[a] -= 1;
-                    prev.get(&p)
+            let done = (level.par_iter())
+                .map(|&i| {
+                    let node = &nodes[i];
+                    let src = (0..node.len())
+                        .filter(|&a| node[a] > 0)
+                        .filter_map(|a| {
+                            let mut below = node.clone();
+                            below[a] -= 1;
+                            prev.get(&below)
+                        })
+                        .min_by_key(|fs| fs.rows())
+                        .unwrap_or(&p.base);
+                    let job = RollupJob::new(src, all.clone(), node.clone());
+                    let fs = p.rollup(job, self.engine)?;
+                    Ok((i, self.evaluate_set(&fs)?, fs))
                 })
-                .min_by_key(|fs| fs.rows())
-                .unwrap_or(&p.base);
-            let fs = p.rollup(RollupJob::new(src, all.clone(), node.clone()), self.engine)?;
-            out[i] = self.evaluate_set(&fs)?;
-            cur.insert(node.clone(), fs);
+                .collect::<Result<Vec<_>>>()?;
+            prev = HashMap::with_capacity(done.len());
+            for (i, e, fs) in done {
+                out[i] = e;
+                prev.insert(nodes[i].clone(), fs);
+            }
+            prev_h = Some(h);
         }
         Ok(out)
     }
