@@ -212,3 +212,25 @@ def test_report_reads_in_a_terminal_and_a_notebook(
     assert "highest prosecutor risk" in text and "pitman" in text
     assert "-0.00" not in text
     assert "<table>" in r._repr_html_()
+
+
+def test_a_population_is_mapped_through_its_own_values() -> None:
+    """A population holds values its sample does not: with a large hierarchy
+    (cup's ZIP codes, mapped through the leaves a table holds) they are
+    labelled too, and the classes are those counted in plain Polars."""
+    lf, hs = pa.datasets.cup()
+    frame = lf.collect()
+    qis = ["ZIP", "GENDER"]
+    sample = frame.gather_every(50)
+    assert frame.get_column("ZIP").n_unique() > sample.get_column("ZIP").n_unique()
+    node = {"ZIP": 2, "GENDER": 0}
+    r = pa.risk(sample, qis, hs, levels=node, population=frame.lazy())
+    mapping = dict(zip(hs["ZIP"].leaves, hs["ZIP"].leaf_labels(2), strict=True))
+
+    def classes(f: pl.DataFrame) -> pl.DataFrame:
+        return f.select(pl.col("ZIP").replace_strict(mapping), "GENDER").group_by(qis).len()
+
+    j = classes(sample).join(classes(frame), on=qis, suffix="_pop")
+    big = j.get_column("len_pop").cast(pl.Float64)
+    assert r.highest_journalist_risk == pytest.approx(1 / big.min())  # type: ignore[operator]
+    assert r.population_size == frame.height

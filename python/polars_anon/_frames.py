@@ -214,6 +214,10 @@ class Prepared:
     # the quasi-identifier and sensitive columns of the rows, raw, when the
     # core grouped them itself (a table of up to ROWS_IN_CORE rows)
     table: pl.DataFrame | None = None
+    # whether `problem` counted this table's rows (its marginals then name
+    # the leaves the table holds); not so for another table mapped through
+    # these hierarchies (a population's, in risk)
+    counted: bool = True
 
     @property
     def rows(self) -> int:
@@ -611,7 +615,8 @@ def _map(prep: Prepared, keys: Sequence[tuple[int, int]]) -> None:
     asked = []
     for i, level in todo:
         h = prep.hierarchies[i]
-        codes = prep.problem.present_leaves(i) if h.sizes[0] > SMALL else None
+        large = h.sizes[0] > SMALL
+        codes = prep.problem.present_leaves(i) if large and prep.counted else None
         if codes is not None:
             leaves, labels, names = h.leaf_mapping(level, codes)
             prep.mappings[(i, level)] = (
@@ -619,7 +624,7 @@ def _map(prep: Prepared, keys: Sequence[tuple[int, int]]) -> None:
                 pl.Series(names, dtype=pl.String).gather(pl.Series(labels, dtype=pl.UInt32)),
                 names,
             )
-        elif h.sizes[0] > SMALL:
+        elif large:
             asked.append((i, level))
         else:
             prep.mappings[(i, level)] = _all_leaves(h, level)

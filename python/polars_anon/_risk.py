@@ -213,7 +213,16 @@ def _labelled(prep: Prepared, lazy: pl.LazyFrame, levels: list[int], count: str)
                 f"hierarchy, first: {unknown.head(3).to_list()}"
             )
     # mapped as the population's own F0: its values, not the sample's
-    own = replace(prep, grouped=grouped, table=None, values=None, mappings={}, enums={}, dense={})
+    own = replace(
+        prep,
+        grouped=grouped,
+        table=None,
+        values=None,
+        counted=False,
+        mappings={},
+        enums={},
+        dense={},
+    )
     gen = grouped.lazy().with_columns(generalization_exprs(own, levels, strings=True))
     return gen.group_by(qis).agg(pl.col(count).sum()).collect()
 
