@@ -22,9 +22,9 @@ impl Hierarchy {
     /// A file without quotes is split in place, row by row; one with quotes
     /// goes through the csv reader. Rows whose cells are all blank are skipped.
     pub fn from_csv_str(text: &str, sep: u8, source: &str) -> Result<Self> {
-        // rows, guessed from the first line's length (a hint only)
-        let first = text.find('\n').map_or(text.len(), |n| n + 1);
-        let hint = text.len() / first.max(8) + 1;
+        // rows, at most (a guess from the first line's length could ask for
+        // a leaf table many times too large: a short first line)
+        let hint = text.bytes().filter(|&b| b == b'\n').count() + 1;
         let mut b = Builder::new(source, hint);
         if !sep.is_ascii() || !read_plain(text, sep, &mut b)? {
             b = Builder::new(source, hint);
