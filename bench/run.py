@@ -156,13 +156,17 @@ def main() -> None:
 
 
 E2E = """
-import time; t = time.perf_counter()
-import polars as pl, polars_anon as pa
-lf, hs = pa.datasets.{name}()
+import json, time; t = [time.perf_counter()]
+import polars as pl; t.append(time.perf_counter())
+import polars_anon as pa; t.append(time.perf_counter())
+lf, hs = pa.datasets.{name}(); t.append(time.perf_counter())
 qis = list(pa.datasets.{name_upper}_QUASI_IDENTIFIERS)
-r = pa.search(lf, qis, hs, 5, progress=False)
-r.apply().sink_parquet({out!r})
-print(time.perf_counter() - t)
+r = pa.search(lf, qis, hs, 5, progress=False); t.append(time.perf_counter())
+release = r.apply(); t.append(time.perf_counter())
+release.sink_parquet({out!r}); t.append(time.perf_counter())
+steps = ("import polars", "import polars_anon", "load", "search", "apply", "sink")
+print(json.dumps(dict(zip(steps, [(b - a) * 1e3 for a, b in zip(t, t[1:])]))))
+print(t[-1] - t[0])
 """
 
 
@@ -179,14 +183,16 @@ def end_to_end(name: str, repeat: int) -> dict[str, Any]:
     # where every run compiled them again: ~12 ms)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env)
-    walls, inner, floor = [], [], []
+    walls, inner, floor, steps = [], [], [], []
     for _ in range(repeat):
         t = time.perf_counter()
         res = subprocess.run(
             [sys.executable, "-c", code], check=True, capture_output=True, text=True
         )
         walls.append(time.perf_counter() - t)
-        inner.append(float(res.stdout.strip().splitlines()[-1]))
+        lines = res.stdout.strip().splitlines()
+        inner.append(float(lines[-1]))
+        steps.append(json.loads(lines[-2]))
         t = time.perf_counter()
         subprocess.run([sys.executable, "-c", "import polars"], check=True)
         floor.append(time.perf_counter() - t)
@@ -196,6 +202,9 @@ def end_to_end(name: str, repeat: int) -> dict[str, Any]:
         "process_wall_s_median": round(statistics.median(walls), 3),
         "in_process_s_min": round(min(inner), 3),
         "import_polars_process_wall_s_min": round(min(floor), 3),
+        # where a run's time goes, inside the process (its start and exit
+        # are the rest of the wall time)
+        "steps_ms_median": {k: round(statistics.median(s[k] for s in steps), 1) for k in steps[0]},
     }
     print(json.dumps(cell))
     return cell
