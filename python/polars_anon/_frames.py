@@ -625,7 +625,7 @@ def _map(prep: Prepared, keys: Sequence[tuple[int, int]]) -> None:
             leaves, labels, names = h.leaf_mapping(level, codes)
             prep.mappings[(i, level)] = (
                 pl.Series(leaves, dtype=pl.String),
-                pl.Series(names, dtype=pl.String).gather(pl.Series(labels, dtype=pl.UInt32)),
+                _by_code(names, labels),
                 names,
             )
         elif large:
@@ -676,10 +676,16 @@ def present_labels(
     positions, codes, names = h.leaf_positions(level, listed)
     if len(listed) <= SMALL:
         leaves = pl.Series([listed[p] for p in positions], dtype=pl.String)
-        return leaves, pl.Series([names[c] for c in codes], dtype=pl.String), names
-    leaves = values.gather(pl.Series(positions, dtype=pl.UInt32))
-    labels = pl.Series(names, dtype=pl.String).gather(pl.Series(codes, dtype=pl.UInt32))
-    return leaves, labels, names
+    else:
+        leaves = values.gather(pl.Series(positions, dtype=pl.UInt32))
+    return leaves, _by_code(names, codes), names
+
+
+def _by_code(names: list[str], codes: list[int]) -> pl.Series:
+    """The label of each code into the distinct labels `names`."""
+    if len(codes) <= SMALL:
+        return pl.Series([names[c] for c in codes], dtype=pl.String)
+    return pl.Series(names, dtype=pl.String).gather(pl.Series(codes, dtype=pl.UInt32))
 
 
 def _as_enum(prep: Prepared, i: int, level: int) -> tuple[pl.Series, pl.Series]:

@@ -261,11 +261,8 @@ class SearchResult:
 
     def _figures(self, nodes: list[list[int]]) -> tuple[pl.DataFrame, MetricTable]:
         """`nodes` (anonymous ones) with their figures, as rows of `anonymous`."""
-        qis = self.quasi_identifiers
         minimal = {tuple(n) for n in self._minimal_nodes}
-        cols: dict[str, Any] = {
-            q: pl.Series(q, [n[i] for n in nodes], dtype=pl.Int32) for i, q in enumerate(qis)
-        }
+        cols = self._level_columns(nodes)
         table = self._prep.problem.evaluate_many(
             nodes,
             self.k,
@@ -444,14 +441,8 @@ class SearchResult:
             frame = frame.filter(
                 (pl.col(sort_key) == first[sort_key]) & (pl.col(height) == first[height])
             )
-            tied = frame.select(qis).rows()
-            table = self._prep.problem.evaluate_many(
-                [list(n) for n in tied],
-                self.k,
-                specs(self.criteria, self._prep.sensitive_values, feasible=False),
-            )
-            counts = dict((name, values) for name, _, values in table.columns())
-            frame = frame.with_columns(pl.Series(suppressed, counts["suppressed"], dtype=pl.UInt64))
+            tied, _ = self._figures([list(n) for n in frame.select(qis).rows()])
+            frame = frame.with_columns(tied.get_column(suppressed))
         ranked = frame.sort(
             [sort_key, height, suppressed, *qis],
             descending=[descending, False, False] + [False] * len(qis),
@@ -462,13 +453,17 @@ class SearchResult:
     def _levels(self) -> pl.DataFrame:
         """The anonymous nodes' levels and heights (`anonymous` without the
         figures a node's groups give)."""
-        cols: dict[str, Any] = {
-            q: pl.Series(q, [n[i] for n in self._nodes], dtype=pl.Int32)
-            for i, q in enumerate(self.quasi_identifiers)
-        }
+        cols = self._level_columns(self._nodes)
         heights = [sum(n) for n in self._nodes]
         cols[self.column("height")] = pl.Series(heights, dtype=pl.Int32)
         return pl.DataFrame(cols)
+
+    def _level_columns(self, nodes: list[list[int]]) -> dict[str, pl.Series]:
+        """Each quasi-identifier's level in `nodes`, as `anonymous` lists them."""
+        return {
+            q: pl.Series(q, [n[i] for n in nodes], dtype=pl.Int32)
+            for i, q in enumerate(self.quasi_identifiers)
+        }
 
     def _nothing_found(self) -> str:
         """Why there is no answer, in the user's terms."""

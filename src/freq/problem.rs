@@ -58,10 +58,7 @@ impl Problem {
         }
         match &self.marginals.as_ref()?.get(a)?.data {
             SetData::Packed { layout, keys, .. } => {
-                let (shift, mask) = (layout.shift[a], layout.mask[a]);
-                let mut codes: Vec<u32> = (keys.iter())
-                    .map(|k| ((k >> shift) & mask) as u32)
-                    .collect();
+                let mut codes: Vec<u32> = keys.iter().map(|&k| layout.get(k, a)).collect();
                 // with sensitive columns carried, a code has a row per value
                 codes.sort_unstable();
                 codes.dedup();
