@@ -62,7 +62,7 @@ def generalize_prepared(
     if drop.is_empty():
         plan = out
     else:
-        taken = prep.lazy.collect_schema().names()
+        taken = schema.names()
         keys: list[str] = []
         for i in range(len(qis)):
             keys.append(fresh_name(f"__polars_anon_key_{i}", [*taken, *keys]))
