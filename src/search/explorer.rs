@@ -279,6 +279,13 @@ impl Explorer {
             // below the optimum it almost always fails, and its failure
             // tags nothing inside the box
             if lo == hi {
+                // known anonymous is not enough when the objective is not
+                // monotone: a node above an anonymous one (tagged, never
+                // evaluated) may suppress fewer tuples and do better, so
+                // its value is needed
+                if !self.monotone_objective {
+                    self.eval(s, &hi)?;
+                }
                 continue;
             }
             if self.known(s, &lo).is_some_and(|v| v.is_some()) && self.monotone_objective {
