@@ -29,6 +29,9 @@ pub enum AnonError {
     /// A search that would hold more than its memory budget.
     #[error("{0}")]
     TooLarge(String),
+    /// A column of the wrong type or layout (Python: `TypeError`).
+    #[error("reading an Arrow column: {0}")]
+    Column(String),
     /// The progress callback asked to stop (Ctrl-C in Python).
     #[error("search interrupted")]
     Interrupted,

@@ -13,11 +13,13 @@ use crate::error::Result;
 use crate::hash::FoldedBuild;
 
 mod build;
+mod column;
 mod encode;
 mod io;
 mod labels;
 
 use build::Builder;
+pub use column::Column;
 pub use encode::Encoder;
 use encode::LeafIndex;
 pub use labels::Labels;

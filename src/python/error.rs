@@ -2,7 +2,7 @@
 //! `AnonError`; each core variant maps to one class.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
 
 use crate::error::AnonError;
@@ -54,6 +54,7 @@ pub fn to_py(e: AnonError) -> PyErr {
         AnonError::Config(_) => ConfigError::new_err(msg),
         AnonError::NotAnonymous(_) => NotAnonymousError::new_err(msg),
         AnonError::TooLarge(_) => SearchTooLargeError::new_err(msg),
+        AnonError::Column(_) => PyTypeError::new_err(msg),
         AnonError::Interrupted => PyKeyboardInterrupt::new_err(msg),
         // a search answers its time limit with a partial outcome; this is
         // reached only if a caller lets the error through

@@ -26,11 +26,15 @@ pub fn localpk<'py>(
     let hs: Vec<Hierarchy> = hierarchies.into_iter().map(|h| h.inner).collect();
     let qi: Vec<Vec<u32>> = qi
         .iter()
-        .map(|c| arrow::column(c, 4)?.u32s("quasi-identifier codes"))
+        .map(|c| {
+            arrow::take(c, 4)?
+                .u32s("quasi-identifier codes")
+                .map_err(to_py)
+        })
         .collect::<PyResult<_>>()?;
     let sensitive: Vec<Vec<u32>> = sensitive
         .iter()
-        .map(|c| arrow::column(c, 4)?.u32s("sensitive codes"))
+        .map(|c| arrow::take(c, 4)?.u32s("sensitive codes").map_err(to_py))
         .collect::<PyResult<_>>()?;
     if hs.len() != qi.len() || globals.len() != sensitive.len() {
         return Err(ConfigError::new_err(

@@ -14,6 +14,7 @@ use super::results::{PyMetricTable, PyNodeMetrics, PySearchOutcome};
 use crate::check::{Checker, Model};
 use crate::error::AnonError;
 use crate::freq::{Engine, Problem};
+use crate::hierarchy::Column;
 use crate::metrics::metrics;
 use crate::search::{Config, Searcher};
 
@@ -88,7 +89,7 @@ impl PyProblem {
         // encoding) and the counts are made once the rows are known
         let given = counts.is_some();
         let mut counts = match &counts {
-            Some(c) => arrow::column(c, 8)?.0,
+            Some(c) => arrow::take(c, 8)?.uints().map_err(to_py)?,
             None => Vec::new(),
         };
         if codes.len() != names.len() || hierarchies.len() != names.len() {
@@ -102,12 +103,13 @@ impl PyProblem {
             .iter()
             .map(|c| arrow::take(c, 4))
             .collect::<PyResult<Vec<_>>>()?;
-        let encode = |((c, n), h): ((&arrow::Taken, &String), &PyHierarchy)| -> PyResult<Vec<u32>> {
-            let mut e = h.inner.encoder(n, c.len());
-            match c.decode(Some((&mut e, &counts)))? {
-                Some(codes) => codes.u32s(&format!("codes of '{n}'")),
-                None => e.finish().map_err(to_py),
+        let encode = |((c, n), h): ((&Column, &String), &PyHierarchy)| -> PyResult<Vec<u32>> {
+            if !c.holds_values() {
+                return c.u32s(&format!("codes of '{n}'")).map_err(to_py);
             }
+            let mut e = h.inner.encoder(n, c.len());
+            c.encode(&mut e, &counts).map_err(to_py)?;
+            e.finish().map_err(to_py)
         };
         // the columns of the largest hierarchies first (the slowest to look
         // up, ZIP codes against a handful of categories), so the other core
@@ -135,7 +137,9 @@ impl PyProblem {
         let sens = sensitive
             .into_iter()
             .map(|(n, v, c)| {
-                let codes = arrow::column(&c, 4)?.u32s(&format!("codes of '{n}'"))?;
+                let codes = arrow::take(&c, 4)?
+                    .u32s(&format!("codes of '{n}'"))
+                    .map_err(to_py)?;
                 Ok((n, v, codes))
             })
             .collect::<PyResult<_>>()?;
