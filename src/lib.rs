@@ -35,4 +35,4 @@ pub use search::{
 };
 
 #[cfg(test)]
-mod tests;
+mod testing;

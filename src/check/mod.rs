@@ -399,3 +399,6 @@ fn check_one<W: Word>(
         Ok((suppressed, None))
     }
 }
+
+#[cfg(test)]
+mod tests;

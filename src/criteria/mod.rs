@@ -109,3 +109,6 @@ pub(crate) fn bad_parameter(
         "{criterion}: {name} = {value} is out of range; {name} must be {valid}"
     ))
 }
+
+#[cfg(test)]
+mod tests;

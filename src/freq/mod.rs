@@ -160,3 +160,6 @@ impl FreqSet {
         Ok(rows)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -144,3 +144,6 @@ pub struct Outcome {
     /// The graphs searched, in order (Incognito: one per iteration).
     pub trace: Vec<IterationTrace>,
 }
+
+#[cfg(test)]
+mod tests;
