@@ -23,13 +23,13 @@ pub mod search;
 #[cfg(feature = "python")]
 mod python;
 
-pub use check::{Checker, GroupStats, Model};
+pub use check::{Checker, Model};
 pub use criteria::{Criterion, CriterionRef, Distance};
 pub use error::{AnonError, Result};
 pub use freq::{Engine, FreqSet, Problem, RollupJob, Sensitive};
 pub use hierarchy::Hierarchy;
 pub use lattice::{Lattice, Node};
-pub use metrics::{metrics, Metrics};
+pub use metrics::{metrics, GroupStats, Metrics};
 pub use search::{
     algorithm, Algorithm, Config, IterationTrace, Outcome, Progress, Searcher, Stats, Variant,
 };

@@ -10,11 +10,12 @@ use std::path::PathBuf;
 
 use polars::prelude::*;
 
-use crate::check::{Checker, GroupStats, Model};
+use crate::check::{Checker, Model};
 use crate::error::Result;
 use crate::freq::{Engine, FreqSet, Problem, RollupJob, COUNT};
 use crate::hierarchy::Hierarchy;
 use crate::lattice::{Lattice, Node};
+use crate::metrics::GroupStats;
 use crate::search::{registry::ALGORITHMS, Algorithm, Config, Outcome, Searcher};
 
 /// A search given by value or boxed (the registry's).

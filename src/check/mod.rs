@@ -14,10 +14,9 @@ use crate::lattice::node_height;
 use crate::metrics::loss;
 
 mod model;
-mod stats;
 
+use crate::metrics::GroupStats;
 pub use model::Model;
-pub use stats::GroupStats;
 
 /// Checks nodes of one problem under one model, rolling up with one engine.
 #[derive(Clone, Debug)]

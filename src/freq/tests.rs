@@ -6,10 +6,11 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use crate::check::{Checker, GroupStats, Model};
+use crate::check::{Checker, Model};
 use crate::freq::{Engine, FreqSet, Problem};
 use crate::hierarchy::Hierarchy;
 use crate::lattice::Lattice;
+use crate::metrics::GroupStats;
 use crate::search::{Algorithm, Config, Samarati, Searcher};
 use crate::testing::*;
 

@@ -6,13 +6,14 @@
 //! tuples (in groups smaller than k or failing a criterion), n = number of
 //! quasi-identifiers, l_i the level and H_i the height of attribute i.
 
-use crate::check::GroupStats;
-
 mod cavg;
 mod discernibility;
 mod distortion;
+mod groups;
 pub mod loss;
 mod precision;
+
+pub use groups::GroupStats;
 
 /// What a metric sees of a node: its levels, the hierarchies' heights, its
 /// groups under the model, the table's rows and k.

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::check::GroupStats;
+use crate::metrics::GroupStats;
 use crate::metrics::Metrics;
 use crate::search::{IterationTrace, Outcome, Stats};
 

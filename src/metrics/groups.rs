@@ -1,4 +1,6 @@
-//! Statistics of one node's groups.
+//! Statistics of one node's groups: what the checker finds (`check`) and
+//! every metric reads, so they live with the metrics and the checker
+//! imports them (metrics never import the checker).
 
 /// Statistics of one node's groups under k (tuples of groups smaller than k are
 /// the ones suppression would remove).
