@@ -33,7 +33,7 @@ def main() -> None:
     args = p.parse_args()
 
     import polars_anon as pa
-    from polars_anon._frames import prepare
+    from polars_anon.prepare.f0 import prepare
 
     args.data.mkdir(exist_ok=True)
     sources = {

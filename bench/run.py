@@ -213,7 +213,7 @@ def end_to_end(name: str, repeat: int) -> dict[str, Any]:
 def prepare_f0(name: str, rounds: int = 5, calls: int = 200) -> dict[str, Any]:
     """Building F0 from an in-memory table (what every search and check of a
     DataFrame starts with): best time of `calls` calls, in `rounds` rounds."""
-    from polars_anon._frames import prepare
+    from polars_anon.prepare.f0 import prepare
 
     lf, hs = getattr(pa.datasets, name)()
     df = lf.collect()

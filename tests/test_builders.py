@@ -121,9 +121,26 @@ def test_masking_hand_computed() -> None:
         "5370": ["537*", "53**", "5***", "****", "****", "*"],
     }
     padded = pa.hierarchy.masking(pl.Series("zip", [2134, 53715]), masked=[2, 5], width=5)
-    assert padded.rows == [["2134", "021**", "*****", "*"], ["53715", "537**", "*****", "*"]]
+    assert padded.rows == [["2134", "021**", "*"], ["53715", "537**", "*"]]
     hashes = pa.hierarchy.masking(["ab", "abc"], masked=[1], char="#")
     assert hashes.rows == [["ab", "a#", "#"], ["abc", "ab#", "#"]]
+
+
+def test_masking_has_one_top() -> None:
+    """Values of one length masked whole are one value, as the top is: that
+    level gives way to the top, so no two levels in a row hold one value."""
+    h = pa.hierarchy.masking(["53715", "53706", "53703"])
+    assert h.rows[0] == ["53715", "5371*", "537**", "53***", "5****", "*"]
+    assert h.height == 5
+    assert pa.hierarchy.masking(["53715", "53706"], masked=[2, 5, 6]).rows == [
+        ["53715", "537**", "*"],
+        ["53706", "537**", "*"],
+    ]
+    for values in [["53715", "63706", "73703"], ["1", "22", "333"]]:
+        sizes = [len(level) for level in pa.hierarchy.masking(values).levels]
+        assert sizes == [3] * (len(sizes) - 1) + [1], sizes
+    single = pa.hierarchy.masking(["7", "8"])
+    assert single.rows == [["7", "*"], ["8", "*"]]
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import pytest
 
 import polars_anon as pa
 from polars_anon.cli import main
+from polars_anon.criteria import TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,6 +25,41 @@ def test_adult_job_writes_a_checked_release(
     qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
     assert release.height == 30162
     assert pa.check(release, qis, 5).min_group_size >= 5
+
+
+def test_adult_writes_its_job_file_and_the_job_repeats_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As anonymize does, adult writes the resolved job beside the release,
+    and running that job applies its levels again to the bundled table."""
+    out = tmp_path / "adult.parquet"
+    assert main(["adult", "--k", "5", "--out", str(out)]) == 0
+    job_file = tmp_path / "adult.parquet.job.toml"
+    assert f"wrote the resolved job to {job_file}" in capsys.readouterr().out
+    job = pa.Job.from_toml(job_file)
+    assert job.quasi_identifiers == list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+    assert job.k == 5 and job.levels is not None
+    again = tmp_path / "again.parquet"
+    assert main(["anonymize", "--config", str(job_file), "--out", str(again)]) == 0
+    assert "recorded in the job file" in capsys.readouterr().out
+    assert pl.read_parquet(again).sort(pl.all()).equals(pl.read_parquet(out).sort(pl.all()))
+
+
+def test_the_options_come_from_the_registries(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each builder is a subcommand of hierarchy build with an option per
+    parameter, and each criterion with an option is offered by search."""
+    import dataclasses
+
+    for kind, spec in pa.hierarchy.BUILDERS.items():
+        assert main(["hierarchy", "build", kind, "--help"]) == 0
+        text = capsys.readouterr().out
+        for f in dataclasses.fields(spec):  # type: ignore[arg-type]
+            assert f"--{f.name}" in text
+    assert main(["search", "--help"]) == 0
+    text = capsys.readouterr().out
+    offered = [c.option[0] for c in TYPES.values() if c.option is not None]
+    assert len(offered) == 4
+    assert all(flag in text for flag in offered)
 
 
 def test_anonymize_a_csv_with_a_hierarchy_directory(

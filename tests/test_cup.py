@@ -59,8 +59,9 @@ def test_a_mapping_that_misses_a_value_of_the_table_is_refused() -> None:
     """A large hierarchy is mapped through the leaves the core counted in F0;
     were one left out (a fault in the core's count), the release's check
     fails its cast and refuses, naming the fault, rather than release."""
-    from polars_anon._frames import _mapping, prepare
-    from polars_anon._release import generalize_prepared
+    from polars_anon.prepare.f0 import prepare
+    from polars_anon.prepare.labels import mapping
+    from polars_anon.release.build import generalize_prepared
 
     lf, hs = pa.datasets.cup()
     qis = list(pa.datasets.CUP_QUASI_IDENTIFIERS)
@@ -68,7 +69,7 @@ def test_a_mapping_that_misses_a_value_of_the_table_is_refused() -> None:
     z = qis.index("ZIP")
     levels = [hs[q].height for q in qis]
     levels[z] = 2
-    leaves, labels, names = _mapping(prep, z, 2)
+    leaves, labels, names = mapping(prep, z, 2)
     assert 10_000 < leaves.len() < hs["ZIP"].sizes[0]  # the leaves the table holds
     # every ZIP code the table holds, and no other, is a leaf of the mapping
     held = lf.select(pl.col("ZIP").unique()).collect().to_series()

@@ -219,10 +219,10 @@ def test_floors_refuse_values_that_miss_their_representative(
     """A value whose join to its representative fails reads as null where
     the data lives (a type that does not round-trip, say): F0 is refused
     rather than searched with those tuples moved."""
-    from polars_anon import _floors
+    from polars_anon.prepare import floors
 
     df, hs = adult
-    find = _floors.find
+    find = floors.find
 
     def lossy(*args: Any, **kwargs: Any) -> Any:
         floored = find(*args, **kwargs)
@@ -230,7 +230,7 @@ def test_floors_refuse_values_that_miss_their_representative(
         floored.maps["age"] = floored.maps["age"].filter(pl.col("v") != 39)
         return floored
 
-    monkeypatch.setattr(_floors, "find", lossy)
+    monkeypatch.setattr(floors, "find", lossy)
     with pytest.raises(pa.AnonError, match=r"'age' has \d+ null tuple"):
         pa.search(to_duckdb(df), WIDE, hs, 5, 0, progress=False)
 

@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
-from polars_anon._frames import present_labels
+from polars_anon.prepare.labels import present_labels
 
 ROOT = Path(__file__).resolve().parent.parent
 

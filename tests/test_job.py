@@ -151,3 +151,87 @@ def test_bad_job_files_are_refused_by_name(files: Path, edit, match: str) -> Non
     path.write_text(edit(path.read_text()))
     with pytest.raises(pa.ConfigError, match=match):
         pa.Job.from_toml(path).run()
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """A small table whose most general node meets every criterion below."""
+    pl.DataFrame(
+        {
+            "zip": ["53715", "53710", "53706", "53703"] * 3,
+            "disease": ["flu", "hiv", "cancer", "flu", "cancer", "hiv"] * 2,
+        }
+    ).write_csv(tmp_path / "small.csv")
+    return tmp_path
+
+
+def test_a_job_records_and_replays_every_criterion(small: Path) -> None:
+    """Every registered criterion class is written to the resolved job and
+    read back from it as the same criterion, and the job runs again."""
+    from polars_anon.criteria import TYPES
+    from polars_anon.jobs.criteria import criterion, criterion_spec
+
+    cats = [["hiv", "cancer"], ["flu"]]
+    examples = [
+        pa.PSensitive(2, "disease"),
+        pa.PPlusSensitive(2, "disease", cats),
+        pa.PAlphaSensitive(2, 0.5, "disease", cats),
+        pa.DistinctLDiversity(2, "disease"),
+        pa.EntropyLDiversity(1.5, "disease"),
+        pa.RecursiveCLDiversity(3.0, 2, "disease"),
+        pa.TCloseness(0.9, "disease"),
+    ]
+    # a criterion added to the registry needs an example here
+    assert {type(c) for c in examples} == set(TYPES.values())
+    for i, c in enumerate(examples):
+        job = pa.Job(
+            input=small / "small.csv",
+            quasi_identifiers=["zip"],
+            k=2,
+            output=small / f"out{i}.csv",
+            hierarchies={"zip": {"builder": "masking"}},
+            criteria=[criterion_spec(c)],
+            algorithm="mingen",
+        )
+        run = job.run()
+        resolved = pa.Job.from_toml(run.job_file)
+        assert [criterion(spec) for spec in resolved.criteria] == [c], type(c).__name__
+        assert resolved.levels == run.levels
+        again = resolved.run(write_job=False)
+        assert again.levels == run.levels and not again.searched
+        assert again.rows_released == run.rows_released
+
+
+def test_a_criterion_with_a_hierarchy_is_refused_by_name() -> None:
+    from polars_anon.jobs.criteria import criterion_spec
+
+    h = pa.Hierarchy.from_rows([["flu", "mild", "*"], ["hiv", "severe", "*"]])
+    with pytest.raises(pa.ConfigError, match="PPlusSensitive: its categories holds a Hierarchy"):
+        criterion_spec(pa.PPlusSensitive(1, "disease", (h, 1)))
+
+
+def test_a_run_prepares_its_table_once(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search, the release and its report read one prepared table:
+    the core problem over F0 is built once a run, searching or not."""
+    from polars_anon.prepare import encode
+
+    built: list[int] = []
+    problem = encode.Problem
+
+    def counted(*args: object) -> object:
+        built.append(1)
+        return problem(*args)
+
+    monkeypatch.setattr(encode, "Problem", counted)
+    job = pa.Job(
+        input=small / "small.csv",
+        quasi_identifiers=["zip"],
+        k=2,
+        output=small / "out.csv",
+        hierarchies={"zip": {"builder": "masking"}},
+        criteria=[{"type": "distinct_l", "l": 2, "attribute": "disease"}],
+    )
+    run = job.run()
+    assert len(built) == 1
+    pa.Job.from_toml(run.job_file).run(write_job=False)
+    assert len(built) == 2

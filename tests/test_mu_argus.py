@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
-from polars_anon._mu_argus import combinations
+from polars_anon.algorithms.mu_argus import combinations
 
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country"]
 
@@ -66,8 +66,8 @@ def test_tested_combinations_and_attributes_occur_k_times(
     for q in QIS:
         sizes = masked.drop_nulls(q).group_by(q).agg(pl.col(count).sum()).get_column(count)
         assert sizes.min() >= k, q  # type: ignore[operator]
-    from polars_anon._frames import prepare
-    from polars_anon._mu_argus import default_groups
+    from polars_anon.algorithms.mu_argus import default_groups
+    from polars_anon.prepare.f0 import prepare
 
     groups = default_groups(prepare(df, QIS, hs))
     for combo in combinations(groups, QIS):

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import polars_anon as pa
 from polars_anon import _core
+from polars_anon.prepare.f0 import prepare
 
 ANY = st.one_of(
     st.none(),
@@ -89,7 +90,7 @@ def test_core_criteria_on_a_problem(
 ) -> None:
     """The core's criteria made directly, with any numbers, checked on a real
     problem: a table that does not fit the data is an error, not a panic."""
-    prep = pa._frames.prepare(DF, QIS, HS, ["Disease"])
+    prep = prepare(DF, QIS, HS, ["Disease"])
     makers: list[Callable[[], Any]] = [
         lambda: _core.CoreCriterion.p_sensitive(a, 0),
         lambda: _core.CoreCriterion.p_plus_sensitive(a, 0, table),

@@ -15,7 +15,8 @@ from matplotlib.figure import Figure
 from nbclient import NotebookClient
 
 import polars_anon as pa
-from polars_anon._plot import COLOURS, MAX_DRAWN
+from polars_anon.plot.figure import COLOURS
+from polars_anon.plot.lattice import MAX_DRAWN
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 QIS = ["sex", "age", "race", "marital-status"]

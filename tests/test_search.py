@@ -260,7 +260,7 @@ def test_property_every_search_equals_brute_force(
 def test_progress_is_called_and_can_stop_a_long_search(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
 ) -> None:
-    from polars_anon._frames import prepare
+    from polars_anon.prepare.f0 import prepare
 
     df, hs = adult
     prep = prepare(df, list(pa.datasets.ADULT_QUASI_IDENTIFIERS), hs)
@@ -283,19 +283,19 @@ def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
     whatever integer type the ages come in (signed ones cross as values,
     others are cast), and whether the small table is a DataFrame or a
     LazyFrame (whose rows are read as they are)."""
-    from polars_anon import _frames
+    from polars_anon.prepare import f0
 
     df, hs = adult
     qis = ADULT[:5]
     with monkeypatch.context() as m:
-        m.setattr(_frames, "ROWS_IN_CORE", 1000)
-        scanned = _frames.prepare(df.lazy(), qis, hs)
+        m.setattr(f0, "ROWS_IN_CORE", 1000)
+        scanned = f0.prepare(df.lazy(), qis, hs)
         expect = pa.search(df.lazy(), qis, hs, 5, 0.01)
     assert scanned.grouped is not None and scanned.table is None
     ages = [pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.String]
     frames = [df.with_columns(pl.col("age").cast(t)) for t in ages]
     for data in [*frames, frames[0].lazy(), frames[-1].lazy()]:
-        prep = _frames.prepare(data, qis, hs)
+        prep = f0.prepare(data, qis, hs)
         assert prep.grouped is None and prep.table is not None  # the core grouped the rows
         assert (prep.problem.distinct, prep.problem.rows) == (
             scanned.problem.distinct,
@@ -320,16 +320,16 @@ def test_frames_above_the_row_limit_are_grouped_by_polars(
     """A DataFrame or LazyFrame with more rows than ``ROWS_IN_CORE`` takes
     Polars' group-by, with the same F0 and answers as when the core groups
     it; one of exactly ``ROWS_IN_CORE`` rows does not."""
-    from polars_anon import _frames
+    from polars_anon.prepare import f0
 
     df, hs = adult
     qis = ADULT[:4]
     for data in (df, df.lazy()):
-        monkeypatch.setattr(_frames, "ROWS_IN_CORE", df.height)
-        in_core = _frames.prepare(data, qis, hs)
+        monkeypatch.setattr(f0, "ROWS_IN_CORE", df.height)
+        in_core = f0.prepare(data, qis, hs)
         b = pa.search(data, qis, hs, 10, 0.02)
-        monkeypatch.setattr(_frames, "ROWS_IN_CORE", df.height - 1)
-        scanned = _frames.prepare(data, qis, hs)
+        monkeypatch.setattr(f0, "ROWS_IN_CORE", df.height - 1)
+        scanned = f0.prepare(data, qis, hs)
         a = pa.search(data, qis, hs, 10, 0.02)
         assert in_core.grouped is None and scanned.grouped is not None
         assert scanned.problem.distinct == in_core.problem.distinct

@@ -12,8 +12,7 @@ DataFrame and LazyFrame (registered on import)::
 
 from typing import TYPE_CHECKING, Any
 
-from polars_anon import datasets
-from polars_anon._api import check, generalize, incognito, mu_argus, search
+from polars_anon import _moved
 from polars_anon._core import (
     AnonError,
     ConfigError,
@@ -24,7 +23,10 @@ from polars_anon._core import (
     SearchTooLargeError,
     __version__,
 )
-from polars_anon._criteria import (
+from polars_anon._namespace import AnonFrame, AnonLazyFrame
+from polars_anon.api.check import check, generalize
+from polars_anon.api.search import incognito, mu_argus, search
+from polars_anon.criteria import (
     Criterion,
     DistinctLDiversity,
     EntropyLDiversity,
@@ -34,24 +36,40 @@ from polars_anon._criteria import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from polars_anon._frames import read_hierarchies
-from polars_anon._freqset import FrequencySet, frequency_set
-from polars_anon._local import LocalRecoding, local_recoding
-from polars_anon._namespace import AnonFrame, AnonLazyFrame
-from polars_anon._results import CRITERIA, CheckReport, MuArgusResult, SearchResult
-from polars_anon._risk import RiskReport, risk
+from polars_anon.inputs.counts import FrequencySet
+from polars_anon.inputs.hierarchies import read_hierarchies
+from polars_anon.reports.check import CheckReport
+from polars_anon.results.best import CRITERIA
+from polars_anon.results.search import SearchResult
 
 if TYPE_CHECKING:
-    from polars_anon import hierarchy
-    from polars_anon._job import Job, JobRun
+    from polars_anon import datasets, hierarchy
+    from polars_anon.api.counts import frequency_set
+    from polars_anon.api.local import local_recoding
+    from polars_anon.api.risk import risk
+    from polars_anon.jobs.job import Job, JobRun
+    from polars_anon.reports.risk import RiskReport
+    from polars_anon.results.local import LocalRecoding
+    from polars_anon.results.mu_argus import MuArgusResult
 
-# loaded on first use: the builders and job files are not needed to search,
-# and a fresh process's import time counts (bench/run.py --e2e)
+# loaded on first use: the data sets, builders, job files, risk, local
+# recoding, mu-Argus and frequency sets are not needed to search, and a
+# fresh process's import time counts (bench/run.py --e2e)
 _LAZY = {
+    "datasets": "polars_anon.datasets",
     "hierarchy": "polars_anon.hierarchy",
-    "Job": "polars_anon._job",
-    "JobRun": "polars_anon._job",
+    "frequency_set": "polars_anon.api.counts",
+    "MuArgusResult": "polars_anon.results.mu_argus",
+    "Job": "polars_anon.jobs.job",
+    "JobRun": "polars_anon.jobs.job",
+    "risk": "polars_anon.api.risk",
+    "RiskReport": "polars_anon.reports.risk",
+    "local_recoding": "polars_anon.api.local",
+    "LocalRecoding": "polars_anon.results.local",
 }
+
+# pickles of earlier releases name the modules of that layout
+_moved.install()
 
 
 def __getattr__(name: str) -> Any:
@@ -59,7 +77,9 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         module = importlib.import_module(_LAZY[name])
-        return module if name == "hierarchy" else getattr(module, name)
+        value = module if name in ("datasets", "hierarchy") else getattr(module, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'polars_anon' has no attribute {name!r}")
 
 

@@ -4,15 +4,22 @@ same parameters (a test compares the signatures)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_anon import _api, _risk
-from polars_anon._criteria import Criteria
-from polars_anon._frames import Hierarchies, Levels, Nulls
-from polars_anon._local import LocalRecoding, local_recoding
-from polars_anon._results import CheckReport, SearchResult
-from polars_anon._risk import RiskReport
+from polars_anon.api import check as api_check
+from polars_anon.api import search as api_search
+from polars_anon.criteria.base import Criteria
+from polars_anon.inputs.hierarchies import Hierarchies
+from polars_anon.inputs.nulls import Nulls
+from polars_anon.inputs.params import Levels
+from polars_anon.reports.check import CheckReport
+from polars_anon.results.search import SearchResult
+
+if TYPE_CHECKING:
+    from polars_anon.reports.risk import RiskReport
+    from polars_anon.results.local import LocalRecoding
 
 
 class _Anon:
@@ -30,7 +37,7 @@ class _Anon:
         nulls: Nulls = "error",
     ) -> CheckReport:
         """See `polars_anon.check`."""
-        return _api.check(
+        return api_check.check(
             self._frame,
             quasi_identifiers,
             k,
@@ -51,7 +58,10 @@ class _Anon:
         nulls: Nulls = "error",
     ) -> RiskReport:
         """See `polars_anon.risk`."""
-        return _risk.risk(
+        # imported on first use, as `polars_anon.risk` is
+        from polars_anon.api import risk as api_risk
+
+        return api_risk.risk(
             self._frame,
             quasi_identifiers,
             hierarchies=hierarchies,
@@ -72,7 +82,7 @@ class _Anon:
         nulls: Nulls = "error",
     ) -> pl.LazyFrame:
         """See `polars_anon.generalize`."""
-        out: pl.LazyFrame = _api.generalize(
+        out: pl.LazyFrame = api_check.generalize(
             self._frame,
             hierarchies,
             levels,
@@ -98,13 +108,13 @@ class _Anon:
         criteria: Criteria = None,
         infer_projections: bool = True,
         time_limit: float | None = None,
-        memory_budget: int = _api.DEFAULT_MEMORY_BUDGET,
+        memory_budget: int = api_search.DEFAULT_MEMORY_BUDGET,
         nulls: Nulls = "error",
         metric: str = "loss",
         seed: int = 0,
     ) -> SearchResult:
         """See `polars_anon.search`."""
-        return _api.search(
+        return api_search.search(
             self._frame,
             quasi_identifiers,
             hierarchies,
@@ -136,11 +146,11 @@ class _Anon:
         progress: bool = True,
         infer_projections: bool = True,
         time_limit: float | None = None,
-        memory_budget: int = _api.DEFAULT_MEMORY_BUDGET,
+        memory_budget: int = api_search.DEFAULT_MEMORY_BUDGET,
         nulls: Nulls = "error",
     ) -> SearchResult:
         """See `polars_anon.incognito`."""
-        return _api.incognito(
+        return api_search.incognito(
             self._frame,
             quasi_identifiers,
             hierarchies,
@@ -164,6 +174,9 @@ class _Anon:
         criteria: Criteria = None,
     ) -> LocalRecoding:
         """See `polars_anon.local_recoding`."""
+        # imported on first use, as `polars_anon.local_recoding` is
+        from polars_anon.api.local import local_recoding
+
         return local_recoding(self._frame, quasi_identifiers, hierarchies, k, criteria=criteria)
 
 

@@ -4,8 +4,11 @@ F0, the distinct values of the quasi-identifiers with their counts, computed
 where the data lives and brought back small; and the release, built there
 from the chosen levels. Each engine is one module with ``schema`` (its
 columns as a Polars schema), ``group`` (F0 as a Polars frame of native
-values and counts, nulls kept as a group) and ``release``; the engine is
-picked from the data's type, or named with ``engine=``."""
+values and counts, nulls kept as a group) and, where it holds rows,
+``marginals``, ``release`` and ``write`` (a release as Parquet or CSV);
+Polars groups and releases in `polars_anon.prepare` and
+`polars_anon.release`, and writes here. The engine is picked from the
+data's type (`engine_of`), or named with ``engine=``."""
 
 from __future__ import annotations
 
@@ -16,24 +19,21 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError
+from polars_anon.inputs.counts import FrequencySet
 
-ENGINES = ("polars", "duckdb", "spark", "counts")
+# engine -> the prefix of the module its data's type comes from (one line
+# per engine outside Polars); a table of any other type is read by Polars
+PREFIXES = {"duckdb": "duckdb", "spark": "pyspark"}
+ENGINES = ("polars", *PREFIXES, "counts")
 
 
 def engine_of(data: Any, engine: str | None = None) -> str:
     """The engine of `data`, or `engine` after checking it fits."""
-    from polars_anon._freqset import FrequencySet
-
     module = type(data).__module__
-    found = (
-        "counts"
-        if isinstance(data, FrequencySet)
-        else "duckdb"
-        if module.startswith("duckdb")
-        else "spark"
-        if module.startswith("pyspark")
-        else "polars"
-    )
+    if isinstance(data, FrequencySet):
+        found = "counts"
+    else:
+        found = next((e for e, p in PREFIXES.items() if module.startswith(p)), "polars")
     if engine not in (None, "auto") and engine != found:
         if engine not in ENGINES:
             raise ConfigError(f"unknown engine {engine!r}; expected one of {list(ENGINES)}")
@@ -42,15 +42,13 @@ def engine_of(data: Any, engine: str | None = None) -> str:
 
 
 def module(engine: str) -> ModuleType:
-    """The module of an engine that lives outside Polars."""
-    if engine not in ("duckdb", "spark"):
+    """The module of an engine."""
+    if engine not in ENGINES:
         raise ConfigError(f"engine {engine!r} has no module")
     return importlib.import_module(f"polars_anon.engines.{engine}")
 
 
 def schema(data: Any, engine: str) -> pl.Schema:
-    if engine == "counts":
-        return data.frame.drop(data.count).schema  # type: ignore[no-any-return]
     return module(engine).schema(data)  # type: ignore[no-any-return]
 
 
@@ -63,12 +61,7 @@ def group(
 ) -> pl.DataFrame:
     """F0 of `columns`: native values, nulls as a value, and `count` (UInt64);
     a column in `maps` grouped by its value's ``r`` there (``v`` -> ``r``,
-    both native, every value of the column listed: see `_floors`)."""
-    if engine == "counts":
-        if maps:
-            raise ConfigError("a frequency set is grouped as it was given")
-        frame = data.frame.rename({data.count: count})
-        return frame.group_by(columns).agg(pl.col(count).sum().cast(pl.UInt64))  # type: ignore[no-any-return]
+    both native, every value of the column listed: see `prepare.floors`)."""
     return module(engine).group(data, columns, count, maps or {})  # type: ignore[no-any-return]
 
 

@@ -8,6 +8,7 @@ handed back (a relation over that table) cannot change with its source."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -107,3 +108,21 @@ def release(
     by = ", ".join(_q(c) for c in [*qis, *sensitive])
     groups = _frame(released.aggregate(f"{by}, count(*) AS n", by))
     return released, groups
+
+
+def write(rel: Any, path: Path, separator: str) -> int:
+    """The release as Parquet or CSV (by `path`'s suffix); its rows."""
+    if path.suffix.lower() == ".parquet":
+        rel.write_parquet(str(path))
+    else:
+        rel.write_csv(str(path), sep=separator)
+    return int(rel.aggregate("count(*)").fetchall()[0][0])
+
+
+def read(path: Path, separator: str, encoding: str) -> Any:
+    """A CSV (with its separator) or Parquet file as a relation."""
+    import duckdb
+
+    if path.suffix.lower() == ".parquet":
+        return duckdb.read_parquet(str(path))
+    return duckdb.read_csv(str(path), sep=separator)

@@ -9,6 +9,8 @@ is handed back no longer reads the source, and its groups counted there."""
 
 from __future__ import annotations
 
+import codecs
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -142,3 +144,32 @@ def release(
     released = out.select(*columns).localCheckpoint(eager=True)
     groups = released.groupBy(*qis, *sensitive).agg(F.count(F.lit(1)).alias("n"))
     return released, _frame(groups)
+
+
+def write(df: Any, path: Path, separator: str) -> int:
+    """The release as a folder of Parquet or CSV parts (by `path`'s
+    suffix); its rows."""
+    writer = df.write.mode("overwrite")
+    if path.suffix.lower() == ".parquet":
+        writer.parquet(str(path))
+    else:
+        writer.option("header", True).option("sep", separator).csv(str(path))
+    return int(df.count())
+
+
+def read(path: Path, separator: str, encoding: str) -> Any:
+    """A CSV (with its separator and encoding) or Parquet file as a
+    DataFrame of the active session (or a local one)."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.getOrCreate()
+    if path.suffix.lower() == ".parquet":
+        return spark.read.parquet(str(path))
+    charset = codecs.lookup(encoding).name.replace("iso8859", "iso-8859")
+    return (
+        spark.read.option("header", True)
+        .option("sep", separator)
+        .option("encoding", charset)
+        .option("inferSchema", True)
+        .csv(str(path))
+    )

@@ -50,12 +50,22 @@ def finite(name: str, x: Any) -> float:
     return float(x)
 
 
+def option(help: str, parse: str | None = None, **kwargs: Any) -> Any:
+    """A builder's parameter as a dataclass field, with what the command
+    line says of it (`help`) and how it reads it (`parse`: ``"numbers"`` or
+    ``"names"``, comma-separated; else by the field's type)."""
+    return dataclasses.field(metadata={"help": help, "parse": parse}, **kwargs)
+
+
 class Spec:
     """A hierarchy builder's parameters. ``build(values)`` makes the hierarchy
     over exactly the distinct values given; ``to_json`` / `from_json` round
-    trip the spec (a job file records it so a release can be made again)."""
+    trip the spec (a job file records it so a release can be made again).
+    Each parameter is an `option`, so that the command line offers it."""
 
     builder: ClassVar[str]
+    # what the hierarchy is "of", as the command line says it
+    summary: ClassVar[str]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

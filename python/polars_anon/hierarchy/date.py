@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon.hierarchy._spec import Spec, as_text, sequence
+from polars_anon.hierarchy._spec import Spec, as_text, option, sequence
 
 LEVELS = ("hour", "day", "month", "quarter", "year", "decade", "century")
 
@@ -38,10 +38,15 @@ def _label(level: str) -> pl.Expr:
 
 @dataclass(frozen=True)
 class Date(Spec):
-    levels: tuple[str, ...] = ("month", "quarter", "year", "decade")
-    format: str | None = None
+    levels: tuple[str, ...] = option(
+        "some of hour,day,month,quarter,year,decade,century",
+        "names",
+        default=("month", "quarter", "year", "decade"),
+    )
+    format: str | None = option("strptime format of string dates", default=None)
 
     builder = "date"
+    summary = "calendar levels of dates and datetimes"
 
     def __post_init__(self) -> None:
         levels = tuple(sequence("levels", self.levels))

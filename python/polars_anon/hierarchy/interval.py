@@ -14,17 +14,18 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon.hierarchy._spec import Spec, as_text, finite, number, sequence
+from polars_anon.hierarchy._spec import Spec, as_text, finite, number, option, sequence
 
 
 @dataclass(frozen=True)
 class Interval(Spec):
-    widths: tuple[float, ...]
-    anchor: float = 0
-    bottom: float | None = None
-    top: float | None = None
+    widths: tuple[float, ...] = option("nested widths: 5,10,20", "numbers")
+    anchor: float = option("where bins start", default=0)
+    bottom: float | None = option("values below: one open bin", default=None)
+    top: float | None = option("values from here: one open bin", default=None)
 
     builder = "interval"
+    summary = "numeric ranges of nested widths"
 
     def __post_init__(self) -> None:
         widths = sequence("widths", self.widths)

@@ -2,7 +2,9 @@
 characters with ``char`` (53715, 5371*, 537**, ...; by default one more
 character a level until all are). With ``width``, shorter values are padded
 on the left with ``pad`` first (ZIP codes read as numbers, 2134 -> 02134), and
-a longer one is an error. The top is one ``char`` when lengths differ."""
+a longer one is an error. The top is one ``char``; a level that would mask
+every value whole (values of one length) is left out, as it would be a
+second top."""
 
 from __future__ import annotations
 
@@ -13,18 +15,21 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon._frames import as_int
-from polars_anon.hierarchy._spec import Spec, as_text
+from polars_anon.hierarchy._spec import Spec, as_text, option
+from polars_anon.inputs.params import as_int
 
 
 @dataclass(frozen=True)
 class Masking(Spec):
-    masked: tuple[int, ...] | None = None
-    char: str = "*"
-    width: int | None = None
-    pad: str = "0"
+    masked: tuple[int, ...] | None = option(
+        "characters masked per level: 1,2,3 (default: one more a level)", "numbers", default=None
+    )
+    char: str = option("the mask character", default="*")
+    width: int | None = option("pad values to this width", default=None)
+    pad: str = option("the padding character", default="0")
 
     builder = "masking"
+    summary = "right-to-left redaction (ZIP codes, phone prefixes)"
 
     def __post_init__(self) -> None:
         if self.masked is not None:
@@ -54,6 +59,11 @@ class Masking(Spec):
             texts = [v.rjust(self.width, self.pad) for v in leaves]
         longest = max(len(t) for t in texts)
         masked = self.masked or tuple(range(1, longest + 1))
+        # a level that masks every value whole is one value, as the top is:
+        # it and those above it give way to the top (`Spec.build` adds it)
+        lengths = {len(t) for t in texts}
+        if len(lengths) == 1:
+            masked = tuple(m for m in masked if m < longest)
         rows = []
         for leaf, t in zip(leaves, texts, strict=True):
             row = [leaf]

@@ -13,16 +13,17 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon._frames import as_int
-from polars_anon.hierarchy._spec import Spec, as_text, sequence
+from polars_anon.hierarchy._spec import Spec, as_text, option, sequence
+from polars_anon.inputs.params import as_int
 
 
 @dataclass(frozen=True)
 class Ordered(Spec):
-    order: tuple[str, ...]
-    sizes: tuple[int, ...]
+    order: tuple[str, ...] = option("every category, in order", "names")
+    sizes: tuple[int, ...] = option("group sizes per level: 2,2", "numbers")
 
     builder = "ordered"
+    summary = "groups of consecutive ordered categories"
 
     def __post_init__(self) -> None:
         order = tuple(str(v) for v in sequence("order", self.order))

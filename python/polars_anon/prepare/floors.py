@@ -15,15 +15,16 @@ counted where it is built, must be the checked ones."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from polars_anon import engines
 from polars_anon._core import AnonError, Hierarchy, Problem
-
-if TYPE_CHECKING:
-    from polars_anon._frames import Nulls
+from polars_anon.inputs.nulls import Nulls, null_as_value
+from polars_anon.inputs.params import check_k, max_suppressed
+from polars_anon.prepare.encode import hinted
+from polars_anon.prepare.labels import present_labels
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,6 @@ def find(
     """The floors of `qis` for k and `max_suppression` on the table `data`
     (None when it is empty: the caller says so). Nulls and values missing
     from a hierarchy raise here with the errors F0 would give."""
-    from polars_anon._frames import (
-        _null_as_value,
-        check_k,
-        hinted,
-        max_suppressed,
-    )
-
     margins = engines.marginals(data, where, qis, count)
     rows = int(margins[qis[0]].get_column(count).sum())
     if rows == 0:
@@ -96,7 +90,7 @@ def find(
         text = frame.get_column(q).cast(pl.String)
         counts = frame.get_column(count)
         if nulls == "value" and text.null_count():
-            text, with_null = _null_as_value(q, text, h)
+            text, with_null = null_as_value(q, text, h)
             assert with_null is not None
             h = with_null
         # the core encodes the values: nulls and unknown values are refused
@@ -129,8 +123,6 @@ def _representatives(
     """Each value (``v``), the value standing for its label at `level`
     (``r``: the least, as text, of the values under that label) and its
     tuples (``n``)."""
-    from polars_anon._frames import present_labels
-
     leaves, labels, _ = present_labels(h, level, text.unique())
     label = pl.DataFrame({"t": leaves, "label": labels})
     frame = pl.DataFrame({"v": native, "t": text, "n": counts})

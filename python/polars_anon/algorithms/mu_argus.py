@@ -31,7 +31,8 @@ from typing import Any, cast
 import polars as pl
 
 from polars_anon._core import ConfigError, SearchOutcome, SearchStats
-from polars_anon._frames import Prepared, generalization_exprs
+from polars_anon.prepare.prepared import Prepared
+from polars_anon.release.exprs import generalization_exprs
 
 GROUPS = ("identifying", "more", "most")
 Policy = Callable[[dict[str, int], pl.DataFrame], "str | None"]

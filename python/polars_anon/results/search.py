@@ -1,12 +1,10 @@
-"""Result objects: small, frozen, readable in a terminal and in a notebook."""
+"""A search's answer: every anonymous node with its figures, the minimal
+ones, the preferred one (`best`), and the release of any of them (`apply`)."""
 
 from __future__ import annotations
 
-import operator
-import textwrap
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
@@ -18,153 +16,15 @@ from polars_anon._core import (
     SearchOutcome,
     SearchStats,
 )
-from polars_anon._criteria import Criterion, specs
-from polars_anon._frames import fresh_name, max_suppressed, prepare
-from polars_anon._freqset import FrequencySet
-from polars_anon._release import generalize_prepared
-from polars_anon._risk import RiskReport, report
-
-if TYPE_CHECKING:
-    from polars_anon._frames import Prepared
-    from polars_anon._mu_argus import MuArgus
-
-CRITERIA = (
-    "min_loss",
-    "min_height",
-    "min_relative_distance",
-    "max_distribution",
-    "min_suppression",
-    "max_precision",
-    "min_discernibility",
-)
-
-
-def _bound(q: str, b: int | tuple[int, int]) -> tuple[int, int]:
-    """A bound on a quasi-identifier's level: an int (at most) or (low, high)."""
-    try:
-        lo, hi = (0, operator.index(b)) if not isinstance(b, tuple) else map(operator.index, b)
-    except (TypeError, ValueError):
-        raise ConfigError(
-            f"bounds for '{q}' must be a level (int) or a (low, high) pair of levels, got {b!r}"
-        ) from None
-    if lo < 0 or hi < lo:
-        raise ConfigError(
-            f"bounds for '{q}' must satisfy 0 <= low <= high, got low = {lo}, high = {hi}"
-        )
-    return lo, hi
-
-
-def _table_html(title: str, rows: list[tuple[str, Any]]) -> str:
-    # imported here: html.entities is ~1 ms of a fresh import, for notebooks only
-    import html
-
-    body = "".join(
-        f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-        f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
-        for k, v in rows
-    )
-    return f"<div><strong>{html.escape(title)}</strong><table>{body}</table></div>"
-
-
-# plain-text reports wrap at this width, as a terminal shows them
-WIDTH = 100
-
-
-def _levels_text(levels: Mapping[str, int]) -> str:
-    return "  ".join(f"{q}={lvl}" for q, lvl in levels.items())
-
-
-def _aligned(title: str, rows: list[tuple[str, Any]]) -> str:
-    """`title`, then one label and value a row, the values aligned and wrapped
-    under themselves; a value of several lines (a table) starts on its own."""
-    width = max(len(k) for k, _ in rows)
-    lines = [title]
-    for k, v in rows:
-        text = str(v)
-        if "\n" in text:
-            lines.append(f"  {k}")
-            lines += ["    " + line for line in text.splitlines()]
-            continue
-        wrapped = textwrap.wrap(
-            text, WIDTH - width - 4, break_long_words=False, break_on_hyphens=False
-        ) or [""]
-        lines.append(f"  {k:<{width}}  {wrapped[0]}")
-        lines += [" " * (width + 4) + more for more in wrapped[1:]]
-    return "\n".join(lines)
-
-
-@dataclass(frozen=True, repr=False)
-class CheckReport:
-    """What `check` found for one generalization of a table."""
-
-    k: int
-    quasi_identifiers: list[str]
-    levels: dict[str, int]
-    rows: int
-    groups: int
-    min_group_size: int
-    suppressed: int
-    max_suppression: int
-    k_anonymous: bool
-    height: int
-    precision: float
-    discernibility: float
-    cavg: float
-    distortion: float
-    loss: float
-    group_sizes: pl.DataFrame = field(repr=False)
-    criteria: list[str] = field(default_factory=list)
-    # the sizes of the groups released (not suppressed), one per group
-    released_sizes: pl.Series = field(default_factory=lambda: pl.Series([], dtype=pl.UInt64))
-
-    def risk(self, population: int | float | None = None, threshold: float = 0.2) -> RiskReport:
-        """The re-identification risk of the table as these levels release it
-        (the suppressed groups left out). ``population``: the number of records
-        of the population the table is a sample of (None: the table is the
-        population); for a population table, use `polars_anon.risk` on the
-        release."""
-        if isinstance(population, (pl.DataFrame, pl.LazyFrame)):
-            raise ConfigError(
-                "CheckReport.risk takes a population size; for a population table call "
-                "polars_anon.risk(release, quasi_identifiers, population=table)"
-            )
-        return report(
-            self.quasi_identifiers, self.levels, self.released_sizes, threshold, population
-        )
-
-    def plot_group_sizes(self) -> Any:
-        """A histogram of the groups' sizes, before and after suppression, with k
-        marked (a matplotlib Figure; needs the ``plot`` extra)."""
-        from polars_anon._plot import group_sizes
-
-        return group_sizes(self)
-
-    def _rows(self) -> list[tuple[str, Any]]:
-        return [
-            ("k-anonymous" + (" and criteria met" if self.criteria else ""), self.k_anonymous),
-            ("k", self.k),
-            *([("criteria", "; ".join(self.criteria))] if self.criteria else []),
-            ("levels", _levels_text(self.levels)),
-            ("rows", self.rows),
-            ("groups", self.groups),
-            ("smallest group", self.min_group_size),
-            ("suppressed (in groups < k)", f"{self.suppressed} (allowed {self.max_suppression})"),
-            ("height", self.height),
-            ("precision (Prec)", round(self.precision, 4)),
-            ("discernibility (DM)", self.discernibility),
-            ("normalized avg group size (CAVG)", round(self.cavg, 4)),
-            ("distortion ratio", round(self.distortion, 4)),
-            ("loss (ARX)", round(self.loss, 4)),
-        ]
-
-    def __str__(self) -> str:
-        return _aligned("CheckReport", self._rows())
-
-    def __repr__(self) -> str:
-        return str(self)
-
-    def _repr_html_(self) -> str:
-        return _table_html("CheckReport", self._rows())
+from polars_anon.criteria.base import Criterion, specs
+from polars_anon.inputs.counts import FrequencySet
+from polars_anon.inputs.frames import fresh_name
+from polars_anon.inputs.params import max_suppressed
+from polars_anon.prepare.f0 import prepare
+from polars_anon.prepare.prepared import Prepared
+from polars_anon.release.build import generalize_prepared
+from polars_anon.reports.render import aligned, table_html
+from polars_anon.results import best
 
 
 class SearchResult:
@@ -341,9 +201,20 @@ class SearchResult:
         anonymous / anonymous / minimal / chosen (by ``criterion``); a large
         lattice is summarised by height (a matplotlib Figure; needs the
         ``plot`` extra)."""
-        from polars_anon._plot import lattice
+        from polars_anon.plot.lattice import lattice
 
-        return lattice(self, criterion)
+        chosen = (
+            tuple(self.best(criterion)[q] for q in self.quasi_identifiers) if self._nodes else None
+        )
+        return lattice(
+            self._prep.problem.heights,
+            self.quasi_identifiers,
+            self._nodes,
+            self._minimal_nodes,
+            chosen,
+            self.k,
+            self.complete,
+        )
 
     def plot_tradeoff(
         self, metric: str = "loss", against: str = "risk", criterion: str = "min_loss"
@@ -352,9 +223,19 @@ class SearchResult:
         the release's average prosecutor risk (``against="risk"``) or its share
         of suppressed records (``"suppression"``), the node ``criterion``
         picks marked (a matplotlib Figure; needs the ``plot`` extra)."""
-        from polars_anon._plot import tradeoff
+        from polars_anon.plot.tradeoff import tradeoff
 
-        return tradeoff(self, metric, against, criterion)
+        return tradeoff(
+            self.anonymous,
+            self.quasi_identifiers,
+            self.column,
+            self._prep.rows,
+            self.k,
+            self.best,
+            metric,
+            against,
+            criterion,
+        )
 
     @property
     def minimal(self) -> pl.DataFrame:
@@ -388,14 +269,23 @@ class SearchResult:
         order (lowest first), so the answer is deterministic.
         """
         qis = self.quasi_identifiers
-        if criterion not in CRITERIA:
-            raise ConfigError(f"unknown criterion {criterion!r}; expected one of {CRITERIA}")
+        if criterion not in best.CRITERIA:
+            raise ConfigError(f"unknown criterion {criterion!r}; expected one of {best.CRITERIA}")
         weights = dict(weights or {})
         bad = sorted(set(weights) - set(qis)) + sorted(set(bounds or {}) - set(qis))
         if bad:
             raise ConfigError(f"weights/bounds name unknown quasi-identifier(s) {bad}")
         if not self._nodes:
-            raise NotAnonymousError(self._nothing_found())
+            raise NotAnonymousError(
+                best.nothing_found(
+                    self.k,
+                    self.complete,
+                    bool(self.criteria),
+                    self.suppression,
+                    self.quasi_identifiers,
+                    self._prep.problem.heights,
+                )
+            )
         # the criteria that rank nodes by their levels need the nodes' other
         # figures only to break ties: those are evaluated for the tied nodes
         # alone (every anonymous node's figures cost 3x cup's search at 5%)
@@ -410,30 +300,18 @@ class SearchResult:
             )
             frame = frame.with_columns(pl.Series(loss_col, loss, dtype=pl.Float64))
         for q, b in (bounds or {}).items():
-            lo, hi = _bound(q, b)
+            lo, hi = best.bound(q, b)
             frame = frame.filter(pl.col(q).is_between(lo, hi))
         if frame.is_empty():
             raise NotAnonymousError(
                 f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
             )
-        heights = self._prep.problem.heights
-        weighted = pl.sum_horizontal([pl.col(q) * w[i] for i, q in enumerate(qis)])
-        relative = pl.sum_horizontal(
-            [pl.col(q) * (w[i] / heights[i]) for i, q in enumerate(qis) if heights[i] > 0]
-            or [pl.lit(0.0)]
+        order, descending = best.key(
+            criterion, qis, w, self._prep.problem.heights, self.column, loss_col
         )
-        key, descending = {
-            "min_loss": (pl.col(loss_col).round(12), False),
-            "min_height": (weighted, False),
-            "min_relative_distance": (relative.round(12), False),
-            "max_distribution": (pl.col(self.column("groups")), True),
-            "min_suppression": (pl.col(self.column("suppressed")), False),
-            "max_precision": (pl.col(self.column("precision")).round(12), True),
-            "min_discernibility": (pl.col(self.column("discernibility")), False),
-        }[criterion]
         sort_key = fresh_name("__key", frame.columns)
         height, suppressed = self.column("height"), self.column("suppressed")
-        frame = frame.with_columns(key.alias(sort_key))
+        frame = frame.with_columns(order.alias(sort_key))
         if by_levels:
             # the nodes tied on the key and height, with their suppressed
             # tuples: the rest of the order below
@@ -464,25 +342,6 @@ class SearchResult:
             q: pl.Series(q, [n[i] for n in nodes], dtype=pl.Int32)
             for i, q in enumerate(self.quasi_identifiers)
         }
-
-    def _nothing_found(self) -> str:
-        """Why there is no answer, in the user's terms."""
-        what = "complete search" if self.complete else "search"
-        msg = f"the {what} found no {self.k}-anonymous generalization"
-        if self.criteria:
-            msg += " meeting the criteria"
-        msg += f" with max_suppression = {self.suppression!r}"
-        flat = [
-            q
-            for q, h in zip(self.quasi_identifiers, self._prep.problem.heights, strict=True)
-            if h == 0
-        ]
-        if flat:
-            msg += (
-                f"; quasi-identifier(s) {flat} have no hierarchy (or one of height 0) and "
-                "cannot be generalized: give them a hierarchy, or allow more suppression"
-            )
-        return msg
 
     def apply(
         self,
@@ -516,109 +375,16 @@ class SearchResult:
         )
 
     def _rows(self) -> list[tuple[str, Any]]:
-        s = self.stats
-        name = self.algorithm + (f" ({self.variant})" if self.variant else "")
-        return [
-            ("algorithm", name),
-            *([("chosen because", self.reason)] if self.reason else []),
-            *(
-                [
-                    (
-                        "optimum",
-                        f"{self.metric}: "
-                        + ("proven" if self.proven_optimal else "not proven (best found)"),
-                    )
-                ]
-                if not self.complete
-                else []
-            ),
-            ("k", self.k),
-            *([("criteria", "; ".join(map(repr, self.criteria)))] if self.criteria else []),
-            ("max suppression", self.max_suppression),
-            ("quasi-identifiers", ", ".join(self.quasi_identifiers)),
-            *(
-                [("stopped", f"{self.stopped}: the nodes below are those confirmed so far")]
-                if self.stopped
-                else []
-            ),
-            (
-                "anonymous generalizations",
-                len(self._nodes) if self.complete else f"{len(self._nodes)} (of those evaluated)",
-            ),
-            (
-                f"minimal ({min(5, len(self._minimal_nodes))} of {len(self._minimal_nodes)})",
-                self._minimal_table(5),
-            ),
-            (
-                "nodes checked / marked / projected",
-                f"{s.nodes_checked} / {s.nodes_marked} / {s.nodes_projected}",
-            ),
-            ("table scans", s.table_scans),
-            *self._floor_rows(),
-            ("time (ms)", round(s.phase_ms.get("total", 0.0), 1)),
-        ]
-
-    def _floor_rows(self) -> list[tuple[str, Any]]:
-        """Where F0 was grouped at floor levels (DuckDB, Spark): which, and
-        its rows, so that a user sees why no node below them is listed."""
         floors = self._prep.floors
-        if floors is None:
-            return []
-        raised = [f"{q} {f}" for q, f in zip(self.quasi_identifiers, floors[0], strict=True) if f]
-        return [
-            (
-                "frequency set at floor levels",
-                f"{', '.join(raised)} ({self._prep.problem.distinct:,} rows)",
-            )
-        ]
+        # F0's rows at the floors, where it was grouped there
+        at = None if floors is None else (floors[0], self._prep.problem.distinct)
+        # imported here: only a result that is shown needs it
+        from polars_anon.results import summary
 
-    def _minimal_table(self, most: int) -> str:
-        """The first `most` minimal nodes' levels as a small table."""
-        if not self._minimal_nodes:
-            return "none"
-        qis = self.quasi_identifiers
-        rows = self._minimal_nodes[:most]
-        frame = pl.DataFrame({q: [n[i] for n in rows] for i, q in enumerate(qis)})
-        with pl.Config(
-            tbl_hide_dataframe_shape=True,
-            tbl_hide_column_data_types=True,
-            tbl_width_chars=WIDTH - 6,
-            tbl_cols=-1,
-        ):
-            return str(frame)
+        return summary.rows(self, self._nodes, self._minimal_nodes, at)
 
     def __repr__(self) -> str:
-        return _aligned("SearchResult", self._rows())
+        return aligned("SearchResult", self._rows())
 
     def _repr_html_(self) -> str:
-        return _table_html("SearchResult", self._rows())
-
-
-class MuArgusResult(SearchResult):
-    """mu-Argus's answer: its one node in ``anonymous`` (with the metrics of
-    releasing it with tuple suppression, which `apply` does, checked), and
-    ``mu_argus``: the k its own cell-suppressed output reaches (``k_reached``,
-    below k when the untested combinations leave small groups), the cells it
-    suppressed, and that output (``mu_argus.masked``)."""
-
-    __slots__ = ("mu_argus",)
-    mu_argus: MuArgus
-
-    def _rows(self) -> list[tuple[str, Any]]:
-        m = self.mu_argus
-        rows = super()._rows()
-        return [
-            *rows[:2],
-            ("levels", _levels_text(m.levels)),
-            (
-                "k reached (cells suppressed)",
-                f"{m.k_reached} of k = {self.k}"
-                + (" (not k-anonymous)" if m.k_reached < self.k else ""),
-            ),
-            (
-                "cells suppressed",
-                f"{m.cells_suppressed} in {m.records_with_a_suppressed_cell} records "
-                f"(loss with them: {m.loss:.4f})",
-            ),
-            *rows[2:],
-        ]
+        return table_html("SearchResult", self._rows())

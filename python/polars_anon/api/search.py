@@ -1,49 +1,44 @@
-"""The typed functional API; the ``anon`` namespaces wrap these."""
+"""The searches of the lattice: `search` (any algorithm, or the one the
+lattice's size calls for), `incognito` and `mu_argus`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
-from polars_anon import engines
 from polars_anon._core import ALGORITHMS, ConfigError
-from polars_anon._criteria import Criteria, listed, sensitive_of, specs
-from polars_anon._frames import (
-    Hierarchies,
-    Levels,
-    Nulls,
-    as_int,
-    as_lazy,
-    check_k,
-    group_frame,
-    max_suppressed,
-    prepare,
-    resolve_hierarchies,
-)
-from polars_anon._progress import SearchProgress
-from polars_anon._release import generalize_prepared
-from polars_anon._results import CheckReport, MuArgusResult, SearchResult
+from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
+from polars_anon.inputs.hierarchies import Hierarchies
+from polars_anon.inputs.nulls import Nulls
+from polars_anon.inputs.params import as_int, check_k, max_suppressed
+from polars_anon.prepare.f0 import prepare
+from polars_anon.prepare.prepared import Prepared
+from polars_anon.results.search import SearchResult
 
 if TYPE_CHECKING:
-    from polars_anon._mu_argus import Policy
+    from polars_anon.algorithms.mu_argus import Policy
+    from polars_anon.results.mu_argus import MuArgusResult
 
 # algorithm -> its variants, the default first (the core's registry)
 VARIANTS: dict[str, list[str]] = dict(ALGORITHMS)
 
+
 # what a search may hold by default: safe on a laptop
 DEFAULT_MEMORY_BUDGET = 2 << 30
+
 
 # algorithm="auto": the complete search up to this many lattice nodes, the
 # optimal search up to AUTO_OPTIMAL, the heuristic beyond (bench/wide.py and
 # bench/README.md: the complete search's time and memory follow the lattice;
 # the optimal search's follow the nodes below the optimum)
 AUTO_COMPLETE = 1_000_000
+
 AUTO_OPTIMAL = 10**8
+
 
 # the heuristic's time limit when none is given (seconds)
 HEURISTIC_SECONDS = 10.0
+
 METRICS = ("loss", "height", "precision")
 
 
@@ -83,128 +78,6 @@ def _bytes(memory_budget: Any) -> int:
     if n < 0:
         raise ConfigError(f"memory_budget must be a number of bytes >= 0, got {n}")
     return min(n, 2**64 - 1)
-
-
-def check(
-    data: Any,
-    quasi_identifiers: Sequence[str],
-    k: int,
-    hierarchies: Hierarchies | None = None,
-    levels: Levels | None = None,
-    max_suppression: int | float = 0,
-    criteria: Criteria = None,
-    nulls: Nulls = "error",
-) -> CheckReport:
-    """Is ``data`` k-anonymous w.r.t. ``quasi_identifiers`` generalized to ``levels``?
-
-    Tuples in groups smaller than ``k`` (or failing one of ``criteria``, the
-    sensitive-attribute models such as `PSensitive` or `TCloseness`) count as
-    suppressed; the table passes when they are at most ``max_suppression`` (an int:
-    tuples; a float in [0, 1): a fraction of the rows).
-
-    >>> import polars as pl
-    >>> df = pl.DataFrame({"zip": ["53715", "53715", "53703"]})
-    >>> r = check(df, ["zip"], k=2)
-    >>> r.k_anonymous, r.min_group_size, r.suppressed
-    (False, 1, 1)
-    >>> check(df, ["zip"], k=2, max_suppression=1).k_anonymous
-    True
-    """
-    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
-    k = check_k(k, prep.rows)
-    max_sup = max_suppressed(max_suppression, prep.rows)
-    lv = prep.levels(levels)
-    model = specs(criteria, prep.sensitive_values, feasible=False)
-    m = prep.problem.evaluate(lv, k, "auto", model)
-    groups = group_frame(prep, lv)
-    counts = groups.get_column("n").alias("count")
-    # the groups to leave out of the released sizes (none to look for when
-    # nothing is suppressed)
-    dropped = prep.problem.suppressed_groups(lv, k, model) if m.suppressed else []
-    if dropped:
-        keys = [f"q{i}" for i in range(len(lv))]
-        drop = pl.DataFrame(
-            {q: pl.Series([g[i] for g in dropped], dtype=pl.UInt32) for i, q in enumerate(keys)}
-        )
-        groups = groups.join(drop, on=keys, how="anti")
-    sizes = (
-        counts.value_counts(name="groups")
-        .rename({"count": "size"})
-        .sort("size")
-        .with_columns(pl.col("groups").cast(pl.UInt64))
-    )
-    return CheckReport(
-        k=k,
-        quasi_identifiers=list(prep.quasi_identifiers),
-        levels=dict(zip(prep.quasi_identifiers, lv, strict=True)),
-        rows=prep.rows,
-        groups=m.groups,
-        min_group_size=m.min_group_size,
-        suppressed=m.suppressed,
-        max_suppression=max_sup,
-        k_anonymous=m.suppressed <= max_sup,
-        height=m.height,
-        precision=m.precision,
-        discernibility=m.discernibility,
-        cavg=m.cavg,
-        distortion=m.distortion,
-        loss=m.loss,
-        group_sizes=sizes,
-        criteria=[repr(c) for c in listed(criteria)],
-        released_sizes=groups.get_column("n"),
-    )
-
-
-def generalize(
-    data: Any,
-    hierarchies: Hierarchies,
-    levels: Levels,
-    k: int | None = None,
-    max_suppression: int | float = 0,
-    quasi_identifiers: Sequence[str] | None = None,
-    criteria: Criteria = None,
-    nulls: Nulls = "error",
-) -> Any:
-    """Replace each quasi-identifier by its label at ``levels`` (a mapping from column
-    to level); with ``k``, drop the tuples of groups smaller than k, failing if that
-    is more than ``max_suppression``. With ``criteria``, the groups failing them are
-    suppressed too. The result is still lazy; other columns pass through untouched,
-    and a column at level 0 keeps its values and dtype.
-
-    The quasi-identifiers are ``quasi_identifiers``, or else every column of the data
-    with a hierarchy (and any column ``levels`` names); one missing from ``levels``
-    stays at level 0 and is checked with the others.
-
-    >>> import polars as pl
-    >>> from polars_anon import datasets
-    >>> lf, hs = datasets.patients()
-    >>> out = generalize(lf, hs, {"Birthdate": 1, "Sex": 1}, k=2).collect()
-    >>> out.get_column("Sex").unique().to_list(), out.height
-    (['Person'], 6)
-    """
-    hs = resolve_hierarchies(hierarchies)
-    if quasi_identifiers is None:
-        if not isinstance(levels, Mapping):
-            raise TypeError(
-                "levels must be a mapping of column to level, or pass quasi_identifiers"
-            )
-        where = engines.engine_of(data)
-        schema = (
-            as_lazy(data).collect_schema() if where == "polars" else engines.schema(data, where)
-        )
-        columns = schema.names()
-        sensitive = set(sensitive_of(criteria))
-        quasi_identifiers = [c for c in columns if c in hs and c not in sensitive]
-        quasi_identifiers += [str(c) for c in levels if c not in quasi_identifiers]
-    prep = prepare(
-        data,
-        quasi_identifiers,
-        hs,
-        sensitive_of(criteria),
-        nulls,
-        floors_for=(k, max_suppression),
-    )
-    return generalize_prepared(prep, prep.levels(levels), k, max_suppression, criteria)
 
 
 def search(
@@ -299,6 +172,34 @@ def search(
         if variant is not None or criteria:
             raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
         return mu_argus(data, quasi_identifiers, hierarchies, k, max_suppression, nulls=nulls)
+    variant, seed = _options(algorithm, variant, metric, seed)
+    # Off Polars, F0 at each attribute's lowest useful level (`prepare.floors`):
+    # exact for every search but Datafly, whose path starts at the leaves.
+    floors = None if algorithm == "datafly" else (k, max_suppression)
+    prep = prepare(
+        data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
+    )
+    return searched(
+        prep,
+        k,
+        max_suppression,
+        algorithm,
+        variant,
+        engine,
+        trace,
+        progress,
+        criteria,
+        infer_projections,
+        time_limit,
+        memory_budget,
+        metric,
+        seed,
+    )
+
+
+def _options(algorithm: str, variant: str | None, metric: str, seed: Any) -> tuple[str | None, int]:
+    """A search's algorithm and metric checked, its variant (None: the
+    algorithm's default) and its seed."""
     if algorithm != "auto" and algorithm not in VARIANTS:
         raise ConfigError(
             f"unknown algorithm {algorithm!r}; expected one of {['auto', 'mu_argus', *VARIANTS]}"
@@ -308,37 +209,59 @@ def search(
     seed = as_int("seed", seed)
     if not 0 <= seed < 2**64:
         raise ConfigError(f"seed must be an integer in [0, 2^64), got {seed}")
-    reason = None
-    # Off Polars, F0 at each attribute's lowest useful level (`_floors`):
-    # exact for every search but Datafly, whose path starts at the leaves.
-    floors = None if algorithm == "datafly" else (k, max_suppression)
-    if algorithm == "auto":
-        if variant is not None:
-            raise ConfigError("algorithm='auto' takes no variant; name the algorithm")
-        prep = prepare(
-            data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
-        )
-        algorithm, reason = _auto(prep.problem.heights)
-    else:
-        prep = None
+    if algorithm != "auto":
+        variant = _variant(algorithm, variant)
+    elif variant is not None:
+        raise ConfigError("algorithm='auto' takes no variant; name the algorithm")
+    return variant, seed
+
+
+def _variant(algorithm: str, variant: str | None) -> str | None:
+    """`variant` of `algorithm` after checking it has it; None: its default."""
     variants = VARIANTS[algorithm]
     if variant is None:
-        variant = variants[0] if variants else None
-    elif variant not in variants:
+        return variants[0] if variants else None
+    if variant not in variants:
         raise ConfigError(
             f"algorithm {algorithm!r} has no variant {variant!r}; expected one of {variants}"
         )
-    if prep is None:
-        prep = prepare(
-            data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
-        )
+    return variant
+
+
+def searched(
+    prep: Prepared,
+    k: int,
+    max_suppression: int | float = 0,
+    algorithm: str = "auto",
+    variant: str | None = None,
+    engine: str = "auto",
+    trace: bool = False,
+    progress: bool = True,
+    criteria: Criteria = None,
+    infer_projections: bool = True,
+    time_limit: float | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    metric: str = "loss",
+    seed: int = 0,
+) -> SearchResult:
+    """`search` of a prepared table (`search` prepares it for the model: at
+    floor levels off Polars, except for Datafly)."""
+    variant, seed = _options(algorithm, variant, metric, seed)
+    reason = None
+    if algorithm == "auto":
+        algorithm, reason = _auto(prep.problem.heights)
+        variant = _variant(algorithm, None)
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     model = specs(criteria, prep.sensitive_values)
     seconds = _seconds(time_limit)
     if algorithm == "heuristic" and seconds is None:
         seconds = HEURISTIC_SECONDS
-    bar = SearchProgress(f"polars-anon {algorithm}") if progress else None
+    bar = None
+    if progress:
+        from polars_anon.api.progress import SearchProgress
+
+        bar = SearchProgress(f"polars-anon {algorithm}")
     try:
         raw = prep.problem.search(
             algorithm,
@@ -373,7 +296,7 @@ def mu_argus(
     policy: Policy | None = None,
     nulls: Nulls = "error",
 ) -> MuArgusResult:
-    """mu-Argus (the seed's heuristic; see `polars_anon._mu_argus`): one node
+    """mu-Argus (the seed's heuristic; see `polars_anon.algorithms.mu_argus`): one node
     and its own cell-suppressed output, which may fail k-anonymity.
 
     ``groups`` maps quasi-identifiers to ``"identifying"``, ``"more"`` or
@@ -391,12 +314,25 @@ def mu_argus(
     True
     """
     prep = prepare(data, quasi_identifiers, hierarchies, (), nulls)
+    return mu_argus_prepared(prep, k, max_suppression, groups, policy)
+
+
+def mu_argus_prepared(
+    prep: Prepared,
+    k: int,
+    max_suppression: int | float = 0,
+    groups: Mapping[str, str] | None = None,
+    policy: Policy | None = None,
+) -> MuArgusResult:
+    """`mu_argus` on a prepared table (of raw values: no floors)."""
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
+    # imported here: mu-Argus is not needed to search, and a fresh
+    # process's import time counts (bench/run.py --e2e)
+    from polars_anon.algorithms.mu_argus import run
+    from polars_anon.results.mu_argus import MuArgusResult
 
-    from polars_anon import _mu_argus
-
-    own, raw = _mu_argus.run(prep, k, max_sup, groups, policy)
+    own, raw = run(prep, k, max_sup, groups, policy)
     result = MuArgusResult(prep, raw, "mu_argus", None, k, max_suppression)
     object.__setattr__(result, "mu_argus", own)
     return result

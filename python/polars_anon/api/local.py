@@ -3,42 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
 from polars_anon import _core
 from polars_anon._core import ConfigError, MissingValueError
-from polars_anon._criteria import Criteria, sensitive_of, specs
-from polars_anon._frames import (
-    Hierarchies,
-    as_lazy,
-    check_k,
-    encode_values,
-    resolve_hierarchies,
-)
-
-
-@dataclass(frozen=True)
-class LocalRecoding:
-    """A locally recoded table: each quasi-identifier cell holds its value's label
-    at the level the algorithm left it (``levels`` says which), so one column may
-    mix levels."""
-
-    data: pl.DataFrame = field(repr=False)
-    levels: pl.DataFrame = field(repr=False)
-    groups: int
-    distortion_ratio: float
-
-    def __repr__(self) -> str:
-        return (
-            f"LocalRecoding(rows={self.data.height}, groups={self.groups}, "
-            f"distortion_ratio={self.distortion_ratio:.4f})"
-        )
-
-    def _repr_html_(self) -> str:
-        return f"<pre>{self!r}</pre>" + self.data.head(10)._repr_html_()
+from polars_anon.criteria.base import Criteria, sensitive_of, specs
+from polars_anon.inputs.frames import as_lazy
+from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
+from polars_anon.inputs.params import check_k
+from polars_anon.prepare.encode import encode_values
+from polars_anon.results.local import LocalRecoding
 
 
 def local_recoding(

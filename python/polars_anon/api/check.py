@@ -1,0 +1,153 @@
+"""The checks of one generalization: `check` (is it k-anonymous?) and
+`generalize` (its release)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from polars_anon import engines
+from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
+from polars_anon.inputs.frames import as_lazy
+from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
+from polars_anon.inputs.nulls import Nulls
+from polars_anon.inputs.params import Levels, check_k, max_suppressed
+from polars_anon.prepare.f0 import prepare
+from polars_anon.prepare.prepared import Prepared, group_frame
+from polars_anon.release.build import generalize_prepared
+from polars_anon.reports.check import CheckReport
+
+
+def check(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    k: int,
+    hierarchies: Hierarchies | None = None,
+    levels: Levels | None = None,
+    max_suppression: int | float = 0,
+    criteria: Criteria = None,
+    nulls: Nulls = "error",
+) -> CheckReport:
+    """Is ``data`` k-anonymous w.r.t. ``quasi_identifiers`` generalized to ``levels``?
+
+    Tuples in groups smaller than ``k`` (or failing one of ``criteria``, the
+    sensitive-attribute models such as `PSensitive` or `TCloseness`) count as
+    suppressed; the table passes when they are at most ``max_suppression`` (an int:
+    tuples; a float in [0, 1): a fraction of the rows).
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"zip": ["53715", "53715", "53703"]})
+    >>> r = check(df, ["zip"], k=2)
+    >>> r.k_anonymous, r.min_group_size, r.suppressed
+    (False, 1, 1)
+    >>> check(df, ["zip"], k=2, max_suppression=1).k_anonymous
+    True
+    """
+    prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
+    return check_prepared(prep, k, levels, max_suppression, criteria)
+
+
+def check_prepared(
+    prep: Prepared,
+    k: int,
+    levels: Levels | None = None,
+    max_suppression: int | float = 0,
+    criteria: Criteria = None,
+) -> CheckReport:
+    """`check` of a prepared table."""
+    k = check_k(k, prep.rows)
+    max_sup = max_suppressed(max_suppression, prep.rows)
+    lv = prep.levels(levels)
+    model = specs(criteria, prep.sensitive_values, feasible=False)
+    m = prep.problem.evaluate(lv, k, "auto", model)
+    groups = group_frame(prep, lv)
+    counts = groups.get_column("n").alias("count")
+    # the groups to leave out of the released sizes (none to look for when
+    # nothing is suppressed)
+    dropped = prep.problem.suppressed_groups(lv, k, model) if m.suppressed else []
+    if dropped:
+        keys = [f"q{i}" for i in range(len(lv))]
+        drop = pl.DataFrame(
+            {q: pl.Series([g[i] for g in dropped], dtype=pl.UInt32) for i, q in enumerate(keys)}
+        )
+        groups = groups.join(drop, on=keys, how="anti")
+    sizes = (
+        counts.value_counts(name="groups")
+        .rename({"count": "size"})
+        .sort("size")
+        .with_columns(pl.col("groups").cast(pl.UInt64))
+    )
+    return CheckReport(
+        k=k,
+        quasi_identifiers=list(prep.quasi_identifiers),
+        levels=dict(zip(prep.quasi_identifiers, lv, strict=True)),
+        rows=prep.rows,
+        groups=m.groups,
+        min_group_size=m.min_group_size,
+        suppressed=m.suppressed,
+        max_suppression=max_sup,
+        k_anonymous=m.suppressed <= max_sup,
+        height=m.height,
+        precision=m.precision,
+        discernibility=m.discernibility,
+        cavg=m.cavg,
+        distortion=m.distortion,
+        loss=m.loss,
+        group_sizes=sizes,
+        criteria=[repr(c) for c in listed(criteria)],
+        released_sizes=groups.get_column("n"),
+    )
+
+
+def generalize(
+    data: Any,
+    hierarchies: Hierarchies,
+    levels: Levels,
+    k: int | None = None,
+    max_suppression: int | float = 0,
+    quasi_identifiers: Sequence[str] | None = None,
+    criteria: Criteria = None,
+    nulls: Nulls = "error",
+) -> Any:
+    """Replace each quasi-identifier by its label at ``levels`` (a mapping from column
+    to level); with ``k``, drop the tuples of groups smaller than k, failing if that
+    is more than ``max_suppression``. With ``criteria``, the groups failing them are
+    suppressed too. The result is still lazy; other columns pass through untouched,
+    and a column at level 0 keeps its values and dtype.
+
+    The quasi-identifiers are ``quasi_identifiers``, or else every column of the data
+    with a hierarchy (and any column ``levels`` names); one missing from ``levels``
+    stays at level 0 and is checked with the others.
+
+    >>> import polars as pl
+    >>> from polars_anon import datasets
+    >>> lf, hs = datasets.patients()
+    >>> out = generalize(lf, hs, {"Birthdate": 1, "Sex": 1}, k=2).collect()
+    >>> out.get_column("Sex").unique().to_list(), out.height
+    (['Person'], 6)
+    """
+    hs = resolve_hierarchies(hierarchies)
+    if quasi_identifiers is None:
+        if not isinstance(levels, Mapping):
+            raise TypeError(
+                "levels must be a mapping of column to level, or pass quasi_identifiers"
+            )
+        where = engines.engine_of(data)
+        schema = (
+            as_lazy(data).collect_schema() if where == "polars" else engines.schema(data, where)
+        )
+        columns = schema.names()
+        sensitive = set(sensitive_of(criteria))
+        quasi_identifiers = [c for c in columns if c in hs and c not in sensitive]
+        quasi_identifiers += [str(c) for c in levels if c not in quasi_identifiers]
+    prep = prepare(
+        data,
+        quasi_identifiers,
+        hs,
+        sensitive_of(criteria),
+        nulls,
+        floors_for=(k, max_suppression),
+    )
+    return generalize_prepared(prep, prep.levels(levels), k, max_suppression, criteria)

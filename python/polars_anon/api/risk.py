@@ -1,0 +1,112 @@
+"""The re-identification risk of a table or a release (`RiskReport`): its
+classes found from the same groups as a check, or counted in a population
+table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError, MissingValueError
+from polars_anon.engines.polars import group_strings
+from polars_anon.inputs.frames import as_lazy
+from polars_anon.inputs.hierarchies import Hierarchies
+from polars_anon.inputs.nulls import Nulls
+from polars_anon.inputs.params import Levels
+from polars_anon.prepare.f0 import prepare
+from polars_anon.prepare.prepared import Prepared, group_sizes
+from polars_anon.release.exprs import generalization_exprs
+from polars_anon.reports.risk import RiskReport, report
+
+
+def _labelled(prep: Prepared, lazy: pl.LazyFrame, levels: list[int], count: str) -> pl.DataFrame:
+    """The classes of `lazy` at `levels` as labels and sizes, generalized by
+    `prep`'s hierarchies; values they do not know are an error naming them."""
+    qis = prep.quasi_identifiers
+    grouped = group_strings(lazy, qis, count)
+    for q, h, lvl in zip(qis, prep.hierarchies, levels, strict=True):
+        if lvl == 0:
+            continue
+        unknown = grouped.filter(~pl.col(q).is_in(h.leaves)).get_column(q).unique().sort()
+        if unknown.len():
+            raise MissingValueError(
+                f"population column '{q}': {unknown.len()} distinct value(s) missing from its "
+                f"hierarchy, first: {unknown.head(3).to_list()}"
+            )
+    # mapped as the population's own F0: its values, not the sample's
+    own = replace(
+        prep,
+        grouped=grouped,
+        table=None,
+        values=None,
+        counted=False,
+        mappings={},
+        enums={},
+        dense={},
+    )
+    gen = grouped.lazy().with_columns(generalization_exprs(own, levels, strings=True))
+    return gen.group_by(qis).agg(pl.col(count).sum()).collect()
+
+
+def risk(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Hierarchies | None = None,
+    levels: Levels | None = None,
+    population: int | float | pl.DataFrame | pl.LazyFrame | None = None,
+    threshold: float = 0.2,
+    nulls: Nulls = "error",
+) -> RiskReport:
+    """The re-identification risk of ``data`` with its quasi-identifiers
+    generalized to ``levels`` (by ``hierarchies``; without them, as they are:
+    pass a release to get its risk).
+
+    ``population``: ``None`` (the table is the whole population), its number
+    of records (each class's population size is then estimated as its sample
+    size over the sampling fraction, and population uniqueness by the
+    model Dankar et al.'s rule picks), or a table of the population with the
+    same quasi-identifiers (class sizes counted in it). ``threshold``: a record
+    is at risk when its risk exceeds it.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"zip": ["537", "537", "537", "541", "541", "600"]})
+    >>> r = risk(df, ["zip"])
+    >>> r.highest_prosecutor_risk, r.average_prosecutor_risk, r.sample_uniques
+    (1.0, 0.5, 0.16666666666666666)
+    """
+    prep = prepare(data, quasi_identifiers, hierarchies, (), nulls)
+    lv = prep.levels(levels)
+    named = dict(zip(prep.quasi_identifiers, lv, strict=True))
+    if population is None or isinstance(population, (int, float)):
+        return report(prep.quasi_identifiers, named, group_sizes(prep, lv), threshold, population)
+    if not isinstance(population, (pl.DataFrame, pl.LazyFrame)):
+        raise ConfigError(
+            "population must be a number of records or a table (DataFrame or "
+            f"LazyFrame) of the population, got {type(population).__name__}"
+        )
+    qis, count = prep.quasi_identifiers, prep.count
+    missing = [q for q in qis if q not in as_lazy(population).collect_schema()]
+    if missing:
+        raise ConfigError(f"the population table has no column(s) {missing}")
+    sample = _labelled(prep, prep.lazy, lv, count)
+    pop = _labelled(prep, as_lazy(population), lv, count)
+    joined = sample.join(pop, on=qis, how="left", suffix="_population", nulls_equal=True)
+    absent = joined.filter(pl.col(f"{count}_population").is_null())
+    if absent.height:
+        first = absent.select(qis).row(0, named=True)
+        raise ConfigError(
+            f"{absent.height} class(es) of the table are not in the population table, "
+            f"first: {first}; the population must contain the sample"
+        )
+    return report(
+        qis,
+        named,
+        joined.get_column(count),
+        threshold,
+        population,
+        joined.get_column(f"{count}_population"),
+        pop.get_column(count),
+    )

@@ -1,0 +1,140 @@
+"""polars-anon: k-anonymity from the command line.
+
+Subcommands: ``check`` (is a table k-anonymous at given levels?), ``search``
+(every anonymous generalization, and the preferred one), ``anonymize`` (search
+and write the release, with its resolved job file beside it; or run a job file
+with ``--config``), ``risk`` (re-identification risk), ``hierarchy build``
+(a hierarchy from a column's values) and ``adult`` (the whole job on the
+bundled Adult data). Errors are one line on stderr with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from polars_anon import hierarchy
+from polars_anon._core import AnonError
+from polars_anon.cli import commands
+from polars_anon.cli.options import (
+    Parser,
+    builder_option,
+    data_options,
+    levels_arg,
+    model_options,
+    preference,
+    search_options,
+    subcommand,
+)
+
+
+# The parser is built here from the subcommands (`commands`) and their
+# options (`options`); a builder's options come from its spec
+# (`polars_anon.hierarchy.BUILDERS`), a criterion's from `criteria.TYPES`.
+def parser() -> argparse.ArgumentParser:
+    top = Parser(
+        prog="polars-anon",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    p = subcommand(sub, "check", "Is the table k-anonymous at the given levels? (exit 1 if not)")
+    data_options(p)
+    model_options(p)
+    p.add_argument(
+        "--levels",
+        type=levels_arg,
+        default=None,
+        help="column=level pairs (age=2,sex=1); unnamed columns stay at 0",
+    )
+    p.set_defaults(run=commands.check_command)
+
+    p = subcommand(sub, "search", "Every anonymous generalization, and the preferred one.")
+    data_options(p)
+    model_options(p)
+    search_options(p)
+    p.set_defaults(run=commands.search_command)
+
+    p = subcommand(
+        sub,
+        "anonymize",
+        "Search, write the release and its resolved job file "
+        "(<out>.job.toml); with --config, run a job file (its recorded levels, if any, "
+        "are applied and re-checked instead of searching).",
+    )
+    data_options(p, data_required=False)
+    model_options(p)
+    search_options(p)
+    p.add_argument("--config", type=Path, default=None, help="a job file (TOML)")
+    p.add_argument("--out", type=Path, default=None, help="the release: .csv or .parquet")
+    p.set_defaults(run=commands.anonymize_command)
+
+    p = subcommand(sub, "risk", "Re-identification risk of the table at the given levels.")
+    data_options(p)
+    p.add_argument("--levels", type=levels_arg, default=None, help="column=level pairs")
+    p.add_argument(
+        "--population",
+        type=int,
+        default=None,
+        help="records in the population the table was drawn from (default: the table)",
+    )
+    p.add_argument("--threshold", type=float, default=0.2, help="a record is at risk above this")
+    p.set_defaults(run=commands.risk_command)
+
+    p = subcommand(sub, "hierarchy", "Hierarchy tools.")
+    hsub = p.add_subparsers(dest="action", required=True, parser_class=Parser)
+    b = subcommand(
+        hsub,
+        "build",
+        "Build a column's hierarchy from its values and write it as "
+        "ARX's CSV (or its spec, with --out FILE.json).",
+    )
+    ksub = b.add_subparsers(dest="kind", required=True, parser_class=Parser)
+    for kind, spec in hierarchy.BUILDERS.items():
+        k = subcommand(ksub, kind, f"A hierarchy of {spec.summary}.")
+        data_options(k)
+        k.add_argument("--column", required=True, help="the column whose values it covers")
+        k.add_argument("--out", type=Path, required=True, help="FILE.csv (ARX) or FILE.json (spec)")
+        for f in dataclasses.fields(spec):  # type: ignore[arg-type]
+            builder_option(k, f)
+        k.set_defaults(run=commands.build_command)
+
+    p = subcommand(sub, "adult", "The whole job on the bundled Adult data.")
+    model_options(p, criteria=False)
+    preference(p)
+    p.add_argument("--out", type=Path, default=Path("adult_anonymized.parquet"))
+    p.set_defaults(run=commands.adult_command)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2), already printed
+        return e.code if isinstance(e.code, int) else 2
+    out = getattr(args, "out", None)
+    if isinstance(out, Path) and not out.parent.is_dir():
+        return _fail(f"cannot write {out}: the folder {out.parent} does not exist")
+    data = getattr(args, "data", None)
+    if isinstance(data, Path) and not data.exists():
+        return _fail(f"cannot read {data}: no such file")
+    try:
+        code: int = args.run(args)
+        return code
+    except AnonError as e:
+        return _fail(f"{type(e).__name__}: {e}")
+    except Exception as e:
+        # the data could not be read or written as asked (Polars, the file
+        # system, DuckDB or Spark): its first line, not a traceback
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        return _fail(f"{type(e).__name__}: {first}")
+
+
+def _fail(message: str) -> int:
+    """One line on stderr and exit code 2: no traceback."""
+    print(f"polars-anon: {message}", file=sys.stderr)
+    return 2

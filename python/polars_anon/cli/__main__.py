@@ -1,0 +1,3 @@
+from polars_anon.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,170 @@
+"""The subcommands: each reads its options, runs the library and prints
+what it found."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+from polars_anon import datasets, hierarchy
+from polars_anon._core import AnonError, ConfigError
+from polars_anon.api.check import check
+from polars_anon.api.risk import risk
+from polars_anon.api.search import search
+from polars_anon.cli.options import criteria_of, hierarchies, qis_of, sources
+from polars_anon.jobs.criteria import criterion_spec
+from polars_anon.jobs.job import Job, JobRun
+from polars_anon.jobs.sources import distinct_values, folder_sources
+from polars_anon.jobs.tables import read_table, write_table
+
+
+def check_command(args: argparse.Namespace) -> int:
+    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    report = check(
+        data,
+        qis_of(args),
+        args.k,
+        hierarchies(args, data),
+        args.levels,
+        args.max_suppression,
+        criteria_of(args),
+    )
+    print(report)
+    return 0 if report.k_anonymous else 1
+
+
+def search_command(args: argparse.Namespace) -> int:
+    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    result = search(
+        data,
+        qis_of(args),
+        hierarchies(args, data),
+        args.k,
+        args.max_suppression,
+        args.algorithm,
+        args.variant,
+        criteria=criteria_of(args),
+        time_limit=args.time_limit,
+        progress=sys.stderr.isatty(),
+    )
+    print(result)
+    print(f"preferred ({args.preference}): {result.best(args.preference)}")
+    return 0
+
+
+def risk_command(args: argparse.Namespace) -> int:
+    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    print(
+        risk(
+            data,
+            qis_of(args),
+            hierarchies(args, data),
+            args.levels,
+            args.population,
+            args.threshold,
+        )
+    )
+    return 0
+
+
+def anonymize_command(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        job = Job.from_toml(args.config)
+        if args.data is not None:
+            job.input = args.data
+        if args.out is not None:
+            job.output = args.out
+    else:
+        if args.data is None:
+            raise ConfigError("give the table to anonymize, or a job file with --config")
+        if args.out is None:
+            raise ConfigError("name the release's file with --out (.csv or .parquet)")
+        job = Job(
+            input=args.data,
+            quasi_identifiers=qis_of(args),
+            k=args.k,
+            output=args.out,
+            hierarchies=sources(args),
+            max_suppression=args.max_suppression,
+            criteria=[criterion_spec(c) for c in criteria_of(args)],
+            algorithm=args.algorithm,
+            variant=args.variant,
+            preference=args.preference,
+            time_limit=args.time_limit,
+            separator=args.sep,
+            encoding=args.encoding,
+            engine=args.engine,
+        )
+    t0 = time.perf_counter()
+    run = job.run(progress=sys.stderr.isatty())
+    took = time.perf_counter() - t0
+    how = "searched" if run.searched else "recorded in the job file, re-checked"
+    print(f"levels ({how}): {run.levels}")
+    print(run.report)
+    print(f"wrote {run.rows_released} of {run.report.rows} rows to {job.output} in {took:.2f} s")
+    print(f"wrote the resolved job to {run.job_file}")
+    return 0
+
+
+def build_command(args: argparse.Namespace) -> int:
+    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    values = distinct_values(data, args.column)
+    fields = dataclasses.fields(hierarchy.BUILDERS[args.kind])  # type: ignore[arg-type]
+    spec = hierarchy.from_dict(
+        {"builder": args.kind, **{f.name: getattr(args, f.name) for f in fields}}
+    )
+    h = spec.build(values)
+    out: Path = args.out
+    if out.suffix.lower() == ".json":
+        out.write_text(spec.to_json() + "\n")
+        print(f"wrote the {args.kind} spec of '{args.column}' to {out} (height {h.height})")
+    else:
+        out.write_text(h.to_csv(args.hierarchy_sep))
+        print(
+            f"wrote the {args.kind} hierarchy of '{args.column}' ({len(h.leaves)} values, "
+            f"height {h.height}) to {out}"
+        )
+    return 0
+
+
+def adult_command(args: argparse.Namespace) -> int:
+    lf, hs = datasets.adult()
+    qis = list(datasets.ADULT_QUASI_IDENTIFIERS)
+    t0 = time.perf_counter()
+    result = search(lf, qis, hs, args.k, args.max_suppression, progress=sys.stderr.isatty())
+    levels = result.best(args.preference)
+    release = result.apply(levels=levels).collect()
+    write_table(release, args.out, ";")
+    again = check(release, qis, args.k)
+    if not again.k_anonymous:
+        raise AnonError(f"the release is not {args.k}-anonymous on re-check; nothing to trust")
+    report = check(lf, qis, args.k, hs, levels, args.max_suppression)
+    # the resolved job beside the release, as anonymize writes it: the
+    # bundled table and hierarchies, and the levels found
+    folder = datasets.data_dir() / "adult"
+    job = Job(
+        input=folder / "adult.csv",
+        quasi_identifiers=qis,
+        k=args.k,
+        output=args.out,
+        hierarchies={q: h for q, h in folder_sources(folder / "hierarchies").items() if q in qis},
+        max_suppression=args.max_suppression,
+        algorithm=result.algorithm,
+        variant=result.variant,
+        preference=args.preference,
+        separator=";",
+    )
+    run = JobRun(job, levels, True, report, release.height, Path(f"{args.out}.job.toml"))
+    run.job_file.write_text(run.resolved_toml(), encoding="utf8")
+    print(result)
+    print(f"chosen ({args.preference}): {levels}")
+    print(report)
+    print(
+        f"wrote {release.height} of {report.rows} rows to {args.out} "
+        f"in {time.perf_counter() - t0:.2f} s"
+    )
+    print(f"wrote the resolved job to {run.job_file}")
+    return 0

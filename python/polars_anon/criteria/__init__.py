@@ -1,0 +1,29 @@
+"""Privacy models on sensitive attributes, combined with k through
+``criteria=``: one module per family, as in ``src/criteria/``. Importing
+this package registers every model in `TYPES` (by its ``kind``), which job
+files and the command line read."""
+
+from polars_anon.criteria.base import TYPES, Criteria, Criterion, listed, sensitive_of, specs
+from polars_anon.criteria.l_diversity import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    RecursiveCLDiversity,
+)
+from polars_anon.criteria.p_sensitive import PAlphaSensitive, PPlusSensitive, PSensitive
+from polars_anon.criteria.t_closeness import TCloseness
+
+__all__ = [
+    "TYPES",
+    "Criteria",
+    "Criterion",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
+    "PAlphaSensitive",
+    "PPlusSensitive",
+    "PSensitive",
+    "RecursiveCLDiversity",
+    "TCloseness",
+    "listed",
+    "sensitive_of",
+    "specs",
+]

@@ -1,0 +1,150 @@
+"""What every privacy model on sensitive attributes shares: a frozen value
+with its parameters, its core form and whether it is monotone; the registry
+of the models by kind (each family's module adds its classes by subclassing
+`Criterion`); and the helpers every function uses on ``criteria=``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, TypeAlias
+
+from polars_anon._core import ConfigError, CoreCriterion
+from polars_anon.inputs.params import as_int
+
+
+def count_param(criterion: str, name: str, value: Any) -> int:
+    """A count parameter (p, l): an integer of at least 1."""
+    n = as_int(f"{criterion}: {name}", value)
+    if n < 1:
+        raise ConfigError(f"{criterion}: {name} = {n} is out of range; {name} must be at least 1")
+    return n
+
+
+def real_param(criterion: str, name: str, value: Any) -> float:
+    """A real parameter (alpha, c, l, t) as a float; its range is the core's to check."""
+    if isinstance(value, bool) or (
+        not isinstance(value, (int, float)) and not hasattr(value, "__float__")
+    ):
+        raise ConfigError(
+            f"{criterion}: {name} must be a number, got {value!r} ({type(value).__name__})"
+        )
+    return float(value)
+
+
+class Criterion:
+    """Base class: a requirement on the sensitive values of every QI group.
+
+    A criterion is a frozen value: shown, compared and hashed by its
+    parameters (`_fields`). (Written out rather than as dataclasses: eight
+    of them cost 2.5 ms of every import, a tenth of a small run's.)"""
+
+    # the parameters, in the order they are shown and compared
+    _fields: ClassVar[tuple[str, ...]] = ("attribute",)
+    # its name in a job file (``{ type = "p_sensitive", ... }``); a subclass
+    # with a kind is registered in TYPES
+    kind: ClassVar[str]
+    # the command line's option for a model of one parameter besides the
+    # attribute (``--p-sensitive ATTR:P``) and its help, or None
+    option: ClassVar[tuple[str, str] | None] = None
+    attribute: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__:
+            TYPES[cls.kind] = cls
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"{type(self).__name__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._fields)
+
+    def __hash__(self) -> int:
+        return hash((type(self), *(getattr(self, f) for f in self._fields)))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot assign to {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name!r}")
+
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        """The core's form, given each sensitive attribute's values (in code order)."""
+        raise NotImplementedError
+
+    def _attr(self, values_of: dict[str, list[str]]) -> int:
+        return list(values_of).index(self.attribute)
+
+    def feasible(self, values: list[str]) -> None:
+        """Raise when no group of a table whose attribute has these distinct
+        values could pass (a requirement of more distinct values than exist)."""
+
+    def _needs(self, name: str, count: int, values: list[str], what: str = "values") -> None:
+        if count > len(values):
+            raise ConfigError(
+                f"{type(self).__name__}: {name} = {count} but '{self.attribute}' has only "
+                f"{len(values)} distinct {what} in the table, so no group can pass; "
+                f"lower {name}"
+            )
+
+    def _validate(self) -> None:
+        """Check the parameters now (the core names the one out of range)."""
+        self.core({self.attribute: []})
+
+    @property
+    def monotone(self) -> bool:
+        """Merging groups never breaks it (when nothing is suppressed)."""
+        return self.core({self.attribute: []}).monotone
+
+    @property
+    def monotone_with_suppression(self) -> bool:
+        """Still monotone when the groups that fail are suppressed."""
+        return self.core({self.attribute: []}).monotone_with_suppression
+
+
+# kind -> criterion class, filled by each family's module (`Criterion.kind`)
+TYPES: dict[str, type[Criterion]] = {}
+
+# what every function takes as criteria: one, several, or none
+Criteria: TypeAlias = "Criterion | Sequence[Criterion] | None"
+
+
+def listed(criteria: Criteria) -> list[Criterion]:
+    """`criteria` as a list (a single criterion need not be wrapped), each
+    checked to be one of ours."""
+    if criteria is None:
+        return []
+    items = [criteria] if isinstance(criteria, Criterion) else list(criteria)
+    for c in items:
+        if not isinstance(c, Criterion):
+            raise TypeError(
+                f"criteria must be polars_anon criteria (PSensitive, TCloseness, ...), "
+                f"got {type(c).__name__}"
+            )
+    return items
+
+
+def specs(
+    criteria: Criteria, values_of: dict[str, list[str]], *, feasible: bool = True
+) -> list[CoreCriterion]:
+    """The core's form of each criterion, for a table whose sensitive
+    attributes have these values. With `feasible`, criteria that no group
+    could meet are refused (a search or release for them cannot succeed);
+    `check` answers "no" instead."""
+    out = []
+    for c in listed(criteria):
+        if feasible:
+            c.feasible(values_of[c.attribute])
+        out.append(c.core(values_of))
+    return out
+
+
+def sensitive_of(criteria: Criteria) -> list[str]:
+    out: list[str] = []
+    for c in listed(criteria):
+        if c.attribute not in out:
+            out.append(c.attribute)
+    return out

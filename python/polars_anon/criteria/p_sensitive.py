@@ -1,0 +1,122 @@
+"""p-sensitive k-anonymity and its refinements by categories of sensitive
+values (p+-sensitive, (p, alpha)-sensitive); ``src/criteria/p_sensitive.rs``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from polars_anon._core import ConfigError, CoreCriterion, Hierarchy
+from polars_anon.criteria.base import Criterion, count_param, real_param
+
+Categories = Sequence[Sequence[str]] | tuple[Hierarchy, int]
+
+
+def _category_codes(
+    name: str, attribute: str, values: list[str], categories: Categories
+) -> tuple[list[int], int]:
+    """Category index of every sensitive value (0 = most sensitive), and how many."""
+    if (
+        isinstance(categories, tuple)
+        and len(categories) == 2
+        and isinstance(categories[0], Hierarchy)
+    ):
+        h, level = categories
+        labels = h.leaf_labels(int(level))
+        order = h.levels[int(level)]
+        of = {leaf: order.index(lab) for leaf, lab in zip(h.leaves, labels, strict=True)}
+        count = len(order)
+    else:
+        of = {}
+        groups = list(categories)
+        for i, group in enumerate(groups):
+            for v in group:
+                if str(v) in of:
+                    raise ConfigError(f"{name}: value {v!r} of '{attribute}' is in two categories")
+                of[str(v)] = i
+        count = len(groups)
+    missing = [v for v in values if v not in of]
+    if missing:
+        raise ConfigError(
+            f"{name}: value(s) of '{attribute}' in no category: {missing[:10]}"
+            + (f" ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
+        )
+    return [of[v] for v in values], count
+
+
+class PSensitive(Criterion):
+    """p-sensitive k-anonymity: at least ``p`` distinct sensitive values per group."""
+
+    _fields = ("attribute", "p")
+    kind = "p_sensitive"
+    option = ("--p-sensitive", "at least P distinct sensitive values per group")
+
+    p: int
+
+    def __init__(self, p: int, attribute: str) -> None:
+        object.__setattr__(self, "p", count_param("PSensitive", "p", p))
+        object.__setattr__(self, "attribute", attribute)
+        self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        self._needs("p", self.p, values)
+
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        return CoreCriterion.p_sensitive(self.p, self._attr(values_of))
+
+
+class PPlusSensitive(Criterion):
+    """p+-sensitive k-anonymity: at least ``p`` distinct categories per group.
+
+    ``categories`` lists the values by category, most sensitive first, or is a
+    ``(Hierarchy, level)`` whose labels at that level are so ordered.
+    """
+
+    _fields = ("attribute", "p", "categories")
+    kind = "p_plus_sensitive"
+
+    p: int
+    categories: Any
+
+    def __init__(self, p: int, attribute: str, categories: Categories) -> None:
+        object.__setattr__(self, "p", count_param("PPlusSensitive", "p", p))
+        object.__setattr__(self, "attribute", attribute)
+        object.__setattr__(self, "categories", categories)
+        self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        codes, _ = _category_codes("PPlusSensitive", self.attribute, values, self.categories)
+        self._needs("p", self.p, sorted({str(c) for c in codes}), "categories")
+
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        values = values_of[self.attribute]
+        codes, _ = _category_codes("PPlusSensitive", self.attribute, values, self.categories)
+        return CoreCriterion.p_plus_sensitive(self.p, self._attr(values_of), codes)
+
+
+class PAlphaSensitive(Criterion):
+    """(p, alpha)-sensitive k-anonymity: at least ``p`` distinct values and a total
+    weight of at least ``alpha``, where a value weighs (i - 1) / (m - 1) for the
+    i-th of m categories (the last weighs 1), summed over the group's tuples."""
+
+    _fields = ("attribute", "p", "alpha", "categories")
+    kind = "p_alpha_sensitive"
+
+    p: int
+    alpha: float
+    categories: Any
+
+    def __init__(self, p: int, alpha: float, attribute: str, categories: Categories) -> None:
+        object.__setattr__(self, "p", count_param("PAlphaSensitive", "p", p))
+        object.__setattr__(self, "alpha", real_param("PAlphaSensitive", "alpha", alpha))
+        object.__setattr__(self, "attribute", attribute)
+        object.__setattr__(self, "categories", categories)
+        self._validate()
+
+    def feasible(self, values: list[str]) -> None:
+        self._needs("p", self.p, values)
+
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        values = values_of[self.attribute]
+        codes, m = _category_codes("PAlphaSensitive", self.attribute, values, self.categories)
+        return CoreCriterion.p_alpha_sensitive(self.p, self.alpha, self._attr(values_of), codes, m)

@@ -1,0 +1,56 @@
+"""A table that Polars reads (a DataFrame, a LazyFrame, a scan): F0 by one
+streaming group-by. The release is a lazy plan over the table itself
+(`polars_anon.release`), written here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from polars_anon._core import ConfigError
+
+
+def group_strings(lazy: pl.LazyFrame, columns: list[str], count: str) -> pl.DataFrame:
+    """F0 by Polars: the distinct raw values of `columns` and their counts (no
+    per-row casts, so the scan stays lean and streaming), then the distinct
+    values as strings; should two ever coincide, the core merges their rows
+    when it groups the codes."""
+    return (
+        lazy.select(columns)
+        .group_by(columns)
+        .agg(pl.len().cast(pl.UInt64).alias(count))
+        .collect(engine="streaming")
+        .with_columns([pl.col(c).cast(pl.String) for c in columns])
+    )
+
+
+def write(release: pl.LazyFrame | pl.DataFrame, path: Path, separator: str) -> int:
+    """The release as Parquet or CSV (by `path`'s suffix); its rows."""
+    frame = release.collect() if isinstance(release, pl.LazyFrame) else release
+    if path.suffix.lower() == ".parquet":
+        frame.write_parquet(path)
+    else:
+        frame.write_csv(path, separator=separator)
+    return frame.height
+
+
+def read(path: Path, separator: str, encoding: str) -> pl.LazyFrame:
+    """A CSV (with its separator and encoding), a Parquet file or a folder
+    of Parquet parts, lazily."""
+    if path.is_dir():
+        return pl.scan_parquet(path / "*.parquet")
+    if path.suffix.lower() == ".parquet":
+        return pl.scan_parquet(path)
+    plain = encoding.lower().replace("-", "").replace("_", "")
+    if plain == "utf8":
+        return pl.scan_csv(path, separator=separator)
+    if plain == "utf8lossy":
+        return pl.scan_csv(path, separator=separator, encoding="utf8-lossy")
+    try:
+        text = path.read_bytes().decode(encoding)
+    except LookupError:
+        raise ConfigError(f"unknown encoding {encoding!r}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path} is not {encoding}: {e}") from None
+    return pl.read_csv(text.encode(), separator=separator).lazy()

@@ -1,0 +1,47 @@
+"""Tables as they are handed in: a Polars frame, or anything with
+``__arrow_c_stream__`` (pandas, pyarrow, DuckDB)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+
+SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
+
+
+def fresh_name(base: str, taken: Iterable[str]) -> str:
+    """`base`, or `base` with a numeric suffix, so that it is none of `taken`:
+    the library's own columns never collide with the user's."""
+    names = set(taken)
+    name, i = base, 0
+    while name in names:
+        i += 1
+        name = f"{base}_{i}"
+    return name
+
+
+def as_lazy(data: Any) -> pl.LazyFrame:
+    """A LazyFrame over `data`: a Polars frame or anything with `__arrow_c_stream__`."""
+    if isinstance(data, pl.LazyFrame):
+        return data
+    return as_frame(data).lazy()
+
+
+def as_frame(data: Any) -> pl.DataFrame:
+    """`data` in memory: a Polars DataFrame, or anything with `__arrow_c_stream__`."""
+    if isinstance(data, pl.DataFrame):
+        return data
+    if hasattr(data, "__arrow_c_stream__"):
+        return pl.DataFrame(data)
+    raise TypeError(
+        "data must be a polars DataFrame or LazyFrame, or an object exposing "
+        f"__arrow_c_stream__ (pandas, pyarrow, DuckDB); got {type(data).__name__}"
+    )
+
+
+def groupable(dtype: pl.DataType) -> bool:
+    """Values a quasi-identifier or sensitive column can hold: they are grouped
+    and compared as text."""
+    return not (dtype.is_nested() or isinstance(dtype, (pl.Binary, pl.Object, pl.Null)))

@@ -1,0 +1,61 @@
+"""Hierarchies as they are handed in: a `Hierarchy`, an ARX CSV path, rows,
+or a folder of ``<column>.csv`` files, resolved to one Hierarchy per column."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TypeAlias
+
+from polars_anon._core import ConfigError, Hierarchy
+
+HierarchyLike: TypeAlias = "Hierarchy | str | os.PathLike[str] | Sequence[Sequence[str]]"
+Hierarchies: TypeAlias = "Mapping[str, HierarchyLike] | str | os.PathLike[str]"
+
+
+def to_hierarchy(value: HierarchyLike, column: str, sep: str = ";") -> Hierarchy:
+    if isinstance(value, Hierarchy):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return Hierarchy.from_csv(os.fspath(value), sep=sep)
+    if isinstance(value, Sequence):
+        return Hierarchy.from_rows([[str(v) for v in row] for row in value], source=column)
+    raise TypeError(
+        f"hierarchy for column '{column}' must be a Hierarchy, a CSV path or rows; "
+        f"got {type(value).__name__}"
+    )
+
+
+def read_hierarchies(source: Hierarchies, sep: str = ";") -> dict[str, Hierarchy]:
+    """Hierarchies by column: from a directory of ``<column>.csv`` files (ARX's
+    ``*_hierarchy_<column>.csv`` and ``hierarchy_<column>.csv`` names work too), or
+    from a mapping of column to Hierarchy, CSV path or rows.
+
+    >>> from polars_anon import datasets
+    >>> hs = read_hierarchies(datasets.data_dir() / "patients" / "hierarchies")
+    >>> sorted(hs), hs["Zipcode"].height
+    (['Birthdate', 'Sex', 'Zipcode'], 2)
+    """
+    if isinstance(source, Mapping):
+        return {str(c): to_hierarchy(h, str(c), sep) for c, h in source.items()}
+    path = Path(source)
+    if not path.is_dir():
+        raise ConfigError(f"{path}: not a directory of hierarchy CSV files")
+    out: dict[str, Hierarchy] = {}
+    for file in sorted(path.glob("*.csv")):
+        stem = file.stem
+        if "hierarchy_" in stem:
+            stem = stem.split("hierarchy_", 1)[1]
+        if stem in out:
+            raise ConfigError(f"{path}: two hierarchy files for column '{stem}'")
+        out[stem] = Hierarchy.from_csv(str(file), sep=sep)
+    if not out:
+        raise ConfigError(f"{path}: no .csv hierarchy files in this directory")
+    return out
+
+
+def resolve_hierarchies(hierarchies: Hierarchies | None) -> dict[str, Hierarchy]:
+    if hierarchies is None:
+        return {}
+    return read_hierarchies(hierarchies)

@@ -1,0 +1,82 @@
+"""Parameters as they are handed in: integers of any integer type, k, the
+suppression budget, a node's levels."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
+
+from polars_anon._core import ConfigError
+
+Levels: TypeAlias = "Mapping[str, int] | Sequence[int]"
+
+
+def as_int(name: str, value: Any) -> int:
+    """`value` as an int: any integer type (Python, NumPy, ...) through
+    ``operator.index``; bools, floats and strings are refused by name."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{name} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ConfigError(
+            f"{name} must be an integer, got {value!r} ({type(value).__name__})"
+        ) from None
+
+
+def check_k(k: Any, rows: int) -> int:
+    """`k` as an int in [1, rows]."""
+    n = as_int("k", k)
+    if n < 1:
+        raise ConfigError(f"k must be a positive integer, got {n!r}")
+    if n > rows:
+        raise ConfigError(
+            f"k = {n} is larger than the table ({rows} rows): "
+            f"no generalization can be {n}-anonymous"
+        )
+    return n
+
+
+def max_suppressed(max_suppression: Any, rows: int) -> int:
+    """Tuples that may be suppressed: an integer is a count (more than the rows
+    means all of them), a float in [0, 1) a fraction of the rows."""
+    if isinstance(max_suppression, bool):
+        raise ConfigError("max_suppression must be an int (tuples) or a float in [0, 1)")
+    if isinstance(max_suppression, float):
+        if not 0.0 <= max_suppression < 1.0:
+            raise ConfigError(
+                f"max_suppression as a fraction must be in [0, 1), got {max_suppression}"
+            )
+        return math.floor(max_suppression * rows)
+    try:
+        count = operator.index(max_suppression)
+    except TypeError:
+        raise ConfigError(
+            f"max_suppression must be an int (tuples) or a float in [0, 1), got {max_suppression!r}"
+        ) from None
+    if count < 0:
+        raise ConfigError(f"max_suppression must be >= 0, got {count}")
+    return min(count, rows)
+
+
+def suppression(value: Any) -> int | float:
+    """A count of tuples (``300``) or a fraction of the rows (``0.01``, ``"1e-2"``,
+    ``"1%"``), as a job file or the command line writes it."""
+    if isinstance(value, bool):
+        raise ConfigError(f"max_suppression must be a count or a fraction, got {value!r}")
+    if isinstance(value, (int, float)):
+        return value
+    t = str(value).strip()
+    try:
+        if t.endswith("%"):
+            return float(t[:-1]) / 100
+        if any(c in t for c in ".eE"):
+            return float(t)
+        return int(t)
+    except ValueError:
+        raise ConfigError(
+            f"{value!r} is neither a count of tuples (300) nor a fraction of the rows "
+            "(0.01, 1e-2, 1%)"
+        ) from None

@@ -1,0 +1,292 @@
+"""Job files: one TOML file says how a release is made (its input, the
+quasi-identifiers and their hierarchies or builder specs, the model, the
+search and the output), and every run writes the resolved job beside its
+output: the chosen levels, the library's version and the checksums of what
+it read and wrote. Running that file again on another input applies the same
+levels, re-checked on the new data, instead of searching.
+
+::
+
+    [input]
+    path = "patients.csv"          # relative to the job file
+    separator = ","
+    encoding = "utf8"
+
+    [model]
+    quasi_identifiers = ["age", "zip"]
+    k = 5
+    max_suppression = "1%"         # a count (300), a fraction (0.01) or a percentage
+    criteria = [{ type = "distinct_l", l = 2, attribute = "diagnosis" }]
+
+    [hierarchies.age]
+    builder = "interval"
+    widths = [5, 10, 20]
+
+    [hierarchies.zip]
+    path = "hierarchies/zip.csv"
+
+    [search]
+    algorithm = "incognito"
+    preference = "min_loss"
+
+    [output]
+    path = "release.parquet"
+
+The job's parts: `tables` (reading and writing), `sources` (hierarchies),
+`criteria` (the models), `toml` (the file).
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError, Hierarchy, __version__
+from polars_anon.api.check import check_prepared
+from polars_anon.api.search import mu_argus_prepared, searched
+from polars_anon.criteria.base import sensitive_of
+from polars_anon.hierarchy import from_dict
+from polars_anon.inputs.params import suppression
+from polars_anon.jobs.criteria import criterion, criterion_spec
+from polars_anon.jobs.sources import resolve_hierarchies
+from polars_anon.jobs.tables import read_table, sha256, write_table
+from polars_anon.jobs.toml import dumps, tomllib
+from polars_anon.prepare.f0 import prepare
+from polars_anon.release.build import generalize_prepared
+from polars_anon.reports.check import CheckReport
+from polars_anon.results.best import CRITERIA
+from polars_anon.results.search import SearchResult
+
+
+@dataclass
+class Job:
+    """A release's recipe (see the module doc for the file)."""
+
+    input: Path
+    quasi_identifiers: list[str]
+    k: int
+    output: Path
+    hierarchies: dict[str, dict[str, Any]] = field(default_factory=dict)
+    max_suppression: int | float = 0
+    criteria: list[dict[str, Any]] = field(default_factory=list)
+    algorithm: str = "incognito"
+    variant: str | None = None
+    preference: str = "min_loss"
+    time_limit: float | None = None
+    separator: str = ","
+    encoding: str = "utf8"
+    # where the table is read, grouped and released: polars, duckdb or spark
+    engine: str = "polars"
+    # from a previous run: apply these levels (re-checked) instead of searching
+    levels: dict[str, int] | None = None
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Job:
+        """The job in a TOML file; its relative paths are relative to the file."""
+        path = Path(path)
+        try:
+            doc = tomllib.loads(path.read_text(encoding="utf8"))
+        except FileNotFoundError:
+            raise ConfigError(f"cannot read job file {path}: no such file") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"job file {path} is not valid TOML: {e}") from None
+        return cls.from_dict(doc, path.parent)
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any], base: Path = Path()) -> Job:
+        known = {"input", "model", "hierarchies", "search", "output", "result"}
+        unknown = sorted(set(doc) - known)
+        if unknown:
+            raise ConfigError(f"job file: unknown table(s) {unknown}; expected {sorted(known)}")
+
+        def table(name: str) -> dict[str, Any]:
+            t = doc.get(name, {})
+            if not isinstance(t, dict):
+                raise ConfigError(f"job file: [{name}] must be a table")
+            return t
+
+        def need(t: dict[str, Any], name: str, key: str) -> Any:
+            if key not in t:
+                raise ConfigError(f"job file: [{name}] needs {key}")
+            return t[key]
+
+        inp, model, search, out = table("input"), table("model"), table("search"), table("output")
+        hierarchies = {}
+        for col, h in table("hierarchies").items():
+            if not isinstance(h, dict) or ("path" in h) == ("builder" in h):
+                raise ConfigError(
+                    f"job file: [hierarchies.{col}] needs either path = (an ARX CSV or JSON "
+                    "file) or builder = (interval, date, masking, ordered)"
+                )
+            h = dict(h)
+            h.pop("sha256", None)
+            if "path" in h:
+                h["path"] = str(base / h["path"])
+            hierarchies[col] = h
+        result = table("result")
+        preference = search.get("preference", "min_loss")
+        if preference not in CRITERIA:
+            raise ConfigError(
+                f"job file: unknown preference {preference!r}; expected one of {CRITERIA}"
+            )
+        return cls(
+            input=base / need(inp, "input", "path"),
+            separator=inp.get("separator", ","),
+            encoding=inp.get("encoding", "utf8"),
+            engine=inp.get("engine", "polars"),
+            quasi_identifiers=list(need(model, "model", "quasi_identifiers")),
+            k=need(model, "model", "k"),
+            max_suppression=suppression(model.get("max_suppression", 0)),
+            criteria=list(model.get("criteria", [])),
+            hierarchies=hierarchies,
+            algorithm=search.get("algorithm", "incognito"),
+            variant=search.get("variant"),
+            preference=preference,
+            time_limit=search.get("time_limit"),
+            output=base / need(out, "output", "path"),
+            levels=dict(result["levels"]) if "levels" in result else None,
+        )
+
+    def resolve_hierarchies(self, data: pl.LazyFrame) -> dict[str, Hierarchy]:
+        """Each hierarchy read from its file or built from the data's column."""
+        return resolve_hierarchies(self.hierarchies, data)
+
+    def run(self, write_job: bool = True, progress: bool = False) -> JobRun:
+        """Read, search (or apply the recorded levels), write the release and
+        the resolved job beside it (``<output>.job.toml``). The table is
+        prepared once: the search, the release and its report read it."""
+        data = read_table(self.input, self.separator, self.encoding, self.engine)
+        hs = self.resolve_hierarchies(data)
+        criteria = [criterion(c) for c in self.criteria]
+        qis = self.quasi_identifiers
+        searching = self.levels is None
+        if not searching:
+            unknown = sorted(set(self.levels or {}) - set(qis))
+            if unknown:
+                raise ConfigError(
+                    f"job file: [result] levels name unknown quasi-identifier(s) {unknown}"
+                )
+        # Off Polars, F0 at each attribute's lowest useful level for the
+        # model, as a search and a release group it (Datafly's path and
+        # mu-Argus start at the leaves)
+        raw = searching and self.algorithm in ("datafly", "mu_argus")
+        floors = None if raw else (self.k, self.max_suppression)
+        if searching and self.algorithm == "mu_argus" and (self.variant is not None or criteria):
+            raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
+        prep = prepare(data, qis, hs, sensitive_of(criteria), floors_for=floors)
+        if searching:
+            result: SearchResult
+            if self.algorithm == "mu_argus":
+                result = mu_argus_prepared(prep, self.k, self.max_suppression)
+            else:
+                result = searched(
+                    prep,
+                    self.k,
+                    self.max_suppression,
+                    self.algorithm,
+                    self.variant,
+                    criteria=criteria,
+                    time_limit=self.time_limit,
+                    progress=progress,
+                )
+            levels = result.best(self.preference)
+        else:
+            levels = dict(self.levels or {})
+        release = generalize_prepared(
+            prep, prep.levels(levels), self.k, self.max_suppression, criteria
+        )
+        if isinstance(release, pl.LazyFrame):
+            release = release.collect()
+        report = check_prepared(prep, self.k, levels, self.max_suppression, criteria)
+        if self.output.parent and not self.output.parent.is_dir():
+            raise ConfigError(
+                f"cannot write {self.output}: the folder {self.output.parent} does not exist"
+            )
+        written = write_table(release, self.output, self.separator)
+        run = JobRun(self, levels, searching, report, written, Path(str(self.output) + ".job.toml"))
+        if write_job:
+            run.job_file.write_text(run.resolved_toml(), encoding="utf8")
+        return run
+
+    def to_dict(self, relative_to: Path | None = None) -> dict[str, Any]:
+        def rel(p: Path | str) -> str:
+            p = Path(p).resolve()
+            if relative_to is not None:
+                try:
+                    return str(p.relative_to(relative_to.resolve()))
+                except ValueError:
+                    pass
+            return str(p)
+
+        hierarchies = {}
+        for col, h in self.hierarchies.items():
+            if "path" in h:
+                h = {**h, "sha256": sha256(Path(h["path"])), "path": rel(h["path"])}
+            else:
+                # every parameter, defaults included: the spec as it was applied
+                h = from_dict(h).to_dict()
+            hierarchies[col] = h
+        search: dict[str, Any] = {"algorithm": self.algorithm, "preference": self.preference}
+        if self.variant is not None:
+            search["variant"] = self.variant
+        if self.time_limit is not None:
+            search["time_limit"] = self.time_limit
+        model: dict[str, Any] = {
+            "quasi_identifiers": list(self.quasi_identifiers),
+            "k": self.k,
+            "max_suppression": self.max_suppression,
+        }
+        if self.criteria:
+            model["criteria"] = [criterion_spec(criterion(c)) for c in self.criteria]
+        doc: dict[str, Any] = {
+            "input": {
+                "path": rel(self.input),
+                "separator": self.separator,
+                "encoding": self.encoding,
+                "engine": self.engine,
+            },
+            "model": model,
+            "hierarchies": hierarchies,
+            "search": search,
+            "output": {"path": rel(self.output)},
+        }
+        return doc
+
+
+@dataclass
+class JobRun:
+    """What a job's run did: the levels it released (searched or recorded),
+    the report on them, the rows written and the resolved job file."""
+
+    job: Job
+    levels: dict[str, int]
+    searched: bool
+    report: CheckReport
+    rows_released: int
+    job_file: Path
+
+    def resolved_toml(self) -> str:
+        base = self.job_file.parent
+        doc = self.job.to_dict(relative_to=base)
+        doc["input"]["sha256"] = sha256(self.job.input)
+        doc["output"]["sha256"] = sha256(self.job.output)
+        doc["result"] = {
+            "levels": dict(self.levels),
+            "searched": self.searched,
+            "rows_in": self.report.rows,
+            "rows_released": self.rows_released,
+            "suppressed": self.report.suppressed,
+            "loss": self.report.loss,
+            "library_version": __version__,
+            "written": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        head = (
+            f"# The resolved job of {self.job.output.name}, written by polars-anon {__version__}.\n"
+            "# Run it again (polars-anon anonymize --config THIS_FILE [DATA --out FILE]) to apply\n"
+            "# the same levels, re-checked, to another input.\n"
+        )
+        return head + dumps(doc)

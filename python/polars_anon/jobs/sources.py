@@ -1,0 +1,72 @@
+"""A job's hierarchies: each column's entry (an ARX CSV or hierarchy JSON
+file, or a builder spec) and the hierarchy it resolves to over the data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polars_anon import engines
+from polars_anon._core import ConfigError, Hierarchy
+from polars_anon.hierarchy import from_dict
+from polars_anon.inputs.hierarchies import read_hierarchies
+
+
+def hierarchy_source(column: str, file: str | Path, separator: str = ";") -> dict[str, Any]:
+    """A job's entry for a hierarchy file: a builder spec if the file is one
+    (JSON with a ``builder`` key), else the file (ARX CSV or hierarchy JSON)."""
+    path = Path(file)
+    if path.suffix.lower() == ".json" and path.is_file():
+        text = path.read_text(encoding="utf8")
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"hierarchy of '{column}': {path} is not JSON: {e}") from None
+        if isinstance(doc, dict) and "builder" in doc:
+            return from_dict(doc).to_dict()
+    return {"path": str(path), "separator": separator}
+
+
+def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, Any]]:
+    """A folder of ``<column>.csv`` (or ARX's ``*_hierarchy_<column>.csv``) files
+    as job entries, after reading them all once (a bad folder fails here)."""
+    if not folder.is_dir():
+        raise ConfigError(f"cannot read hierarchies from {folder}: no such folder")
+    read_hierarchies(folder)
+    return {
+        f.stem.rsplit("_hierarchy_", 1)[-1]: {"path": str(f), "separator": separator}
+        for f in sorted(folder.glob("*.csv"))
+    }
+
+
+def distinct_values(data: Any, column: str, what: str = "the data") -> pl.Series:
+    """A column's distinct values, found where the data lives."""
+    where = engines.engine_of(data)
+    schema = data.collect_schema() if where == "polars" else engines.schema(data, where)
+    if column not in schema:
+        raise ConfigError(f"{what}: the data has no column '{column}'")
+    if where == "polars":
+        return data.select(pl.col(column).unique()).collect().get_column(column)  # type: ignore[no-any-return]
+    return engines.group(data, where, [column], "__n").get_column(column)
+
+
+def resolve_hierarchies(
+    sources: dict[str, dict[str, Any]], data: pl.LazyFrame
+) -> dict[str, Hierarchy]:
+    """Each hierarchy read from its file or built from the data's column."""
+    out = {}
+    for col, h in sources.items():
+        if "path" in h:
+            path = Path(h["path"])
+            if not path.is_file():
+                raise ConfigError(f"hierarchy of '{col}': cannot read {path}: no such file")
+            if path.suffix.lower() == ".json":
+                out[col] = Hierarchy.from_json(path.read_text(encoding="utf8"))
+            else:
+                out[col] = Hierarchy.from_csv(path, h.get("separator", ";"))
+        else:
+            out[col] = from_dict(h).build(distinct_values(data, col, f"hierarchy of '{col}'"))
+    return out

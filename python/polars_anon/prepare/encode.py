@@ -1,0 +1,63 @@
+"""The step from values to the core's codes: a column as u32 codes, and the
+core problem built with a hint when a value misses its hierarchy only by
+its Unicode form."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import Hierarchy, MissingValueError, Problem
+
+
+def hinted(
+    table: Mapping[str, pl.Series],
+    hs: Mapping[str, Hierarchy],
+    qis: list[str],
+    *args: Any,
+) -> Problem:
+    """``Problem(*args)`` over `table`'s columns `qis`; a value missing from a
+    hierarchy in another Unicode form is reported with a hint to normalize
+    (see `_normalization_hint`)."""
+    try:
+        return Problem(*args)
+    except MissingValueError as e:
+        hint = _normalization_hint(table, hs, qis)
+        if hint:
+            raise MissingValueError(f"{e}; {hint}") from None
+        raise
+
+
+def _normalization_hint(
+    table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis: list[str]
+) -> str:
+    """When values missing from a hierarchy are there in another Unicode form
+    (NFC against NFD, say), say so: they look the same and differ by bytes."""
+    for q in qis:
+        h = hs.get(q)
+        if h is None:
+            continue
+        leaves = set(h.leaves)
+        normal = {unicodedata.normalize("NFC", v) for v in leaves}
+        for v in table[q].cast(pl.String).drop_nulls().unique().to_list():
+            if v not in leaves and unicodedata.normalize("NFC", v) in normal:
+                return (
+                    f"column '{q}': {v!r} is in its hierarchy in another Unicode normalization "
+                    "form (the same letters as other bytes); normalize both, e.g. "
+                    "pl.col(c).str.normalize('NFC') and the hierarchy's labels"
+                )
+    return ""
+
+
+def encode_values(col: pl.Series, values: list[str], codes: list[int] | None = None) -> pl.Series:
+    """`col` (strings, each one of `values`) as u32 codes for the core:
+    ``codes[i]`` for ``values[i]`` (by default the position in `values`). The
+    Series crosses to the core through the Arrow C stream interface."""
+    # an Enum's physical values are the positions in its categories: a fast lookup
+    position = col.cast(pl.Enum(values)).to_physical()
+    if codes is None:
+        return position.cast(pl.UInt32)
+    return pl.Series(codes, dtype=pl.UInt32).gather(position)

@@ -1,0 +1,182 @@
+"""Step 2: F0 from the raw quasi-identifiers (and sensitive attributes),
+in one scan of the table wherever it lives, and the core problem over it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from polars_anon import engines
+from polars_anon._core import ConfigError, Hierarchy
+from polars_anon.engines.polars import group_strings
+from polars_anon.inputs.frames import SIGNED, as_frame, fresh_name, groupable
+from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
+from polars_anon.inputs.nulls import NULLS, Nulls, no_nulls, null_as_value
+from polars_anon.prepare.encode import encode_values, hinted
+from polars_anon.prepare.prepared import COUNT, Prepared
+
+# A table of at most this many rows crosses to the core row by row and is
+# grouped there after encoding; a larger one is grouped by Polars first (a
+# streaming scan): row by row is cheaper for small tables, Polars' parallel
+# group-by for large ones, and the two cost about the same near this size
+# (bench/README.md). A LazyFrame is asked for one row more than this first.
+ROWS_IN_CORE = 100_000
+
+
+def prepare(
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Hierarchies | None,
+    sensitive: Sequence[str] = (),
+    nulls: Nulls = "error",
+    engine: str = "auto",
+    floors_for: tuple[Any, Any] | None = None,
+    floored_at: tuple[list[int], int, int] | None = None,
+) -> Prepared:
+    """F0 from the raw quasi-identifiers (and sensitive attributes): a table
+    of up to ``ROWS_IN_CORE`` rows (in memory, or a LazyFrame read as it is)
+    crosses to the core row by row and is encoded and grouped there in one
+    pass; a larger one is grouped by one streaming Polars scan first and its
+    distinct values encoded;
+    a DuckDB relation or Spark DataFrame is grouped where it lives, and a
+    `FrequencySet` is F0 already (see `polars_anon.engines`).
+
+    `floors_for` (k, max_suppression): for a search on DuckDB or Spark, F0
+    grouped at each attribute's lowest useful level for that model (see
+    `prepare.floors`): smaller, and only nodes at or above those levels answerable.
+    `floored_at` (levels, k, suppressed tuples): a frequency set that was
+    grouped so already (a pickled result's)."""
+    if nulls not in NULLS:
+        raise ConfigError(f"nulls must be one of {NULLS}, got {nulls!r}")
+    if isinstance(quasi_identifiers, str):
+        quasi_identifiers = [quasi_identifiers]
+    qis = list(quasi_identifiers)
+    if not qis:
+        raise ConfigError("at least one quasi-identifier is needed")
+    if len(set(qis)) != len(qis):
+        raise ConfigError(f"quasi-identifiers named twice: {qis}")
+    where = engines.engine_of(data, engine)
+    frame: pl.DataFrame | None = None
+    if where == "polars":
+        frame = None if isinstance(data, pl.LazyFrame) else as_frame(data)
+        lazy = data if frame is None else frame.lazy()
+        schema = lazy.collect_schema()
+    else:
+        schema = engines.schema(data, where)
+    sens = list(sensitive)
+    both = sorted(set(sens) & set(qis))
+    if both:
+        raise ConfigError(f"column(s) {both} cannot be both quasi-identifier and sensitive")
+    unknown = [q for q in qis + sens if q not in schema]
+    if unknown:
+        raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
+    for c in qis + sens:
+        if not groupable(schema[c]):
+            role = "quasi-identifier" if c in qis else "sensitive attribute"
+            raise ConfigError(
+                f"column '{c}' is of type {schema[c]}, which cannot be a {role}: its values "
+                "must be strings, numbers, booleans or dates (cast or extract a value first)"
+            )
+    hs_by_col = resolve_hierarchies(hierarchies)
+    count = fresh_name(COUNT, schema.names())
+    grouped: pl.DataFrame | None = None
+    native: pl.DataFrame | None = None
+    held: pl.DataFrame | None = None
+    floored = None
+    if where == "polars" and frame is None:
+        # a small LazyFrame's rows are read as they are (a CSV's whole table
+        # costs less to read than Polars' group-by of its rows); a large one's
+        # first rows only, then it is grouped by a streaming scan. Streaming
+        # here too: the plan before the rows may be large (a join, a filter
+        # over a big file), and the engine stops once it has the rows.
+        head = lazy.select(qis + sens).head(ROWS_IN_CORE + 1).collect(engine="streaming")
+        if head.height <= ROWS_IN_CORE:
+            frame = head
+    if floors_for is not None and where in engines.PREFIXES:
+        # imported here: only a table on DuckDB or Spark has floors
+        from polars_anon.prepare import floors
+
+        floored = floors.find(data, where, qis, hs_by_col, nulls, count, *floors_for)
+    if where != "polars":
+        # F0 where the data lives: native values, brought back small
+        maps = floored.maps if floored is not None else None
+        native = engines.group(data, where, qis + sens, count, maps)
+        if floored is not None:
+            floored.check(native, count)
+        lazy = native.lazy()
+        grouped = native.with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
+        table = {c: grouped.get_column(c) for c in qis + sens}
+        counts = grouped.get_column(count)
+    elif frame is not None and frame.height <= ROWS_IN_CORE:
+        # every row as it is, each counting once: the core encodes strings and
+        # (through a hierarchy) 8- to 64-bit signed integers itself, and groups
+        # the codes; Polars casts other types to strings first
+        def as_value(c: str) -> pl.Series:
+            encoded_in_core = c in qis and c in hs_by_col
+            # isinstance: a DataType's == is a Python call per comparison,
+            # which over the columns cost 3% of preparing Adult
+            native = isinstance(schema[c], pl.String) or (
+                encoded_in_core and isinstance(schema[c], SIGNED)
+            )
+            column = frame.get_column(c)
+            return column if native else column.cast(pl.String)
+
+        table = {c: as_value(c) for c in qis + sens}
+        counts = None
+        # kept as it is (a selection of its columns is a query of its own:
+        # 5% of preparing Adult)
+        held = frame
+    else:
+        grouped = group_strings(lazy, qis + sens, count)
+        table = {c: grouped.get_column(c) for c in qis + sens}
+        counts = grouped.get_column(count)
+    if not len(table[qis[0]]):
+        raise ConfigError("the table is empty: it has no rows to anonymize, check or assess")
+    hs: list[Hierarchy] = []
+    codes: list[pl.Series | bytes] = []
+    for q in qis:
+        col = table[q]
+        h = hs_by_col.get(q)
+        if nulls == "value" and col.null_count():
+            col, h = null_as_value(q, col, h)
+        if h is None:
+            no_nulls(col, counts, q, "a quasi-identifier")
+            distinct = sorted(col.unique().to_list())
+            h = Hierarchy.from_rows([[v] for v in distinct], source=f"identity of '{q}'")
+            codes.append(encode_values(col, distinct))
+        else:
+            # the core encodes the strings through the hierarchy (one pass, with
+            # errors naming the column, its null tuples and unknown values)
+            codes.append(col)
+        hs.append(h)
+    sensitive_cols: list[tuple[str, list[str], pl.Series | bytes]] = []
+    values_of: dict[str, list[str]] = {}
+    for name in sens:
+        col = table[name]
+        no_nulls(col, counts, name, "a sensitive attribute")
+        values = sorted(col.unique().to_list())
+        sensitive_cols.append((name, values, encode_values(col, values)))
+        values_of[name] = values
+    at = floored_at if floored is None else (floored.levels, floored.k, floored.max_suppressed)
+    if at is not None and where not in (*engines.PREFIXES, "counts"):
+        raise ConfigError("only a table on DuckDB or Spark, or its frequency set, has floors")
+    problem = hinted(table, hs_by_col, qis, qis, hs, codes, counts, sensitive_cols, at)
+    return Prepared(
+        lazy,
+        qis,
+        hs,
+        grouped,
+        problem,
+        sens,
+        values_of,
+        count,
+        nulls,
+        where,
+        None if where == "polars" else data,
+        native,
+        floors=at,
+        values=None if floored is None else floored.values,
+        table=held,
+    )

@@ -1,0 +1,137 @@
+"""A table prepared for the search: its quasi-identifiers, their
+hierarchies, F0 and the core problem over them, with what a release reuses
+(the label mappings, built once per attribute and level). `prepare.f0`
+makes one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError, Hierarchy, Problem
+from polars_anon.engines.polars import group_strings
+from polars_anon.inputs.nulls import Nulls
+from polars_anon.inputs.params import Levels
+
+COUNT = "__polars_anon_count"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A table's quasi-identifiers, their hierarchies, F0 and the core problem."""
+
+    lazy: pl.LazyFrame
+    quasi_identifiers: list[str]
+    hierarchies: list[Hierarchy]
+    # raw values as strings + COUNT, grouped by Polars; None until first asked
+    # for when the core grouped the rows itself
+    grouped: pl.DataFrame | None
+    problem: Problem
+    sensitive: list[str] = field(default_factory=list)
+    sensitive_values: dict[str, list[str]] = field(default_factory=dict)
+    # the count column of `grouped` and `f0`: unlike any of the table's columns
+    count: str = COUNT
+    # "error" or "value" (see NULL_LABEL)
+    nulls: Nulls = "error"
+    # where the table lives ("polars", "duckdb", "spark", or "counts" for a
+    # frequency set, which has no rows to release); off Polars, the table
+    # itself and F0 with its native values
+    engine: str = "polars"
+    source: Any = None
+    native: pl.DataFrame | None = None
+    # (attribute, level) -> the leaves a release maps, their labels and the
+    # distinct labels; and those as an Enum or a table by value (all built
+    # by `prepare.labels`, once per table and level)
+    mappings: dict[tuple[int, int], tuple[pl.Series, pl.Series, list[str]]] = field(
+        default_factory=dict
+    )
+    enums: dict[tuple[int, int], tuple[pl.Series, pl.Series]] = field(default_factory=dict)
+    dense: dict[tuple[int, int], tuple[int, pl.Series] | None] = field(default_factory=dict)
+    # when F0 was grouped at floor levels (`prepare.floors`): each quasi-identifier's
+    # floor with the k and suppressed tuples they were found for, and its
+    # distinct native values (F0 holds one value per floor-level label)
+    floors: tuple[list[int], int, int] | None = None
+    values: dict[str, pl.Series] | None = None
+    # the rows, raw (a frame holding at least the quasi-identifier and
+    # sensitive columns), when the core grouped them itself (a table of up to
+    # ROWS_IN_CORE rows)
+    table: pl.DataFrame | None = None
+    # whether `problem` counted this table's rows (its marginals then name
+    # the leaves the table holds); not so for another table mapped through
+    # these hierarchies (a population's, in risk)
+    counted: bool = True
+
+    @property
+    def rows(self) -> int:
+        return self.problem.rows
+
+    @property
+    def f0(self) -> pl.DataFrame:
+        """F0 grouped by Polars from the raw values (as strings, with `count`),
+        independently of the core's codes; from the rows the core grouped,
+        when it grouped them."""
+        if self.grouped is None:
+            source = self.lazy if self.table is None else self.table.lazy()
+            object.__setattr__(
+                self,
+                "grouped",
+                group_strings(source, self.quasi_identifiers + self.sensitive, self.count),
+            )
+        assert self.grouped is not None
+        return self.grouped
+
+    @property
+    def weighted(self) -> pl.DataFrame:
+        """What releases are checked on, independently of the core's codes:
+        F0 when Polars grouped it, else the rows the core grouped, each
+        counting once (grouping them first, only to group them again at the
+        release's levels, cost as much as the check)."""
+        if self.grouped is not None or self.table is None:
+            return self.f0
+        # the quasi-identifiers are read through `text` by the release's
+        # expressions; the sensitive values are grouped as text
+        return self.table.select(
+            self.quasi_identifiers
+            + [pl.col(c).cast(pl.String) for c in self.sensitive]
+            + [pl.lit(1, dtype=pl.UInt64).alias(self.count)]
+        )
+
+    def levels(self, levels: Levels | None) -> list[int]:
+        qis = self.quasi_identifiers
+        if levels is None:
+            out = [0] * len(qis)
+        elif isinstance(levels, Mapping):
+            unknown = sorted(set(levels) - set(qis))
+            if unknown:
+                raise ConfigError(
+                    f"levels name column(s) that are not quasi-identifiers: {unknown}; "
+                    f"quasi-identifiers: {qis}"
+                )
+            out = [int(levels.get(q, 0)) for q in qis]
+        else:
+            out = [int(v) for v in levels]
+        if any(v < 0 for v in out):
+            raise ConfigError(f"levels must be >= 0, got {out}")
+        self.problem.check_levels(out)
+        return out
+
+
+def group_frame(prep: Prepared, levels: Sequence[int]) -> pl.DataFrame:
+    """The node's QI groups as the core's codes (columns ``q0``, ``q1``, ...)
+    and their sizes (``n``), from the core's rollup; with sensitive attributes
+    a group spans several rows of the set, summed here. The frame is the
+    library's own, so its column names cannot meet the user's."""
+    codes, counts = prep.problem.groups(list(levels))
+    cols: dict[str, Any] = {f"q{i}": pl.Series(c, dtype=pl.UInt32) for i, c in enumerate(codes)}
+    cols["n"] = pl.Series(counts, dtype=pl.UInt64)
+    frame = pl.DataFrame(cols)
+    keys = [c for c in frame.columns if c != "n"]
+    return frame.group_by(keys).agg(pl.col("n").sum())
+
+
+def group_sizes(prep: Prepared, levels: Sequence[int]) -> pl.Series:
+    """The sizes of the node's QI groups."""
+    return group_frame(prep, levels).get_column("n").alias("count")

@@ -1,0 +1,91 @@
+"""What `check` found for one generalization of a table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError
+from polars_anon.reports.render import aligned, levels_text, table_html
+
+if TYPE_CHECKING:
+    from polars_anon.reports.risk import RiskReport
+
+
+@dataclass(frozen=True, repr=False)
+class CheckReport:
+    """What `check` found for one generalization of a table."""
+
+    k: int
+    quasi_identifiers: list[str]
+    levels: dict[str, int]
+    rows: int
+    groups: int
+    min_group_size: int
+    suppressed: int
+    max_suppression: int
+    k_anonymous: bool
+    height: int
+    precision: float
+    discernibility: float
+    cavg: float
+    distortion: float
+    loss: float
+    group_sizes: pl.DataFrame = field(repr=False)
+    criteria: list[str] = field(default_factory=list)
+    # the sizes of the groups released (not suppressed), one per group
+    released_sizes: pl.Series = field(default_factory=lambda: pl.Series([], dtype=pl.UInt64))
+
+    def risk(self, population: int | float | None = None, threshold: float = 0.2) -> RiskReport:
+        """The re-identification risk of the table as these levels release it
+        (the suppressed groups left out). ``population``: the number of records
+        of the population the table is a sample of (None: the table is the
+        population); for a population table, use `polars_anon.risk` on the
+        release."""
+        if isinstance(population, (pl.DataFrame, pl.LazyFrame)):
+            raise ConfigError(
+                "CheckReport.risk takes a population size; for a population table call "
+                "polars_anon.risk(release, quasi_identifiers, population=table)"
+            )
+        # imported on first use, as `polars_anon.risk` is
+        from polars_anon.reports.risk import report
+
+        return report(
+            self.quasi_identifiers, self.levels, self.released_sizes, threshold, population
+        )
+
+    def plot_group_sizes(self) -> Any:
+        """A histogram of the groups' sizes, before and after suppression, with k
+        marked (a matplotlib Figure; needs the ``plot`` extra)."""
+        from polars_anon.plot.groups import group_sizes
+
+        return group_sizes(self.k, self.levels, self.group_sizes, self.released_sizes)
+
+    def _rows(self) -> list[tuple[str, Any]]:
+        return [
+            ("k-anonymous" + (" and criteria met" if self.criteria else ""), self.k_anonymous),
+            ("k", self.k),
+            *([("criteria", "; ".join(self.criteria))] if self.criteria else []),
+            ("levels", levels_text(self.levels)),
+            ("rows", self.rows),
+            ("groups", self.groups),
+            ("smallest group", self.min_group_size),
+            ("suppressed (in groups < k)", f"{self.suppressed} (allowed {self.max_suppression})"),
+            ("height", self.height),
+            ("precision (Prec)", round(self.precision, 4)),
+            ("discernibility (DM)", self.discernibility),
+            ("normalized avg group size (CAVG)", round(self.cavg, 4)),
+            ("distortion ratio", round(self.distortion, 4)),
+            ("loss (ARX)", round(self.loss, 4)),
+        ]
+
+    def __str__(self) -> str:
+        return aligned("CheckReport", self._rows())
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return table_html("CheckReport", self._rows())

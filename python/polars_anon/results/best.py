@@ -1,0 +1,87 @@
+"""The choice of the preferred node among a search's anonymous ones: the
+preference criteria (`CRITERIA`), each a sort key on the answer's columns,
+and bounds on each attribute's level."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+
+import polars as pl
+
+from polars_anon._core import ConfigError
+
+CRITERIA = (
+    "min_loss",
+    "min_height",
+    "min_relative_distance",
+    "max_distribution",
+    "min_suppression",
+    "max_precision",
+    "min_discernibility",
+)
+
+
+def bound(q: str, b: int | tuple[int, int]) -> tuple[int, int]:
+    """A bound on a quasi-identifier's level: an int (at most) or (low, high)."""
+    try:
+        lo, hi = (0, operator.index(b)) if not isinstance(b, tuple) else map(operator.index, b)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"bounds for '{q}' must be a level (int) or a (low, high) pair of levels, got {b!r}"
+        ) from None
+    if lo < 0 or hi < lo:
+        raise ConfigError(
+            f"bounds for '{q}' must satisfy 0 <= low <= high, got low = {lo}, high = {hi}"
+        )
+    return lo, hi
+
+
+def key(
+    criterion: str,
+    quasi_identifiers: list[str],
+    weights: list[float],
+    heights: Sequence[int],
+    column: Callable[[str], str],
+    loss: str,
+) -> tuple[pl.Expr, bool]:
+    """The sort key of `criterion` on the answer's columns (named by
+    `column`; ARX's loss, weighted, in `loss`), and whether it is descending."""
+    qis, w = quasi_identifiers, weights
+    weighted = pl.sum_horizontal([pl.col(q) * w[i] for i, q in enumerate(qis)])
+    relative = pl.sum_horizontal(
+        [pl.col(q) * (w[i] / heights[i]) for i, q in enumerate(qis) if heights[i] > 0]
+        or [pl.lit(0.0)]
+    )
+    return {
+        "min_loss": (pl.col(loss).round(12), False),
+        "min_height": (weighted, False),
+        "min_relative_distance": (relative.round(12), False),
+        "max_distribution": (pl.col(column("groups")), True),
+        "min_suppression": (pl.col(column("suppressed")), False),
+        "max_precision": (pl.col(column("precision")).round(12), True),
+        "min_discernibility": (pl.col(column("discernibility")), False),
+    }[criterion]
+
+
+def nothing_found(
+    k: int,
+    complete: bool,
+    criteria: bool,
+    suppression: int | float,
+    quasi_identifiers: list[str],
+    heights: Sequence[int],
+) -> str:
+    """Why a search has no answer, in the user's terms."""
+    what = "complete search" if complete else "search"
+    msg = f"the {what} found no {k}-anonymous generalization"
+    if criteria:
+        msg += " meeting the criteria"
+    msg += f" with max_suppression = {suppression!r}"
+    flat = [q for q, h in zip(quasi_identifiers, heights, strict=True) if h == 0]
+    if flat:
+        msg += (
+            f"; quasi-identifier(s) {flat} have no hierarchy (or one of height 0) and "
+            "cannot be generalized: give them a hierarchy, or allow more suppression"
+        )
+    return msg

@@ -1,0 +1,41 @@
+"""mu-Argus's answer: its one node, and its own cell-suppressed output."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from polars_anon.reports.render import levels_text
+from polars_anon.results.search import SearchResult
+
+if TYPE_CHECKING:
+    from polars_anon.algorithms.mu_argus import MuArgus
+
+
+class MuArgusResult(SearchResult):
+    """mu-Argus's answer: its one node in ``anonymous`` (with the metrics of
+    releasing it with tuple suppression, which `apply` does, checked), and
+    ``mu_argus``: the k its own cell-suppressed output reaches (``k_reached``,
+    below k when the untested combinations leave small groups), the cells it
+    suppressed, and that output (``mu_argus.masked``)."""
+
+    __slots__ = ("mu_argus",)
+    mu_argus: MuArgus
+
+    def _rows(self) -> list[tuple[str, Any]]:
+        m = self.mu_argus
+        rows = super()._rows()
+        return [
+            *rows[:2],
+            ("levels", levels_text(m.levels)),
+            (
+                "k reached (cells suppressed)",
+                f"{m.k_reached} of k = {self.k}"
+                + (" (not k-anonymous)" if m.k_reached < self.k else ""),
+            ),
+            (
+                "cells suppressed",
+                f"{m.cells_suppressed} in {m.records_with_a_suppressed_cell} records "
+                f"(loss with them: {m.loss:.4f})",
+            ),
+            *rows[2:],
+        ]

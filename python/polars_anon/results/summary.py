@@ -1,0 +1,90 @@
+"""What a search result shows, row by row (`polars_anon.reports.render`
+lays the rows out as text and HTML)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from polars_anon._core import SearchStats
+from polars_anon.criteria.base import Criterion
+from polars_anon.reports.render import levels_table
+
+
+class Searched(Protocol):
+    """The figures of a search that its summary reads."""
+
+    algorithm: str
+    variant: str | None
+    reason: str | None
+    metric: str
+    proven_optimal: bool
+    complete: bool
+    k: int
+    criteria: list[Criterion]
+    max_suppression: int
+    quasi_identifiers: list[str]
+    stopped: str | None
+    stats: SearchStats
+
+
+def rows(
+    result: Searched,
+    nodes: list[list[int]],
+    minimal: list[list[int]],
+    floors: tuple[list[int], int] | None,
+) -> list[tuple[str, Any]]:
+    """The rows of a search's summary: its `nodes` (anonymous ones) and the
+    `minimal` ones among them, and, where F0 was grouped at floor levels,
+    those levels and F0's rows there (`floors`)."""
+    r, s = result, result.stats
+    name = r.algorithm + (f" ({r.variant})" if r.variant else "")
+    return [
+        ("algorithm", name),
+        *([("chosen because", r.reason)] if r.reason else []),
+        *(
+            [
+                (
+                    "optimum",
+                    f"{r.metric}: " + ("proven" if r.proven_optimal else "not proven (best found)"),
+                )
+            ]
+            if not r.complete
+            else []
+        ),
+        ("k", r.k),
+        *([("criteria", "; ".join(map(repr, r.criteria)))] if r.criteria else []),
+        ("max suppression", r.max_suppression),
+        ("quasi-identifiers", ", ".join(r.quasi_identifiers)),
+        *(
+            [("stopped", f"{r.stopped}: the nodes below are those confirmed so far")]
+            if r.stopped
+            else []
+        ),
+        (
+            "anonymous generalizations",
+            len(nodes) if r.complete else f"{len(nodes)} (of those evaluated)",
+        ),
+        (
+            f"minimal ({min(5, len(minimal))} of {len(minimal)})",
+            levels_table(r.quasi_identifiers, minimal[:5]),
+        ),
+        (
+            "nodes checked / marked / projected",
+            f"{s.nodes_checked} / {s.nodes_marked} / {s.nodes_projected}",
+        ),
+        ("table scans", s.table_scans),
+        *_floor_rows(r.quasi_identifiers, floors),
+        ("time (ms)", round(s.phase_ms.get("total", 0.0), 1)),
+    ]
+
+
+def _floor_rows(
+    quasi_identifiers: list[str], floors: tuple[list[int], int] | None
+) -> list[tuple[str, Any]]:
+    """Where F0 was grouped at floor levels (DuckDB, Spark): which, and
+    its rows, so that a user sees why no node below them is listed."""
+    if floors is None:
+        return []
+    levels, distinct = floors
+    raised = [f"{q} {f}" for q, f in zip(quasi_identifiers, levels, strict=True) if f]
+    return [("frequency set at floor levels", f"{', '.join(raised)} ({distinct:,} rows)")]
