@@ -3,7 +3,7 @@
 //! specialization, or without rollup, each from the table.
 
 use super::bfs::RootSource;
-use super::{Algorithm, Outcome, Searcher};
+use super::{Algorithm, Outcome, Register, Searcher};
 use crate::error::Result;
 use crate::lattice::Graph;
 
@@ -12,11 +12,20 @@ pub struct BottomUp {
     pub rollup: bool,
 }
 
-impl Algorithm for BottomUp {
-    fn label(&self) -> String {
-        let v = if self.rollup { "rollup" } else { "no_rollup" };
-        format!("bottom_up ({v})")
+impl Register for BottomUp {
+    const NAME: &'static str = "bottom_up";
+    const VARIANTS: &'static [&'static str] = &["rollup", "no_rollup"];
+    fn with_variant(v: &str) -> Self {
+        BottomUp {
+            rollup: v != "no_rollup",
+        }
     }
+    fn variant(&self) -> Option<&'static str> {
+        Some(if self.rollup { "rollup" } else { "no_rollup" })
+    }
+}
+
+impl Algorithm for BottomUp {
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         let g = Graph::full_lattice(&s.problem().heights());
         let in_s = s.bfs(&g, RootSource::Table, !self.rollup)?;

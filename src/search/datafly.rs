@@ -8,17 +8,21 @@
 //! the criteria; it is one node, not proven optimal. At the top every tuple
 //! is in one group, so the path ends anonymous unless the whole table fails.
 
-use super::{Algorithm, Outcome, Searcher, Stats};
+use super::{Algorithm, Outcome, Register, Searcher, Stats};
 use crate::error::Result;
 use crate::freq::RollupJob;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Datafly;
 
-impl Algorithm for Datafly {
-    fn label(&self) -> String {
-        "datafly".into()
+impl Register for Datafly {
+    const NAME: &'static str = "datafly";
+    fn with_variant(_: &str) -> Self {
+        Datafly
     }
+}
+
+impl Algorithm for Datafly {
     fn complete(&self) -> bool {
         false
     }

@@ -17,16 +17,20 @@
 
 use super::explorer::Explorer;
 use super::optimal::outcome;
-use super::{Algorithm, Outcome, Searcher};
+use super::{Algorithm, Outcome, Register, Searcher};
 use crate::error::{AnonError, Result};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Heuristic;
 
-impl Algorithm for Heuristic {
-    fn label(&self) -> String {
-        "heuristic".into()
+impl Register for Heuristic {
+    const NAME: &'static str = "heuristic";
+    fn with_variant(_: &str) -> Self {
+        Heuristic
     }
+}
+
+impl Algorithm for Heuristic {
     fn complete(&self) -> bool {
         false
     }

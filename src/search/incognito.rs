@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::bfs::RootSource;
 use super::budget::graph_node_bytes;
 use super::context::ms;
-use super::{Algorithm, Outcome, Searcher};
+use super::{Algorithm, Outcome, Register, Searcher};
 use crate::error::Result;
 use crate::lattice::{generate_graph, join_bound, Graph, Node};
 
@@ -23,15 +23,26 @@ pub enum Variant {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Incognito(pub Variant);
 
-impl Algorithm for Incognito {
-    fn label(&self) -> String {
-        let v = match self.0 {
+impl Register for Incognito {
+    const NAME: &'static str = "incognito";
+    const VARIANTS: &'static [&'static str] = &["cube", "super_roots", "basic"];
+    fn with_variant(v: &str) -> Self {
+        Incognito(match v {
+            "basic" => Variant::Basic,
+            "super_roots" => Variant::SuperRoots,
+            _ => Variant::Cube,
+        })
+    }
+    fn variant(&self) -> Option<&'static str> {
+        Some(match self.0 {
             Variant::Basic => "basic",
             Variant::SuperRoots => "super_roots",
             Variant::Cube => "cube",
-        };
-        format!("incognito ({v})")
+        })
     }
+}
+
+impl Algorithm for Incognito {
     /// Each graph is estimated before it is built (`incognito`); the first,
     /// each attribute's levels, is small.
     fn estimate(&self, _s: &Searcher<'_>) -> Result<()> {

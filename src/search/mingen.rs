@@ -3,7 +3,7 @@
 
 use super::budget::listed_node_bytes;
 use super::context::minimal_of_complete;
-use super::{Algorithm, Outcome, Searcher, Stats};
+use super::{Algorithm, Outcome, Register, Searcher, Stats};
 use crate::error::Result;
 use crate::lattice::{Lattice, Node};
 
@@ -13,10 +13,14 @@ pub struct MinGen;
 /// Nodes made at once while walking the whole lattice.
 const LATTICE_BATCH: usize = 4096;
 
-impl Algorithm for MinGen {
-    fn label(&self) -> String {
-        "mingen".into()
+impl Register for MinGen {
+    const NAME: &'static str = "mingen";
+    fn with_variant(_: &str) -> Self {
+        MinGen
     }
+}
+
+impl Algorithm for MinGen {
     fn infers(&self) -> bool {
         false
     }
@@ -24,7 +28,7 @@ impl Algorithm for MinGen {
     fn estimate(&self, s: &Searcher<'_>) -> Result<()> {
         let heights = s.problem().heights();
         let nodes = Lattice::new(heights.clone()).size();
-        s.within_budget("mingen", nodes, listed_node_bytes(heights.len()))
+        s.within_budget(Self::NAME, nodes, listed_node_bytes(heights.len()))
     }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         s.exhaustive()

@@ -36,7 +36,7 @@ pub use incognito::{Incognito, Variant};
 pub use mingen::MinGen;
 pub use objective::{Bounds, Objective};
 pub use optimal::Optimal;
-pub use registry::{algorithm, Algorithm, Entry, ALGORITHMS};
+pub use registry::{algorithm, Algorithm, Entry, Label, Register, ALGORITHMS};
 pub use samarati::Samarati;
 
 #[derive(Clone, Debug)]

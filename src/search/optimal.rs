@@ -10,17 +10,21 @@
 //! Exact for the loss, the height and Prec, with or without suppression.
 
 use super::explorer::Explorer;
-use super::{Algorithm, Outcome, Searcher, Stats};
+use super::{Algorithm, Outcome, Register, Searcher, Stats};
 use crate::error::Result;
 use crate::lattice::Lattice;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Optimal;
 
-impl Algorithm for Optimal {
-    fn label(&self) -> String {
-        "optimal".into()
+impl Register for Optimal {
+    const NAME: &'static str = "optimal";
+    fn with_variant(_: &str) -> Self {
+        Optimal
     }
+}
+
+impl Algorithm for Optimal {
     fn complete(&self) -> bool {
         false
     }

@@ -1,18 +1,16 @@
-//! The one list of search algorithms: their names, variants and defaults, read
-//! by the bindings and the Python package. Adding an algorithm is a file in
-//! `search/` and one line in `ALGORITHMS`.
+//! The one list of search algorithms, read by the bindings and the Python
+//! package. An algorithm's name and variants live on its type (`Register`,
+//! in its own file); adding one is that file and one line in `ALGORITHMS`.
 
 use std::fmt::Debug;
 
 use super::{
-    BottomUp, Datafly, Heuristic, Incognito, MinGen, Optimal, Outcome, Samarati, Searcher, Variant,
+    BottomUp, Datafly, Heuristic, Incognito, MinGen, Optimal, Outcome, Samarati, Searcher,
 };
 use crate::error::{AnonError, Result};
 
 /// A search: walks the lattice and asks the searcher's checker about nodes.
-pub trait Algorithm: Debug + Send + Sync {
-    /// The name users know it by, with its variant.
-    fn label(&self) -> String;
+pub trait Algorithm: Label + Debug + Send + Sync {
     /// Finds every anonymous node (else only those it evaluated).
     fn complete(&self) -> bool {
         true
@@ -37,6 +35,35 @@ pub trait Algorithm: Debug + Send + Sync {
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome>;
 }
 
+/// What registers an algorithm: its name (the one place it is written), its
+/// variants and how to make each. `ALGORITHMS` lists the types, a line each.
+pub trait Register: Sized {
+    const NAME: &'static str;
+    /// The variants, the default first (none: one form).
+    const VARIANTS: &'static [&'static str] = &[];
+    /// The algorithm in `variant` (one of `VARIANTS`, or "" when there are
+    /// none).
+    fn with_variant(variant: &str) -> Self;
+    /// The variant this value is.
+    fn variant(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The name users know a search by, with its variant: "incognito (cube)".
+pub trait Label {
+    fn label(&self) -> String;
+}
+
+impl<T: Register> Label for T {
+    fn label(&self) -> String {
+        match self.variant() {
+            Some(v) => format!("{} ({v})", T::NAME),
+            None => T::NAME.into(),
+        }
+    }
+}
+
 /// A registered algorithm: its name, its variants (the default first) and
 /// how to make it.
 pub struct Entry {
@@ -51,52 +78,26 @@ impl Entry {
     }
 }
 
+fn build<T: Register + Algorithm + 'static>(variant: &str) -> Box<dyn Algorithm> {
+    Box::new(T::with_variant(variant))
+}
+
+const fn entry<T: Register + Algorithm + 'static>() -> Entry {
+    Entry {
+        name: T::NAME,
+        variants: T::VARIANTS,
+        build: build::<T>,
+    }
+}
+
 pub const ALGORITHMS: &[Entry] = &[
-    Entry {
-        name: "incognito",
-        variants: &["cube", "super_roots", "basic"],
-        build: |v| {
-            Box::new(Incognito(match v {
-                "basic" => Variant::Basic,
-                "super_roots" => Variant::SuperRoots,
-                _ => Variant::Cube,
-            }))
-        },
-    },
-    Entry {
-        name: "samarati",
-        variants: &[],
-        build: |_| Box::new(Samarati),
-    },
-    Entry {
-        name: "bottom_up",
-        variants: &["rollup", "no_rollup"],
-        build: |v| {
-            Box::new(BottomUp {
-                rollup: v != "no_rollup",
-            })
-        },
-    },
-    Entry {
-        name: "mingen",
-        variants: &[],
-        build: |_| Box::new(MinGen),
-    },
-    Entry {
-        name: "datafly",
-        variants: &[],
-        build: |_| Box::new(Datafly),
-    },
-    Entry {
-        name: "optimal",
-        variants: &[],
-        build: |_| Box::new(Optimal),
-    },
-    Entry {
-        name: "heuristic",
-        variants: &[],
-        build: |_| Box::new(Heuristic),
-    },
+    entry::<Incognito>(),
+    entry::<Samarati>(),
+    entry::<BottomUp>(),
+    entry::<MinGen>(),
+    entry::<Datafly>(),
+    entry::<Optimal>(),
+    entry::<Heuristic>(),
 ];
 
 fn quoted(names: impl Iterator<Item = &'static str>) -> String {

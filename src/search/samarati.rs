@@ -4,17 +4,21 @@
 use std::collections::{HashMap, HashSet};
 
 use super::budget::listed_node_bytes;
-use super::{Algorithm, Outcome, Searcher, Stats};
+use super::{Algorithm, Outcome, Register, Searcher, Stats};
 use crate::error::Result;
 use crate::lattice::{Lattice, Node};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Samarati;
 
-impl Algorithm for Samarati {
-    fn label(&self) -> String {
-        "samarati".into()
+impl Register for Samarati {
+    const NAME: &'static str = "samarati";
+    fn with_variant(_: &str) -> Self {
+        Samarati
     }
+}
+
+impl Algorithm for Samarati {
     fn complete(&self) -> bool {
         false
     }
@@ -30,7 +34,7 @@ impl Algorithm for Samarati {
             .iter()
             .take(probes)
             .fold(0u128, |a, &c| a.saturating_add(c));
-        s.within_budget("samarati", nodes, listed_node_bytes(heights.len()))
+        s.within_budget(Self::NAME, nodes, listed_node_bytes(heights.len()))
     }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
         s.samarati()
