@@ -13,16 +13,7 @@ DataFrame and LazyFrame (registered on import)::
 from typing import TYPE_CHECKING, Any
 
 from polars_anon import _moved
-from polars_anon._core import (
-    AnonError,
-    ConfigError,
-    Hierarchy,
-    HierarchyError,
-    MissingValueError,
-    NotAnonymousError,
-    SearchTooLargeError,
-    __version__,
-)
+from polars_anon._core import Hierarchy, __version__
 from polars_anon._namespace import AnonFrame, AnonLazyFrame
 from polars_anon.api.check import check, generalize
 from polars_anon.api.search import incognito, mu_argus, search
@@ -35,6 +26,14 @@ from polars_anon.criteria import (
     PSensitive,
     RecursiveCLDiversity,
     TCloseness,
+)
+from polars_anon.exceptions import (
+    AnonError,
+    ConfigError,
+    HierarchyError,
+    MissingValueError,
+    NotAnonymousError,
+    SearchTooLargeError,
 )
 from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.hierarchies import read_hierarchies

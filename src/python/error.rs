@@ -1,71 +1,73 @@
 //! The core's errors as one small tree of Python exceptions, rooted at
-//! `AnonError`; each core variant maps to one class.
+//! `AnonError`; each core variant maps to one class. Their qualified names
+//! are public (`polars_anon.exceptions.ConfigError`): the module a traceback
+//! names is one a user can import, and pickles of them load.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
 
-use crate::error::AnonError;
+use crate::error::AnonError as CoreError;
 
 create_exception!(
-    _core,
-    PyAnonError,
+    polars_anon.exceptions,
+    AnonError,
     PyException,
     "Base class of every polars-anon error."
 );
 create_exception!(
-    _core,
+    polars_anon.exceptions,
     HierarchyError,
-    PyAnonError,
+    AnonError,
     "A hierarchy that cannot be used."
 );
 create_exception!(
-    _core,
+    polars_anon.exceptions,
     ConfigError,
-    PyAnonError,
+    AnonError,
     "A request that does not fit the data."
 );
 create_exception!(
-    _core,
+    polars_anon.exceptions,
     SearchTooLargeError,
     ConfigError,
     "A search that would hold more than its memory budget; nothing was searched."
 );
 create_exception!(
-    _core,
+    polars_anon.exceptions,
     MissingValueError,
-    PyAnonError,
+    AnonError,
     "Values (or nulls) in a quasi-identifier that its hierarchy does not cover."
 );
 create_exception!(
-    _core,
+    polars_anon.exceptions,
     NotAnonymousError,
-    PyAnonError,
+    AnonError,
     "The requested release would break the privacy model."
 );
 
-pub fn to_py(e: AnonError) -> PyErr {
+pub fn to_py(e: CoreError) -> PyErr {
     let msg = e.to_string();
     match e {
-        AnonError::Hierarchy(_) => HierarchyError::new_err(msg),
-        AnonError::MissingValues { .. } | AnonError::NullValues { .. } => {
+        CoreError::Hierarchy(_) => HierarchyError::new_err(msg),
+        CoreError::MissingValues { .. } | CoreError::NullValues { .. } => {
             MissingValueError::new_err(msg)
         }
-        AnonError::Config(_) => ConfigError::new_err(msg),
-        AnonError::NotAnonymous(_) => NotAnonymousError::new_err(msg),
-        AnonError::TooLarge(_) => SearchTooLargeError::new_err(msg),
-        AnonError::Column(_) => PyTypeError::new_err(msg),
-        AnonError::Interrupted => PyKeyboardInterrupt::new_err(msg),
+        CoreError::Config(_) => ConfigError::new_err(msg),
+        CoreError::NotAnonymous(_) => NotAnonymousError::new_err(msg),
+        CoreError::TooLarge(_) => SearchTooLargeError::new_err(msg),
+        CoreError::Column(_) => PyTypeError::new_err(msg),
+        CoreError::Interrupted => PyKeyboardInterrupt::new_err(msg),
         // a search answers its time limit with a partial outcome; this is
         // reached only if a caller lets the error through
-        AnonError::TimeLimit => PyAnonError::new_err(msg),
-        AnonError::Polars(_) => PyAnonError::new_err(msg),
+        CoreError::TimeLimit => AnonError::new_err(msg),
+        CoreError::Polars(_) => AnonError::new_err(msg),
     }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add("AnonError", py.get_type::<PyAnonError>())?;
+    m.add("AnonError", py.get_type::<AnonError>())?;
     m.add("HierarchyError", py.get_type::<HierarchyError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("MissingValueError", py.get_type::<MissingValueError>())?;
@@ -89,7 +91,7 @@ pub fn without_gil<T: Send>(
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            PyAnonError::new_err(format!(
+            AnonError::new_err(format!(
                 "internal error in polars-anon's core (please report it with the call that \
                  caused it): {what}"
             ))

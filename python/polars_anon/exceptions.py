@@ -1,0 +1,38 @@
+"""The errors polars-anon raises: one tree rooted at `AnonError`, raised by
+the core and by the package alike, each re-exported as ``pa.<Name>``.
+
+- `AnonError`: the base of every polars-anon error.
+- `HierarchyError`: a hierarchy that cannot be used (not a tree, ragged...).
+- `ConfigError`: a request that does not fit the data (unknown column, bad k,
+  levels above a hierarchy's height...); `SearchTooLargeError`, one of them,
+  is a search refused before it starts because it would pass its memory budget.
+- `MissingValueError`: values (or nulls) in a quasi-identifier that its
+  hierarchy does not cover; the message names the column and the values.
+- `NotAnonymousError`: a release that would break the privacy model.
+
+A column of the wrong type is a `TypeError`, as Python's own calls raise.
+
+>>> import polars_anon as pa
+>>> pa.ConfigError.__module__
+'polars_anon.exceptions'
+>>> issubclass(pa.SearchTooLargeError, pa.ConfigError)
+True
+"""
+
+from polars_anon._core import (
+    AnonError,
+    ConfigError,
+    HierarchyError,
+    MissingValueError,
+    NotAnonymousError,
+    SearchTooLargeError,
+)
+
+__all__ = [
+    "AnonError",
+    "ConfigError",
+    "HierarchyError",
+    "MissingValueError",
+    "NotAnonymousError",
+    "SearchTooLargeError",
+]
