@@ -1,12 +1,13 @@
 """A job as TOML: read with the standard library's ``tomllib``, written by
-`dumps` (top-level tables of scalars, lists and inline tables, and the
-hierarchies' sub-tables: all a job holds)."""
+``tomli_w`` (a maintained writer: strings, keys and paths are escaped as TOML
+asks, whatever quotes, backslashes, newlines or non-ASCII text they hold)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
+
+import tomli_w
 
 from polars_anon._core import ConfigError
 
@@ -18,38 +19,18 @@ else:  # pragma: no cover - the tests run 3.11
 __all__ = ["dumps", "tomllib"]
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
+def _without_none(v: Any) -> Any:
+    """TOML has no null: a value left unset is not written."""
     if isinstance(v, dict):
-        return (
-            "{ "
-            + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items() if x is not None)
-            + " }"
-        )
-    raise ConfigError(f"cannot write {v!r} to a job file")
-
-
-def _key(k: str) -> str:
-    return k if k.replace("_", "").replace("-", "").isalnum() and k.isascii() else json.dumps(k)
+        return {k: _without_none(x) for k, x in v.items() if x is not None}
+    if isinstance(v, (list, tuple)):
+        return [_without_none(x) for x in v]
+    return v
 
 
 def dumps(doc: dict[str, Any]) -> str:
-    """TOML for a job: top-level tables of scalars, lists and inline tables,
-    and the hierarchies' sub-tables."""
-    lines: list[str] = []
-    for name, table in doc.items():
-        if name == "hierarchies":
-            for col, h in table.items():
-                lines += ["", f"[hierarchies.{_key(col)}]"]
-                lines += [f"{_key(k)} = {_value(v)}" for k, v in h.items() if v is not None]
-            continue
-        lines += ["", f"[{name}]"]
-        lines += [f"{_key(k)} = {_value(v)}" for k, v in table.items() if v is not None]
-    return "\n".join(lines).lstrip("\n") + "\n"
+    """TOML for a job (its tables, with the hierarchies' sub-tables)."""
+    try:
+        return tomli_w.dumps(_without_none(doc))
+    except TypeError as e:
+        raise ConfigError(f"cannot write the job to TOML: {e}") from None
