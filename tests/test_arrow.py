@@ -138,3 +138,16 @@ def test_a_polars_check_imports_neither_numpy_nor_pyarrow() -> None:
         [sys.executable, "-c", NO_NUMPY_NOR_PYARROW], capture_output=True, text=True, check=True
     )
     assert out.stdout.split()[1:] == ["False", "False"]
+
+
+def test_values_and_counts_of_different_lengths_are_a_config_error() -> None:
+    counts = pl.Series([1, 2], dtype=pl.UInt64)
+    for column in (pl.Series(["beta", "7", None]), pl.Series([7, None, None], dtype=pl.Int32)):
+        with pytest.raises(pa.ConfigError, match=r"column 'v' has 3 values for 2 counts"):
+            groups(column, counts)
+
+
+def test_the_type_is_the_streams_even_without_chunks() -> None:
+    empty = pyarrow.chunked_array([], type=pyarrow.float64())
+    with pytest.raises(TypeError, match="Float64"):
+        groups(empty, pl.Series([], dtype=pl.UInt64))

@@ -24,7 +24,9 @@ pub struct Column(Data);
 
 enum Data {
     Ints(Vec<u64>),
-    Arrow(Vec<Box<dyn Array>>),
+    /// The stream's type (from its schema, so that a stream of no chunks
+    /// has one too) and its chunks.
+    Arrow(ArrowDataType, Vec<Box<dyn Array>>),
 }
 
 fn bad(msg: String) -> AnonError {
@@ -62,25 +64,26 @@ impl Column {
     pub unsafe fn from_stream(stream: Box<ArrowArrayStream>) -> Result<Self> {
         let mut reader = ArrowArrayStreamReader::try_new(stream)
             .map_err(|e| bad(format!("could not read the column's schema: {e}")))?;
+        let dtype = reader.field().dtype().clone();
         let mut chunks = Vec::new();
         while let Some(chunk) = reader.next() {
             chunks.push(
                 chunk.map_err(|e| bad(format!("could not read a chunk of the column: {e}")))?,
             );
         }
-        Ok(Column::from_arrow(chunks))
+        Ok(Column::from_arrow(dtype, chunks))
     }
 
-    /// The chunks of an Arrow stream, in order.
-    pub fn from_arrow(chunks: Vec<Box<dyn Array>>) -> Self {
-        Column(Data::Arrow(chunks))
+    /// The chunks of an Arrow stream of type `dtype`, in order.
+    pub fn from_arrow(dtype: ArrowDataType, chunks: Vec<Box<dyn Array>>) -> Self {
+        Column(Data::Arrow(dtype, chunks))
     }
 
     /// The number of values.
     pub fn len(&self) -> usize {
         match &self.0 {
             Data::Ints(v) => v.len(),
-            Data::Arrow(chunks) => chunks.iter().map(|a| a.len()).sum(),
+            Data::Arrow(_, chunks) => chunks.iter().map(|a| a.len()).sum(),
         }
     }
 
@@ -90,23 +93,25 @@ impl Column {
 
     /// An unsigned integer column without nulls.
     pub fn uints(&self) -> Result<Vec<u64>> {
-        let chunks = match &self.0 {
+        let (dtype, chunks) = match &self.0 {
             Data::Ints(v) => return Ok(v.clone()),
-            Data::Arrow(chunks) => chunks,
+            Data::Arrow(dtype, chunks) => (dtype, chunks),
+        };
+        let extend = match dtype {
+            ArrowDataType::UInt8 => extend::<u8>,
+            ArrowDataType::UInt16 => extend::<u16>,
+            ArrowDataType::UInt32 => extend::<u32>,
+            ArrowDataType::UInt64 => extend::<u64>,
+            other => {
+                return Err(bad(format!(
+                    "expected an unsigned integer column, got Arrow type {other:?}"
+                )))
+            }
         };
         let mut out = Vec::with_capacity(self.len());
         for a in chunks {
-            match a.dtype() {
-                ArrowDataType::UInt8 => extend::<u8>(a.as_ref(), &mut out)?,
-                ArrowDataType::UInt16 => extend::<u16>(a.as_ref(), &mut out)?,
-                ArrowDataType::UInt32 => extend::<u32>(a.as_ref(), &mut out)?,
-                ArrowDataType::UInt64 => extend::<u64>(a.as_ref(), &mut out)?,
-                other => {
-                    return Err(bad(format!(
-                        "expected an unsigned integer column, got Arrow type {other:?}"
-                    )))
-                }
-            }
+            same_type(dtype, a.as_ref())?;
+            extend(a.as_ref(), &mut out)?;
         }
         Ok(out)
     }
@@ -124,7 +129,7 @@ impl Column {
     pub fn holds_values(&self) -> bool {
         match &self.0 {
             Data::Ints(_) => false,
-            Data::Arrow(chunks) => chunks.first().is_some_and(|a| is_value_type(a.dtype())),
+            Data::Arrow(dtype, _) => is_value_type(dtype),
         }
     }
 
@@ -134,11 +139,24 @@ impl Column {
     /// values (`holds_values`). The encoder's calls sit inside the per-value
     /// loops: a closure called for each value costs as much as the lookup.
     pub fn encode(&self, e: &mut Encoder<'_>, weights: &[u64]) -> Result<()> {
-        let Data::Arrow(chunks) = &self.0 else {
+        let Data::Arrow(dtype, chunks) = &self.0 else {
             return Err(bad("expected a column of values, got codes".into()));
         };
+        if !is_value_type(dtype) {
+            return Err(bad(format!(
+                "expected a string or integer column, got Arrow type {dtype:?}"
+            )));
+        }
+        if !weights.is_empty() && weights.len() != self.len() {
+            return Err(bad(format!(
+                "{} values for {} counts",
+                self.len(),
+                weights.len()
+            )));
+        }
         let mut row = 0;
         for a in chunks {
+            same_type(dtype, a.as_ref())?;
             if weights.is_empty() {
                 values(a.as_ref(), e, |_| 1)?;
             } else {
@@ -161,6 +179,17 @@ fn is_value_type(t: &ArrowDataType) -> bool {
             | ArrowDataType::Int32
             | ArrowDataType::Int64
     )
+}
+
+/// A chunk of the stream's own type (the C stream interface promises it).
+fn same_type(dtype: &ArrowDataType, a: &dyn Array) -> Result<()> {
+    match a.dtype() == dtype {
+        true => Ok(()),
+        false => Err(bad(format!(
+            "a chunk of Arrow type {:?} in a stream of {dtype:?}",
+            a.dtype()
+        ))),
+    }
 }
 
 fn downcast<T: 'static>(a: &dyn Array) -> Result<&T> {
@@ -309,6 +338,11 @@ mod tests {
         e.finish()
     }
 
+    /// A column of chunks, of the first chunk's type.
+    fn arrow(chunks: Vec<Box<dyn Array>>) -> Column {
+        Column::from_arrow(chunks[0].dtype().clone(), chunks)
+    }
+
     /// The same chunks through polars-arrow's C stream export and reader,
     /// as a Python producer hands them over.
     fn through_stream(chunks: Vec<Box<dyn Array>>) -> Column {
@@ -331,7 +365,7 @@ mod tests {
             chunks::<u32>(&[1, 2, 3, 4]),
             chunks::<u64>(&[1, 2, 3, 4]),
         ] {
-            assert_eq!(Column::from_arrow(c.clone()).uints().unwrap(), want);
+            assert_eq!(arrow(c.clone()).uints().unwrap(), want);
             let streamed = through_stream(c);
             assert_eq!(streamed.len(), 5);
             assert_eq!(streamed.uints().unwrap(), want);
@@ -356,7 +390,7 @@ mod tests {
     #[test]
     fn codes_with_nulls_or_of_another_type_are_errors_naming_it() {
         let nulls = PrimitiveArray::<u32>::from([Some(1), None]).boxed();
-        let err = Column::from_arrow(vec![nulls]).uints().unwrap_err();
+        let err = arrow(vec![nulls]).uints().unwrap_err();
         assert!(matches!(err, AnonError::Column(_)) && err.to_string().contains("nulls"));
         let floats = PrimitiveArray::<f64>::from_slice([1.0]).boxed();
         let err = through_stream(vec![floats])
@@ -368,13 +402,13 @@ mod tests {
             "{err}"
         );
         let floats = PrimitiveArray::<f64>::from_slice([1.0]).boxed();
-        let c = Column::from_arrow(vec![floats]);
+        let c = arrow(vec![floats]);
         assert!(!c.holds_values());
         let h = hierarchy();
         let mut e = h.encoder("c", 1);
         let err = c.encode(&mut e, &[]).unwrap_err().to_string();
         assert!(
-            err.contains("string column") && err.contains("Float64"),
+            err.contains("string or integer column") && err.contains("Float64"),
             "{err}"
         );
     }
@@ -393,7 +427,7 @@ mod tests {
             vec![small.clone().boxed()],
             vec![large.clone().boxed()],
         ] {
-            let c = Column::from_arrow(chunks.clone());
+            let c = arrow(chunks.clone());
             assert_eq!(encoded(&h, &c, &[]).unwrap(), want);
             assert_eq!(encoded(&h, &through_stream(chunks), &[]).unwrap(), want);
         }
@@ -410,7 +444,7 @@ mod tests {
                 large.sliced(3, 2).boxed(),
             ],
         ] {
-            assert_eq!(encoded(&h, &Column::from_arrow(chunks), &[]).unwrap(), want);
+            assert_eq!(encoded(&h, &arrow(chunks), &[]).unwrap(), want);
         }
     }
 
@@ -486,9 +520,34 @@ mod tests {
                     None,
                 )
             };
-            let err = encoded(&h, &Column::from_arrow(vec![bad.boxed()]), &[]).unwrap_err();
+            let err = encoded(&h, &arrow(vec![bad.boxed()]), &[]).unwrap_err();
             assert!(err.to_string().contains("outside its buffers"), "{err}");
         }
+    }
+
+    #[test]
+    fn the_type_is_the_streams_even_without_chunks_and_counts_must_match() {
+        let floats = Column::from_arrow(ArrowDataType::Float64, vec![]);
+        let err = floats.uints().unwrap_err().to_string();
+        assert!(err.contains("Float64"), "{err}");
+        let strings = Column::from_arrow(ArrowDataType::Utf8View, vec![]);
+        assert!(strings.holds_values() && strings.is_empty());
+        let mixed = Column::from_arrow(
+            ArrowDataType::UInt32,
+            vec![PrimitiveArray::<u64>::from_slice([1]).boxed()],
+        );
+        let err = mixed.uints().unwrap_err().to_string();
+        assert!(err.contains("UInt64") && err.contains("UInt32"), "{err}");
+        let h = hierarchy();
+        let c = arrow(vec![Utf8ViewArray::from_slice([
+            Some("a"),
+            Some("b"),
+            None,
+        ])
+        .boxed()]);
+        let mut e = h.encoder("c", 3);
+        let err = c.encode(&mut e, &[1, 2]).unwrap_err().to_string();
+        assert!(err.contains("3 values for 2 counts"), "{err}");
     }
 
     #[test]

@@ -104,6 +104,13 @@ impl PyProblem {
             .map(|c| arrow::take(c, 4))
             .collect::<PyResult<Vec<_>>>()?;
         let encode = |((c, n), h): ((&Column, &String), &PyHierarchy)| -> PyResult<Vec<u32>> {
+            if given && c.len() != counts.len() {
+                return Err(ConfigError::new_err(format!(
+                    "column '{n}' has {} values for {} counts",
+                    c.len(),
+                    counts.len()
+                )));
+            }
             if !c.holds_values() {
                 return c.u32s(&format!("codes of '{n}'")).map_err(to_py);
             }
