@@ -248,6 +248,14 @@ class Problem:
     def evaluate_many(
         self, nodes: list[list[int]], k: int, criteria: list[CoreCriterion] = ...
     ) -> MetricTable: ...
+    def best_of(
+        self,
+        nodes: list[list[int]],
+        k: int,
+        criteria: list[CoreCriterion],
+        metric: str,
+        weights: list[float] | None = ...,
+    ) -> tuple[list[int], MetricTable]: ...
     def search(
         self,
         algorithm: str,

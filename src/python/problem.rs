@@ -264,6 +264,59 @@ impl PyProblem {
         let attribute_loss = evaluated.into_iter().map(|e| e.attribute_loss).collect();
         Ok(PyMetricTable::new(metrics, attribute_loss))
     }
+    /// The best of `nodes` (anonymous ones) by `metric` ("loss", optionally
+    /// weighted, or "precision"), valuing them in order of its lower bound
+    /// until none left can do better (`search::best`): the indices of the
+    /// nodes valued and their figures, every node of the best value among
+    /// them.
+    #[pyo3(signature = (nodes, k, criteria, metric, weights = None))]
+    fn best_of(
+        &self,
+        py: Python<'_>,
+        nodes: Vec<Vec<u32>>,
+        k: u64,
+        criteria: Vec<PyCriterion>,
+        metric: &str,
+        weights: Option<Vec<f64>>,
+    ) -> PyResult<(Vec<usize>, PyMetricTable)> {
+        let objective: crate::search::Objective = metric.parse().map_err(to_py)?;
+        let checker = self.checker(k, criteria, Engine::Auto)?;
+        let nodes = nodes
+            .into_iter()
+            .map(|n| self.levels_u8(n))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut bounds = crate::search::Bounds::new(&self.inner, objective).map_err(to_py)?;
+        if let Some(w) = weights {
+            if w.len() != self.inner.n_attrs() {
+                return Err(ConfigError::new_err(format!(
+                    "{} weights for {} quasi-identifiers",
+                    w.len(),
+                    self.inner.n_attrs()
+                )));
+            }
+            bounds = bounds.weighted(w);
+        }
+        let (valued, evaluated) = run(py, || {
+            crate::search::best::best_of(&checker, &bounds, &nodes)
+        })?;
+        let heights = self.inner.heights();
+        let metrics: Vec<_> = valued
+            .iter()
+            .zip(&evaluated)
+            .map(|(&i, e)| {
+                metrics(
+                    &nodes[i],
+                    &heights,
+                    &e.stats,
+                    self.inner.rows,
+                    k,
+                    &e.attribute_loss,
+                )
+            })
+            .collect();
+        let attribute_loss = evaluated.into_iter().map(|e| e.attribute_loss).collect();
+        Ok((valued, PyMetricTable::new(metrics, attribute_loss)))
+    }
     /// Run one search (`algorithm` and `variant` as in `ALGORITHMS`).
     #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES, metric = "loss", seed = 0))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments

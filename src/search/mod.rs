@@ -11,6 +11,7 @@ use crate::criteria::CriterionRef;
 use crate::freq::Engine;
 use crate::lattice::Node;
 
+pub mod best;
 mod bfs;
 mod bottom_up;
 pub mod budget;

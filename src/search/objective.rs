@@ -64,6 +64,8 @@ pub struct Bounds {
     /// `cost[a][g]`: attribute a's mean loss per record at level g with
     /// every record released.
     cost: Vec<Vec<f64>>,
+    /// The loss's attribute weights (`None`: each 1).
+    weights: Option<Vec<f64>>,
 }
 
 impl Bounds {
@@ -98,7 +100,17 @@ impl Bounds {
             objective,
             heights,
             cost,
+            weights: None,
         })
+    }
+
+    /// The bounds of the loss weighted by `weights` (one per attribute); the
+    /// other objectives take no weights.
+    pub fn weighted(mut self, weights: Vec<f64>) -> Self {
+        if self.objective == Objective::Loss {
+            self.weights = Some(weights);
+        }
+        self
     }
 
     /// A value no generalization of `node` (nor `node` itself) goes below.
@@ -119,15 +131,19 @@ impl Bounds {
                     .enumerate()
                     .map(|(a, &l)| self.cost[a][l as usize])
                     .collect();
-                loss::loss(&per, None)
+                loss::loss(&per, self.weights.as_deref())
             }
         }
     }
 
-    /// The objective of an evaluated node.
-    pub fn value(&self, node: &[u8], m: &crate::metrics::Metrics) -> f64 {
+    /// The objective of an evaluated node (`attribute_loss`: its
+    /// attributes' mean costs, which the weighted loss combines).
+    pub fn value(&self, node: &[u8], m: &crate::metrics::Metrics, attribute_loss: &[f64]) -> f64 {
         match self.objective {
-            Objective::Loss => m.loss,
+            Objective::Loss => match &self.weights {
+                None => m.loss,
+                Some(w) => loss::loss(attribute_loss, Some(w)),
+            },
             Objective::Height => node.iter().map(|&l| l as f64).sum(),
             Objective::Precision => 1.0 - m.precision,
         }

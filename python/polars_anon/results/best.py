@@ -1,15 +1,25 @@
 """The choice of the preferred node among a search's anonymous ones: the
 preference criteria (`CRITERIA`), each a sort key on the answer's columns,
-and bounds on each attribute's level."""
+and bounds on each attribute's level.
+
+What each criterion needs valued (a node's groups rolled up and counted):
+``min_height`` and ``min_relative_distance`` rank by the levels alone and
+value only the nodes tied on them; ``min_loss`` and ``max_precision`` value
+nodes in order of their metric's lower bound (the metric as if nothing were
+suppressed, which no node goes below) until none left can do better
+(`valued_by_bound`, `src/search/best.rs`), a few dozen of thousands on
+Adult and cup; ``max_distribution``, ``min_suppression`` and
+``min_discernibility`` have no such bound and value every anonymous node."""
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError
+from polars_anon._core import ConfigError, MetricTable, Problem
 
 CRITERIA = (
     "min_loss",
@@ -20,6 +30,35 @@ CRITERIA = (
     "max_precision",
     "min_discernibility",
 )
+
+
+# the criteria ranked by a metric with a lower bound, and that metric
+BY_BOUND = {"min_loss": "loss", "max_precision": "precision"}
+
+
+def within(
+    nodes: list[list[int]],
+    quasi_identifiers: list[str],
+    bounds: Mapping[str, int | tuple[int, int]] | None,
+) -> list[list[int]]:
+    """The nodes whose every level lies within `bounds`."""
+    limits = [bound(q, (bounds or {}).get(q, (0, 255))) for q in quasi_identifiers]
+    return [n for n in nodes if all(lo <= v <= hi for v, (lo, hi) in zip(n, limits, strict=True))]
+
+
+def valued_by_bound(
+    problem: Problem,
+    nodes: list[list[int]],
+    k: int,
+    criteria: list[Any],
+    criterion: str,
+    weights: list[float] | None,
+) -> tuple[list[list[int]], MetricTable]:
+    """The nodes the core valued to find the best of `nodes` by the metric of
+    `criterion` (one of `BY_BOUND`), and their figures: every node of the
+    best value is among them."""
+    valued, table = problem.best_of(nodes, k, criteria, BY_BOUND[criterion], weights)
+    return [nodes[i] for i in valued], table
 
 
 def bound(q: str, b: int | tuple[int, int]) -> tuple[int, int]:

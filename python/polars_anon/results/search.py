@@ -119,15 +119,19 @@ class SearchResult:
         assert self._anonymous is not None
         return self._anonymous
 
-    def _figures(self, nodes: list[list[int]]) -> tuple[pl.DataFrame, MetricTable]:
-        """`nodes` (anonymous ones) with their figures, as rows of `anonymous`."""
+    def _figures(
+        self, nodes: list[list[int]], table: MetricTable | None = None
+    ) -> tuple[pl.DataFrame, MetricTable]:
+        """`nodes` (anonymous ones) with their figures (`table`, or evaluated
+        now), as rows of `anonymous`."""
         minimal = {tuple(n) for n in self._minimal_nodes}
         cols = self._level_columns(nodes)
-        table = self._prep.problem.evaluate_many(
-            nodes,
-            self.k,
-            specs(self.criteria, self._prep.sensitive_values, feasible=False),
-        )
+        if table is None:
+            table = self._prep.problem.evaluate_many(
+                nodes,
+                self.k,
+                specs(self.criteria, self._prep.sensitive_values, feasible=False),
+            )
         series = [
             pl.Series(self.column(name), values, dtype=getattr(pl, dtype))
             for name, dtype, values in table.columns()
@@ -267,6 +271,12 @@ class SearchResult:
         below a level (an int) or within ``(low, high)``. Ties are broken by
         height, then suppression, then the levels compared in quasi-identifier
         order (lowest first), so the answer is deterministic.
+
+        Cost: ``min_height`` and ``min_relative_distance`` need the levels
+        alone; ``min_loss`` and ``max_precision`` value nodes in order of their
+        metric's lower bound until none left can do better (a few dozen of
+        Adult's or cup's thousands); the other criteria value every anonymous
+        node (as ``anonymous`` does, once).
         """
         qis = self.quasi_identifiers
         if criterion not in best.CRITERIA:
@@ -286,18 +296,22 @@ class SearchResult:
                     self._prep.problem.heights,
                 )
             )
-        # the criteria that rank nodes by their levels need the nodes' other
-        # figures only to break ties: those are evaluated for the tied nodes
-        # alone (every anonymous node's figures cost 3x cup's search at 5%)
+        # what each criterion needs valued: see `best` (every anonymous
+        # node's figures cost 3x cup's search at 5%)
         by_levels = criterion in ("min_height", "min_relative_distance")
-        frame = self._levels() if by_levels else self.anonymous
         w = [float(weights.get(q, 1.0)) for q in qis]
+        table = self._table
+        if by_levels:
+            frame = self._levels()
+        elif criterion in best.BY_BOUND and self._anonymous is None:
+            frame, table = self._by_bound(criterion, w if weights else None, bounds)
+        else:
+            frame = self.anonymous
+            table = self._table
         loss_col = fresh_name("__loss", frame.columns)
         if criterion == "min_loss":
-            assert self._table is not None
-            loss = (
-                self._table.weighted_loss(w) if weights else frame.get_column(self.column("loss"))
-            )
+            assert table is not None
+            loss = table.weighted_loss(w) if weights else frame.get_column(self.column("loss"))
             frame = frame.with_columns(pl.Series(loss_col, loss, dtype=pl.Float64))
         for q, b in (bounds or {}).items():
             lo, hi = best.bound(q, b)
@@ -327,6 +341,21 @@ class SearchResult:
         )
         row = ranked.row(0, named=True)
         return {q: int(row[q]) for q in qis}
+
+    def _by_bound(
+        self,
+        criterion: str,
+        weights: list[float] | None,
+        bounds: Mapping[str, int | tuple[int, int]] | None,
+    ) -> tuple[pl.DataFrame, MetricTable]:
+        """The nodes within `bounds` that the core valued to find the best by
+        `criterion`'s metric, with their figures (`best.valued_by_bound`)."""
+        nodes = best.within(self._nodes, self.quasi_identifiers, bounds)
+        crit = specs(self.criteria, self._prep.sensitive_values, feasible=False)
+        valued, table = best.valued_by_bound(
+            self._prep.problem, nodes, self.k, crit, criterion, weights
+        )
+        return self._figures(valued, table)
 
     def _levels(self) -> pl.DataFrame:
         """The anonymous nodes' levels and heights (`anonymous` without the

@@ -1,0 +1,74 @@
+"""best() by a metric with a lower bound (min_loss, max_precision) values
+the nodes in order of the bound and stops when none left can do better: it
+must choose the node that ranking every anonymous node chooses, with
+suppression on and off, weighted, within bounds, on Adult, on cup and on
+random tables, and value far fewer nodes."""
+
+from __future__ import annotations
+
+import pickle
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from tests.test_search import tables
+
+
+def both_ways(
+    result: pa.SearchResult, criterion: str, **kw: object
+) -> tuple[dict[str, int], dict[str, int]]:
+    """best() valuing by bound, then on a copy whose every node is valued."""
+    fast = result.best(criterion, **kw)  # type: ignore[arg-type]
+    full = pickle.loads(pickle.dumps(result))
+    assert full.anonymous.height == len(result._nodes)  # every node valued first
+    return fast, full.best(criterion, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("k", [2, 5, 10])
+@pytest.mark.parametrize("sup", [0, 0.01, 0.05, 0.1])
+def test_best_by_bound_chooses_as_ranking_every_node_on_adult(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int, sup: float
+) -> None:
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:7])
+    r = pa.search(df, qis, hs, k, sup, progress=False)
+    assert r.complete
+    for criterion in ("min_loss", "max_precision"):
+        fast, full = both_ways(r, criterion)
+        assert fast == full, criterion
+    fast, full = both_ways(r, "min_loss", weights={"age": 3.0, "sex": 0.5})
+    assert fast == full
+    fast, full = both_ways(r, "min_loss", bounds={"age": 2, "education": (1, 3)})
+    assert fast == full
+
+
+def test_best_by_bound_values_few_nodes_on_cup() -> None:
+    lf, hs = pa.datasets.cup()
+    df = lf.collect()
+    qis = list(hs)
+    r = pa.search(df, qis, hs, 2, 0.05, progress=False)
+    nodes = [list(n) for n in r._nodes]
+    valued, _ = r._prep.problem.best_of(nodes, 2, [], "loss")
+    assert 0 < len(valued) * 10 < len(nodes), (len(valued), len(nodes))
+    fast, full = both_ways(r, "min_loss")
+    assert fast == full
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tables(), k=st.integers(1, 6), share=st.floats(0, 0.2))
+def test_best_by_bound_on_random_tables(
+    data: tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]], k: int, share: float
+) -> None:
+    df, hs, qis = data
+    if k > df.height:
+        return
+    r = pa.search(df, qis, hs, k, int(share * df.height), progress=False)
+    if r.anonymous.is_empty():
+        return
+    r = pa.search(df, qis, hs, k, int(share * df.height), progress=False)
+    for criterion in ("min_loss", "max_precision"):
+        fast, full = both_ways(r, criterion)
+        assert fast == full, criterion
