@@ -314,26 +314,31 @@ def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
         assert_frame_equal(r.apply().collect(), expect.apply().collect(), check_row_order=False)
 
 
-def test_frames_above_the_row_limit_are_grouped_by_polars(
+def test_a_dataframe_of_any_size_goes_to_the_core_and_a_large_lazyframe_is_scanned(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A DataFrame or LazyFrame with more rows than ``ROWS_IN_CORE`` takes
-    Polars' group-by, with the same F0 and answers as when the core groups
-    it; one of exactly ``ROWS_IN_CORE`` rows does not."""
+    """A DataFrame is in memory already: its rows cross to the core whatever
+    its size (there is no cliff at ``ROWS_IN_CORE``). A LazyFrame of more rows
+    than that is grouped by Polars' streaming scan (its rows need not fit in
+    memory); one of exactly ``ROWS_IN_CORE`` rows is read as it is. The same
+    F0 and answers every way."""
     from polars_anon.prepare import f0
 
     df, hs = adult
     qis = ADULT[:4]
-    for data in (df, df.lazy()):
-        monkeypatch.setattr(f0, "ROWS_IN_CORE", df.height)
-        in_core = f0.prepare(data, qis, hs)
-        b = pa.search(data, qis, hs, 10, 0.02)
-        monkeypatch.setattr(f0, "ROWS_IN_CORE", df.height - 1)
-        scanned = f0.prepare(data, qis, hs)
+    monkeypatch.setattr(f0, "ROWS_IN_CORE", df.height)
+    in_core = f0.prepare(df.lazy(), qis, hs)
+    b = pa.search(df.lazy(), qis, hs, 10, 0.02)
+    assert in_core.grouped is None and in_core.table is not None
+    monkeypatch.setattr(f0, "ROWS_IN_CORE", df.height - 1)
+    scanned = f0.prepare(df.lazy(), qis, hs)
+    assert scanned.grouped is not None and scanned.table is None
+    frame = f0.prepare(df, qis, hs)
+    assert frame.grouped is None and frame.table is not None
+    for prep, data in ((scanned, df.lazy()), (frame, df)):
+        assert prep.problem.distinct == in_core.problem.distinct
+        assert prep.f0.sort(qis).equals(in_core.f0.sort(qis))
         a = pa.search(data, qis, hs, 10, 0.02)
-        assert in_core.grouped is None and scanned.grouped is not None
-        assert scanned.problem.distinct == in_core.problem.distinct
-        assert scanned.f0.sort(qis).equals(in_core.f0.sort(qis))
         assert a.anonymous.sort(qis).equals(b.anonymous.sort(qis))
 
 

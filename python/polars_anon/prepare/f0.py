@@ -17,11 +17,13 @@ from polars_anon.inputs.nulls import NULLS, Nulls, no_nulls, null_as_value
 from polars_anon.prepare.encode import encode_values, hinted
 from polars_anon.prepare.prepared import COUNT, Prepared
 
-# A table of at most this many rows crosses to the core row by row and is
-# grouped there after encoding; a larger one is grouped by Polars first (a
-# streaming scan): row by row is cheaper for small tables, Polars' parallel
-# group-by for large ones, and the two cost about the same near this size
-# (bench/README.md). A LazyFrame is asked for one row more than this first.
+# A DataFrame's rows cross to the core, whatever its size: they are in
+# memory already, and the core encodes and groups them at 7-12 ns a value
+# from 10,000 to 10,000,000 rows, where grouping the strings in Polars first
+# cost twice that (bench/f0_curve.json). A LazyFrame of at most this many rows
+# is read and goes the same way; a larger one is grouped by a streaming Polars
+# scan, since its rows need not fit in memory. A LazyFrame is asked for one
+# row more than this first.
 ROWS_IN_CORE = 100_000
 
 
@@ -35,11 +37,11 @@ def prepare(
     floors_for: tuple[Any, Any] | None = None,
     floored_at: tuple[list[int], int, int] | None = None,
 ) -> Prepared:
-    """F0 from the raw quasi-identifiers (and sensitive attributes): a table
-    of up to ``ROWS_IN_CORE`` rows (in memory, or a LazyFrame read as it is)
-    crosses to the core row by row and is encoded and grouped there in one
-    pass; a larger one is grouped by one streaming Polars scan first and its
-    distinct values encoded;
+    """F0 from the raw quasi-identifiers (and sensitive attributes): a
+    DataFrame, or a LazyFrame of up to ``ROWS_IN_CORE`` rows (read as it
+    is), crosses to the core row by row and is encoded and grouped there in
+    one pass; a larger LazyFrame is grouped by one streaming Polars scan
+    first and its distinct values encoded;
     a DuckDB relation or Spark DataFrame is grouped where it lives, and a
     `FrequencySet` is F0 already (see `polars_anon.engines`).
 
@@ -109,7 +111,7 @@ def prepare(
         grouped = native.with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
         table = {c: grouped.get_column(c) for c in qis + sens}
         counts = grouped.get_column(count)
-    elif frame is not None and frame.height <= ROWS_IN_CORE:
+    elif frame is not None:
         # every row as it is, each counting once: the core encodes strings and
         # (through a hierarchy) 8- to 64-bit signed integers itself, and groups
         # the codes; Polars casts other types to strings first

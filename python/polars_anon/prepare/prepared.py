@@ -56,8 +56,8 @@ class Prepared:
     floors: tuple[list[int], int, int] | None = None
     values: dict[str, pl.Series] | None = None
     # the rows, raw (a frame holding at least the quasi-identifier and
-    # sensitive columns), when the core grouped them itself (a table of up to
-    # ROWS_IN_CORE rows)
+    # sensitive columns), when the core grouped them itself (a DataFrame, or a
+    # LazyFrame of up to ROWS_IN_CORE rows)
     table: pl.DataFrame | None = None
     # whether `problem` counted this table's rows (its marginals then name
     # the leaves the table holds); not so for another table mapped through

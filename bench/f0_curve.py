@@ -1,0 +1,66 @@
+"""F0's cost per value against the table's size: Adult's 9 quasi-identifiers
+drawn with replacement to N rows (seeded), prepared from a DataFrame and from
+a LazyFrame over it (``prepare``: encoding, grouping, the core's problem).
+
+Usage: ``python bench/f0_curve.py [--sizes 10000 99000 101000 ...] [--repeat 5]
+[--out bench/f0_curve.json]``
+
+Each cell records the best and median of ``--repeat`` calls and the ns per
+value (rows x quasi-identifiers) of the best; sizes just under and over the
+row threshold of `prepare.f0` (``ROWS_IN_CORE``) show whether it is a cliff.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import polars_anon as pa
+from polars_anon.prepare.f0 import ROWS_IN_CORE, prepare
+
+SIZES = (10_000, 50_000, 99_000, 101_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=Path(__file__).with_name("f0_curve.json"))
+    args = ap.parse_args()
+    lf, hs = pa.datasets.adult()
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+    adult = lf.select(qis).collect()
+    cells = []
+    for n in args.sizes:
+        df = adult.sample(n, with_replacement=True, seed=n)
+        for kind, data in (("DataFrame", df), ("LazyFrame", df.lazy())):
+            times = []
+            for _ in range(args.repeat):
+                t = time.perf_counter()
+                prep = prepare(data, qis, hs)
+                times.append(time.perf_counter() - t)
+            best = min(times)
+            cells.append(
+                {
+                    "rows": n,
+                    "input": kind,
+                    "values": n * len(qis),
+                    "distinct": prep.problem.distinct,
+                    "ms_best": best * 1e3,
+                    "ms_median": statistics.median(times) * 1e3,
+                    "ns_per_value": best * 1e9 / (n * len(qis)),
+                }
+            )
+            c = cells[-1]
+            print(
+                f"{n:>10} {kind:9} {c['ms_best']:9.1f} ms  {c['ns_per_value']:5.2f} ns/value",
+                flush=True,
+            )
+    args.out.write_text(json.dumps({"rows_in_core": ROWS_IN_CORE, "cells": cells}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
