@@ -48,7 +48,7 @@ def test_best_by_bound_chooses_as_ranking_every_node_on_adult(
 def test_best_by_bound_values_few_nodes_on_cup() -> None:
     lf, hs = pa.datasets.cup()
     df = lf.collect()
-    qis = list(hs)
+    qis = list(pa.datasets.CUP_QUASI_IDENTIFIERS)
     r = pa.search(df, qis, hs, 2, 0.05, progress=False)
     nodes = [list(n) for n in r._nodes]
     valued, _ = r._prep.problem.best_of(nodes, 2, [], "loss")
