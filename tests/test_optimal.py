@@ -235,3 +235,19 @@ def test_bad_parameters(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> 
         pa.search(df, ["sex"], hs, 2, algorithm="heuristic", seed=-1)
     with pytest.raises(pa.ConfigError, match="no variant"):
         pa.search(df, ["sex"], hs, 2, variant="cube")
+
+
+def test_the_heuristic_holds_an_answer_from_its_first_moment() -> None:
+    """The top node is valued before anything else, whatever the time limit:
+    with no time at all the heuristic still answers (with the top, valid if
+    coarse), says it stopped, and its release passes on its own."""
+    lf, hs = pa.datasets.census(2_000, 40)
+    df = lf.collect()
+    qis = list(hs)
+    r = pa.search(df, qis, hs, 5, 0.01, algorithm="heuristic", time_limit=0, progress=False)
+    assert r.stopped is not None and "time limit" in r.stopped
+    assert not r.proven_optimal and not r.complete
+    assert r.best("min_loss") == {q: hs[q].height for q in qis}
+    release = r.apply(df, criterion="min_loss").collect()
+    sizes = release.group_by(qis).len().get_column("len")
+    assert int(sizes.min()) >= 5 and release.height >= 0.99 * df.height

@@ -126,6 +126,15 @@ impl<'p> Searcher<'p> {
         Ok(())
     }
 
+    /// Run `f` with no time limit (the limit then applies again): for the
+    /// one step an anytime search takes before it holds an answer.
+    pub(super) fn untimed<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let deadline = self.deadline.take();
+        let out = f(self);
+        self.deadline = deadline;
+        out
+    }
+
     /// Stop at the time limit, or when the progress callback says so.
     pub(super) fn tick(&mut self) -> Result<()> {
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
