@@ -276,3 +276,27 @@ def test_signed_integer_columns_cross_as_their_decimal_strings() -> None:
     wide = pa.Hierarchy.from_rows([[str(v), "*"] for v in extremes[:2]])
     p = pa._core.Problem(["v"], [wide], [pl.Series(extremes, dtype=pl.Int64)], ones(3))
     assert sorted(p.groups([0])[1]) == [1, 2]
+
+
+def test_levels_are_integers_never_rounded() -> None:
+    """A level of 1.7 or True was read as 1: every entry point that takes
+    levels refuses them, naming the column; integers of any type pass."""
+    import numpy as np
+
+    lf, hs = pa.datasets.patients()
+    qis = ["Sex", "Zipcode"]
+    for bad, shown in ((1.7, "1.7"), (True, "True"), ("1", "'1'")):
+        with pytest.raises(
+            pa.ConfigError, match=rf"level of 'Sex' must be an integer, got {shown}"
+        ):
+            pa.check(lf, qis, 2, hs, {"Sex": bad})
+        with pytest.raises(pa.ConfigError, match="level of 'Sex'"):
+            pa.check(lf, qis, 2, hs, [bad, 0])
+        with pytest.raises(pa.ConfigError, match="level of 'Sex'"):
+            pa.generalize(lf, hs, {"Sex": bad}, quasi_identifiers=qis)
+        r = pa.search(lf, qis, hs, 2, progress=False)
+        with pytest.raises(pa.ConfigError, match="level of 'Sex'"):
+            r.apply(levels={"Sex": bad, "Zipcode": 2})
+    expect = pa.check(lf, qis, 2, hs, {"Sex": 1})
+    assert pa.check(lf, qis, 2, hs, {"Sex": np.int64(1)}).groups == expect.groups
+    assert pa.check(lf, qis, 2, hs, [np.uint8(1), 0]).groups == expect.groups

@@ -14,7 +14,7 @@ import polars as pl
 from polars_anon._core import ConfigError, Hierarchy, Problem
 from polars_anon.engines.polars import group_strings
 from polars_anon.inputs.nulls import Nulls
-from polars_anon.inputs.params import Levels
+from polars_anon.inputs.params import Levels, as_int
 
 COUNT = "__polars_anon_count"
 
@@ -110,9 +110,11 @@ class Prepared:
                     f"levels name column(s) that are not quasi-identifiers: {unknown}; "
                     f"quasi-identifiers: {qis}"
                 )
-            out = [int(levels.get(q, 0)) for q in qis]
+            out = [as_int(f"the level of '{q}'", levels.get(q, 0)) for q in qis]
         else:
-            out = [int(v) for v in levels]
+            names = [f"the level of '{q}'" for q in qis]
+            names += [f"level {i}" for i in range(len(names), len(levels))]
+            out = [as_int(n, v) for n, v in zip(names, levels, strict=False)]
         if any(v < 0 for v in out):
             raise ConfigError(f"levels must be >= 0, got {out}")
         self.problem.check_levels(out)
