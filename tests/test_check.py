@@ -300,3 +300,20 @@ def test_levels_are_integers_never_rounded() -> None:
     expect = pa.check(lf, qis, 2, hs, {"Sex": 1})
     assert pa.check(lf, qis, 2, hs, {"Sex": np.int64(1)}).groups == expect.groups
     assert pa.check(lf, qis, 2, hs, [np.uint8(1), 0]).groups == expect.groups
+
+
+def test_local_recoding_checks_its_columns_as_every_entry_point_does() -> None:
+    """A column both quasi-identifier and sensitive, or a quasi-identifier
+    named twice, was accepted by local_recoding (which then released a table
+    failing its own criterion, or answered in Polars' words)."""
+    lf, hs = pa.datasets.adult()
+    df = lf.collect().head(500)
+    cats = [["<=50K"], [">50K"]]
+    with pytest.raises(pa.ConfigError, match=r"\['race'\] cannot be both"):
+        pa.local_recoding(df, ["race", "sex"], hs, 2, [pa.PPlusSensitive(2, "race", cats)])
+    with pytest.raises(pa.ConfigError, match=r"named twice: \['sex'\]"):
+        pa.local_recoding(df, ["sex", "sex"], hs, 2)
+    with pytest.raises(pa.ConfigError, match=r"named twice: \['sex'\]"):
+        pa.check(df, ["sex", "sex"], k=2, hierarchies=hs)
+    with pytest.raises(pa.ConfigError, match=r"named twice: \['sex'\]"):
+        pa.search(df, ["sex", "sex"], hierarchies=hs, k=2)

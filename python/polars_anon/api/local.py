@@ -12,7 +12,7 @@ from polars_anon._core import ConfigError, MissingValueError
 from polars_anon.criteria.base import Criteria, sensitive_of, specs
 from polars_anon.inputs.frames import as_lazy
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
-from polars_anon.inputs.params import check_k
+from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.encode import encode_values
 from polars_anon.results.local import LocalRecoding
 
@@ -41,7 +41,7 @@ def local_recoding(
     >>> out.data.get_column("zip").to_list()
     ['14248', '14248', '1424*', '1424*']
     """
-    qis = list(quasi_identifiers)
+    qis = columns_of(quasi_identifiers, sensitive_of(criteria))
     frame = as_lazy(data).collect()
     hs_by_col = resolve_hierarchies(hierarchies)
     missing_h = [q for q in qis if q not in hs_by_col]

@@ -80,3 +80,19 @@ def suppression(value: Any) -> int | float:
             f"{value!r} is neither a count of tuples (300) nor a fraction of the rows "
             "(0.01, 1e-2, 1%)"
         ) from None
+
+
+def columns_of(quasi_identifiers: str | Sequence[str], sensitive: Sequence[str] = ()) -> list[str]:
+    """The quasi-identifiers as a list (one name alone is a list of one),
+    checked as every entry point checks them: at least one, none named
+    twice, none also a sensitive attribute of the criteria."""
+    qis = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
+    if not qis:
+        raise ConfigError("at least one quasi-identifier is needed")
+    twice = sorted({q for q in qis if qis.count(q) > 1})
+    if twice:
+        raise ConfigError(f"quasi-identifiers named twice: {twice}")
+    both = sorted(set(sensitive) & set(qis))
+    if both:
+        raise ConfigError(f"column(s) {both} cannot be both quasi-identifier and sensitive")
+    return qis

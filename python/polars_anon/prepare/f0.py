@@ -14,6 +14,7 @@ from polars_anon.engines.polars import group_strings
 from polars_anon.inputs.frames import SIGNED, as_frame, fresh_name, groupable
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.nulls import NULLS, Nulls, no_nulls, null_as_value
+from polars_anon.inputs.params import columns_of
 from polars_anon.prepare.encode import encode_values, hinted
 from polars_anon.prepare.prepared import COUNT, Prepared
 
@@ -52,13 +53,7 @@ def prepare(
     grouped so already (a pickled result's)."""
     if nulls not in NULLS:
         raise ConfigError(f"nulls must be one of {NULLS}, got {nulls!r}")
-    if isinstance(quasi_identifiers, str):
-        quasi_identifiers = [quasi_identifiers]
-    qis = list(quasi_identifiers)
-    if not qis:
-        raise ConfigError("at least one quasi-identifier is needed")
-    if len(set(qis)) != len(qis):
-        raise ConfigError(f"quasi-identifiers named twice: {qis}")
+    qis = columns_of(quasi_identifiers, sensitive)
     where = engines.engine_of(data, engine)
     frame: pl.DataFrame | None = None
     if where == "polars":
@@ -68,9 +63,6 @@ def prepare(
     else:
         schema = engines.schema(data, where)
     sens = list(sensitive)
-    both = sorted(set(sens) & set(qis))
-    if both:
-        raise ConfigError(f"column(s) {both} cannot be both quasi-identifier and sensitive")
     unknown = [q for q in qis + sens if q not in schema]
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
