@@ -15,12 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 
 
-def test_python_quickstart_runs() -> None:
+def test_python_quickstart_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     code = re.search(r"```python\n(.*?)```", README, re.S)
     assert code is not None
     scope: dict[str, object] = {}
+    monkeypatch.chdir(tmp_path)  # where it writes its release
     exec(code.group(1), scope)
     assert isinstance(scope["result"], pa.SearchResult)
+    assert (tmp_path / "release.parquet").is_file()
 
 
 def test_command_line_quickstart_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,6 +39,20 @@ def generalize_prepared(
     LazyFrame that checks itself when collected, or on DuckDB and Spark a
     snapshot of the release built there, its groups counted there and
     checked."""
+    release = guarded(prep, levels, k, max_suppression, criteria)
+    return release.lazy() if isinstance(release, Guarded) else release
+
+
+def guarded(
+    prep: Prepared,
+    levels: list[int],
+    k: int | None,
+    max_suppression: int | float,
+    criteria: Criteria = None,
+) -> Any:
+    """The release checked on F0: on Polars a `Guarded` plan (which checks
+    itself when collected or written), a plain LazyFrame when nothing is
+    asked of it (no k, no criteria), or on DuckDB and Spark the snapshot."""
     if prep.engine == "counts":
         raise ConfigError(
             "this was searched from a frequency set, which has no rows to release: "
@@ -70,7 +84,7 @@ def generalize_prepared(
             .join(rename.lazy(), on=keys, how="anti", maintain_order="left")
             .drop(keys)
         )
-    return Guarded(plan, by, expected, count, 1 if k is None else k, labelled).lazy()
+    return Guarded(plan, by, expected, count, 1 if k is None else k, labelled)
 
 
 def _checked(

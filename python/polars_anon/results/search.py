@@ -22,12 +22,12 @@ from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.params import max_suppressed
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
-from polars_anon.release.build import generalize_prepared
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.results import best
+from polars_anon.results.releases import Releases
 
 
-class SearchResult:
+class SearchResult(Releases):
     """Every anonymous full-domain generalization a search found, and what it cost.
 
     ``anonymous`` is a DataFrame with one row per generalization (one level column
@@ -371,37 +371,6 @@ class SearchResult:
             q: pl.Series(q, [n[i] for n in nodes], dtype=pl.Int32)
             for i, q in enumerate(self.quasi_identifiers)
         }
-
-    def apply(
-        self,
-        data: Any = None,
-        levels: Mapping[str, int] | None = None,
-        criterion: str = "min_height",
-    ) -> Any:
-        """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``):
-        a LazyFrame that re-checks itself when collected, or for a DuckDB
-        relation or Spark DataFrame a checked snapshot of the release built
-        there (a relation, a DataFrame).
-
-        ``data``: another table to release with the same levels (next month's
-        file, say), searched or not: it is re-checked on its own, and a
-        ``max_suppression`` given as a fraction is a fraction of that table.
-        """
-        chosen = dict(levels) if levels is not None else self.best(criterion)
-        prep = self._prep
-        if data is not None:
-            # on DuckDB and Spark, F0 at the floors of this release's model
-            prep = prepare(
-                data,
-                self.quasi_identifiers,
-                dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
-                prep.sensitive,
-                prep.nulls,
-                floors_for=(self.k, self.suppression),
-            )
-        return generalize_prepared(
-            prep, prep.levels(chosen), self.k, self.suppression, self.criteria
-        )
 
     def _rows(self) -> list[tuple[str, Any]]:
         floors = self._prep.floors

@@ -1,0 +1,131 @@
+"""A search result's release: ``apply`` (a LazyFrame that re-checks itself
+when collected, or a checked snapshot on DuckDB and Spark) and the writes
+proven on the file they write (`release.write`): ``sink_parquet``,
+``sink_csv`` and ``sink_ipc``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from polars_anon._core import ConfigError
+from polars_anon.criteria.base import Criterion
+from polars_anon.prepare.f0 import prepare
+from polars_anon.prepare.prepared import Prepared
+from polars_anon.release.build import generalize_prepared, guarded
+from polars_anon.release.guard import Guarded
+from polars_anon.release.write import sink, target
+
+
+class Releases:
+    """The releases of `SearchResult`, which gives the table, the model and
+    the choice of levels (`best`)."""
+
+    __slots__ = ()
+    k: int
+    suppression: int | float
+    criteria: list[Criterion]
+    quasi_identifiers: list[str]
+    _prep: Prepared
+
+    def best(
+        self,
+        criterion: str = "min_height",
+        *,
+        weights: Mapping[str, float] | None = None,
+        bounds: Mapping[str, int | tuple[int, int]] | None = None,
+    ) -> dict[str, int]:
+        raise NotImplementedError
+
+    def apply(
+        self,
+        data: Any = None,
+        levels: Mapping[str, int] | None = None,
+        criterion: str = "min_height",
+    ) -> Any:
+        """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``):
+        a LazyFrame that re-checks itself when collected, or for a DuckDB
+        relation or Spark DataFrame a checked snapshot of the release built
+        there (a relation, a DataFrame).
+
+        ``data``: another table to release with the same levels (next month's
+        file, say), searched or not: it is re-checked on its own, and a
+        ``max_suppression`` given as a fraction is a fraction of that table.
+        """
+        prep, lv = self._release_of(data, levels, criterion)
+        return generalize_prepared(prep, lv, self.k, self.suppression, self.criteria)
+
+    def _release_of(
+        self, data: Any, levels: Mapping[str, int] | None, criterion: str
+    ) -> tuple[Prepared, list[int]]:
+        """The table to release (this one, or `data` prepared alike) and the
+        levels (given, or the best by `criterion`)."""
+        chosen = dict(levels) if levels is not None else self.best(criterion)
+        prep = self._prep
+        if data is not None:
+            # on DuckDB and Spark, F0 at the floors of this release's model
+            prep = prepare(
+                data,
+                self.quasi_identifiers,
+                dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
+                prep.sensitive,
+                prep.nulls,
+                floors_for=(self.k, self.suppression),
+            )
+        return prep, prep.levels(chosen)
+
+    def sink_parquet(
+        self,
+        path: str | Path,
+        data: Any = None,
+        levels: Mapping[str, int] | None = None,
+        criterion: str = "min_height",
+    ) -> Path:
+        """Write the release (as `apply` makes it: ``data``, ``levels`` and
+        ``criterion`` as there) to a Parquet file, streamed and proven on the
+        file: it is written beside ``path``, read back by a streaming
+        group-by, and moved into place only if it holds exactly the groups
+        that were checked; otherwise nothing is left at ``path``. The
+        release is never held in memory. Returns the path written."""
+        return self._sink(path, "parquet", data, levels, criterion)
+
+    def sink_csv(
+        self,
+        path: str | Path,
+        data: Any = None,
+        levels: Mapping[str, int] | None = None,
+        criterion: str = "min_height",
+    ) -> Path:
+        """`sink_parquet` to a CSV file."""
+        return self._sink(path, "csv", data, levels, criterion)
+
+    def sink_ipc(
+        self,
+        path: str | Path,
+        data: Any = None,
+        levels: Mapping[str, int] | None = None,
+        criterion: str = "min_height",
+    ) -> Path:
+        """`sink_parquet` to an Arrow IPC (Feather) file."""
+        return self._sink(path, "ipc", data, levels, criterion)
+
+    def _sink(
+        self,
+        path: str | Path,
+        fmt: str,
+        data: Any,
+        levels: Mapping[str, int] | None,
+        criterion: str,
+    ) -> Path:
+        target(path)  # before any work
+        prep, lv = self._release_of(data, levels, criterion)
+        if prep.engine != "polars":
+            raise ConfigError(
+                f"a release on {prep.engine} is written where it lives: "
+                f"result.apply(data) gives it there, checked, to write with {prep.engine}'s "
+                "own writer"
+            )
+        release = guarded(prep, lv, self.k, self.suppression, self.criteria)
+        assert isinstance(release, Guarded)
+        return sink(release, path, fmt)
