@@ -82,3 +82,44 @@ def test_a_target_that_cannot_be_written_is_refused_before_any_work(
         r.sink_parquet(tmp_path / "nowhere" / "release.parquet")
     with pytest.raises(pa.ConfigError, match="is a folder"):
         r.sink_csv(tmp_path)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_large_release_is_proven_on_a_spooled_file_not_held(
+    searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult],
+    suffix: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past SPOOL_ROWS a release collected or sunk by Polars is written to a
+    temporary file, proven there and read back in batches: the same rows,
+    what is chained after it still applies, a changed source is refused,
+    and the temporary file goes."""
+    from polars_anon.release import guard
+
+    df, hs, _ = searched
+    source_path = tmp_path / f"adult.{suffix}"
+    (df.write_csv if suffix == "csv" else df.write_parquet)(source_path)
+    source = pl.scan_csv(source_path) if suffix == "csv" else pl.scan_parquet(source_path)
+    release = pa.search(source, QIS, hs, 5, 0.01, progress=False).apply(criterion="min_loss")
+    held = release.collect()
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(guard, "SPOOL_ROWS", 0)
+    monkeypatch.setattr("tempfile.tempdir", str(spool))
+    spooled = release.collect()
+    assert spooled.equals(held)
+    assert release.collect(engine="streaming").sort(held.columns).equals(held.sort(held.columns))
+    assert release.filter(pl.col("sex") == "Male").collect().height < held.height
+    assert release.head(3).collect().height == 3
+    release.sink_parquet(tmp_path / "idiom.parquet")
+    assert (
+        pl.read_parquet(tmp_path / "idiom.parquet")
+        .sort(held.columns)
+        .equals(held.sort(held.columns))
+    )
+    assert list(spool.iterdir()) == []
+    (df.head(40).write_csv if suffix == "csv" else df.head(40).write_parquet)(source_path)
+    with pytest.raises(pa.NotAnonymousError, match="source"):
+        release.collect()
+    assert list(spool.iterdir()) == []

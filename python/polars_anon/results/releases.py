@@ -15,7 +15,7 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
-from polars_anon.release.write import sink, target
+from polars_anon.release.write import target
 
 
 class Releases:
@@ -128,4 +128,4 @@ class Releases:
             )
         release = guarded(prep, lv, self.k, self.suppression, self.criteria)
         assert isinstance(release, Guarded)
-        return sink(release, path, fmt)
+        return release.write(path, fmt)
