@@ -56,7 +56,8 @@ from polars_anon.jobs.sources import resolve_hierarchies
 from polars_anon.jobs.tables import read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps, tomllib
 from polars_anon.prepare.f0 import prepare
-from polars_anon.release.build import generalize_prepared
+from polars_anon.release.build import guarded
+from polars_anon.release.guard import Guarded
 from polars_anon.reports.check import CheckReport
 from polars_anon.results.best import CRITERIA
 from polars_anon.results.search import SearchResult
@@ -196,17 +197,19 @@ class Job:
             levels = result.best(self.preference)
         else:
             levels = dict(self.levels or {})
-        release = generalize_prepared(
-            prep, prep.levels(levels), self.k, self.max_suppression, criteria
-        )
-        if isinstance(release, pl.LazyFrame):
-            release = release.collect()
+        release = guarded(prep, prep.levels(levels), self.k, self.max_suppression, criteria)
         report = check_prepared(prep, self.k, levels, self.max_suppression, criteria)
         if self.output.parent and not self.output.parent.is_dir():
             raise ConfigError(
                 f"cannot write {self.output}: the folder {self.output.parent} does not exist"
             )
-        written = write_table(release, self.output, self.separator)
+        if isinstance(release, Guarded):
+            # on Polars: streamed, and proven on the file it writes
+            fmt = "parquet" if self.output.suffix.lower() == ".parquet" else "csv"
+            release.write(self.output, fmt, self.separator)
+            written = report.rows - report.suppressed
+        else:
+            written = write_table(release, self.output, self.separator)
         run = JobRun(self, levels, searching, report, written, Path(str(self.output) + ".job.toml"))
         if write_job:
             run.job_file.write_text(run.resolved_toml(), encoding="utf8")

@@ -102,7 +102,7 @@ class Guarded:
                 lf = lf.head(n_rows)
             yield from lf.collect_batches(chunk_size=batch_size or BATCH_ROWS, engine="streaming")
 
-    def write(self, path: str | os.PathLike[str], fmt: str) -> Path:
+    def write(self, path: str | os.PathLike[str], fmt: str, separator: str = ",") -> Path:
         """The release written to `path` as `fmt` (one of `FORMATS`), proven
         on the file: the plan runs on Polars' streaming engine into a
         temporary file beside the target; the file is read back by a
@@ -118,14 +118,17 @@ class Guarded:
         plan = self.plan.with_columns(pl.col(self.labelled).cast(pl.String))
         try:
             try:
-                getattr(plan, f"sink_{fmt}")(tmp)
+                if fmt == "csv":
+                    plan.sink_csv(tmp, separator=separator)
+                else:
+                    getattr(plan, f"sink_{fmt}")(tmp)
             except BaseException as e:
                 if isinstance(e, (KeyboardInterrupt, SystemExit)):
                     raise
                 raise self.unreadable(e) from None
             by, count = self.by, self.count
             got = (
-                read_back(tmp, fmt)
+                read_back(tmp, fmt, separator)
                 .select([text(pl.col(c)) for c in by])
                 .group_by(by)
                 .len(name=count)

@@ -28,10 +28,10 @@ def target(path: str | os.PathLike[str]) -> Path:
     return p
 
 
-def read_back(path: Path, fmt: str) -> pl.LazyFrame:
+def read_back(path: Path, fmt: str, separator: str = ",") -> pl.LazyFrame:
     if fmt == "parquet":
         return pl.scan_parquet(path)
     if fmt == "ipc":
         return pl.scan_ipc(path)
     # every column as the text written: compared as text below
-    return pl.scan_csv(path, infer_schema=False)
+    return pl.scan_csv(path, separator=separator, infer_schema=False)
