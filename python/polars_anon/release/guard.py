@@ -137,13 +137,7 @@ class Guarded:
             )
             expected = self.expected.with_columns([text(pl.col(c)) for c in by]).sort(by)
             if not got.equals(expected):
-                rows, groups = int(expected.get_column(count).sum()), expected.height
-                raise NotAnonymousError(
-                    f"the source changed since this release was checked: it was checked as "
-                    f"{rows} rows in {groups} groups, and the written file has "
-                    f"{int(got.get_column(count).sum())} rows in {got.height} groups; "
-                    "nothing was written. Generalize the current data again."
-                )
+                raise mismatch(expected, got, count, self.k, "nothing was written")
             os.replace(tmp, final)
         finally:
             tmp.unlink(missing_ok=True)
@@ -178,11 +172,29 @@ class Guarded:
             .sort(self.by)
         )
         if not got.equals(self.expected):
-            rows, groups = int(self.expected.get_column(self.count).sum()), self.expected.height
-            smallest = int(got.get_column(self.count).min()) if got.height else 0  # type: ignore[arg-type]
-            raise NotAnonymousError(
-                "the source changed since this release was checked: it was checked as "
-                f"{rows} rows in {groups} groups, and now gives {frame.height} rows in "
-                f"{got.height} groups (smallest {smallest}, k = {self.k}); refusing to "
-                "release it. Generalize the current data again."
-            )
+            raise mismatch(self.expected, got, self.count, self.k, "refusing to release it")
+
+
+def mismatch(
+    expected: pl.DataFrame, got: pl.DataFrame, count: str, k: int, outcome: str
+) -> NotAnonymousError:
+    """The error for rows that do not form the checked groups, saying which
+    of the two causes fits: a source changed since the check, or a plan
+    that gives other rows each time it runs (then the numbers can agree)."""
+    rows, groups = int(expected.get_column(count).sum()), expected.height
+    got_rows = int(got.get_column(count).sum())
+    smallest = int(got.get_column(count).min()) if got.height else 0  # type: ignore[arg-type]
+    if (got_rows, got.height) == (rows, groups):
+        return NotAnonymousError(
+            f"the release's rows are not those checked, though as many ({rows} rows in "
+            f"{groups} groups, smallest now {smallest}, k = {k}); {outcome}. Its plan gives "
+            "other rows each time it runs (a sample, a shuffle, a random filter) or its "
+            "source was changed in place: collect the data first and release the DataFrame, "
+            "or generalize the current data again."
+        )
+    return NotAnonymousError(
+        f"the source changed since this release was checked: it was checked as {rows} rows "
+        f"in {groups} groups, and now gives {got_rows} rows in {got.height} groups "
+        f"(smallest {smallest}, k = {k}); {outcome}. Generalize the current data again (or, "
+        "for a plan that draws a sample or shuffles, collect it first)."
+    )
