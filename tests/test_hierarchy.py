@@ -91,3 +91,19 @@ def test_shipped_hierarchies_match_the_bundled_ones() -> None:
         assert pa.read_hierarchies(ROOT / "hierarchies" / name).keys() == set(
             Path(f).stem for f in shipped
         )
+
+
+def test_rows_of_the_wrong_type_are_named_by_row_and_column() -> None:
+    """Numbers, None, a string for a row or for the rows: a TypeError that
+    names the row and column in the library's words (not pyo3's)."""
+    cases = [
+        ([["a", 1]], r"row 0, column 1: labels must be strings, got int 1"),
+        ([["a", "*"], ["b", None]], r"row 1, column 1: labels must be strings, got NoneType"),
+        ([["a", "*"], "b"], r"row 1 must be a list of strings \(leaf first\), got str: 'b'"),
+        ("ab", r"rows must be a list of rows"),
+        (7, r"rows must be a list of rows .* got int"),
+    ]
+    for rows, message in cases:
+        with pytest.raises(TypeError, match=message):
+            pa.Hierarchy.from_rows(rows)  # type: ignore[arg-type]
+    assert pa.Hierarchy.from_rows((("a", "*"), ("b", "*"))).height == 1

@@ -25,8 +25,9 @@ pub struct PyHierarchy {
 impl PyHierarchy {
     #[staticmethod]
     #[pyo3(signature = (rows, source = None))]
-    fn from_rows(rows: Vec<Vec<String>>, source: Option<String>) -> PyResult<Self> {
+    fn from_rows(rows: &Bound<'_, PyAny>, source: Option<String>) -> PyResult<Self> {
         let source = source.unwrap_or_else(|| "rows".into());
+        let rows = text_rows(rows)?;
         Ok(PyHierarchy {
             inner: Hierarchy::from_rows(rows, &source).map_err(to_py)?,
         })
@@ -177,4 +178,50 @@ fn sep_byte(sep: &str) -> PyResult<u8> {
             "sep must be one ASCII character, got {sep:?}"
         ))),
     }
+}
+
+/// A hierarchy's rows from Python: a sequence of rows, each a sequence of
+/// strings (leaf first). Anything else is a `TypeError` naming the row and
+/// the column, in the library's words rather than pyo3's.
+fn text_rows(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<String>>> {
+    let kind = |v: &Bound<'_, PyAny>| -> String {
+        v.get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "?".into())
+    };
+    if rows.is_instance_of::<pyo3::types::PyString>() || rows.try_iter().is_err() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "hierarchy rows must be a list of rows (each a list of strings, leaf first), got {}",
+            kind(rows)
+        )));
+    }
+    let mut out = Vec::new();
+    for (r, row) in rows.try_iter()?.enumerate() {
+        let row = row?;
+        if row.is_instance_of::<pyo3::types::PyString>() || row.try_iter().is_err() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "hierarchy row {r} must be a list of strings (leaf first), got {}: {}",
+                kind(&row),
+                row.repr()?
+            )));
+        }
+        let mut cells = Vec::new();
+        for (c, cell) in row.try_iter()?.enumerate() {
+            let cell = cell?;
+            match cell.extract::<String>() {
+                Ok(s) => cells.push(s),
+                Err(_) => {
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                        "hierarchy row {r}, column {c}: labels must be strings, got {} {} \
+                         (write numbers as text, e.g. str(v), and a missing label as a value)",
+                        kind(&cell),
+                        cell.repr()?
+                    )))
+                }
+            }
+        }
+        out.push(cells);
+    }
+    Ok(out)
 }
