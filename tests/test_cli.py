@@ -10,6 +10,7 @@ import pytest
 import polars_anon as pa
 from polars_anon.cli import main
 from polars_anon.criteria import TYPES
+from polars_anon.jobs.tables import read_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -316,3 +317,15 @@ def test_every_subcommand_has_help_with_defaults(
     assert main([*command, "--help"]) == 0
     text = capsys.readouterr().out
     assert "usage:" in text and "(default:" in text
+
+
+def test_data_that_is_no_table_is_refused_in_our_words(tmp_path: Path) -> None:
+    """A folder without Parquet parts or a JSON file given as data answered
+    in Polars' words (or read the JSON as a CSV of one column)."""
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    as_json = tmp_path / "data.json"
+    as_json.write_text('{"sex": "Male"}\n')
+    for data, message in ((folder, "holds none"), (as_json, "not .json")):
+        with pytest.raises(pa.ConfigError, match=message):
+            read_table(data)

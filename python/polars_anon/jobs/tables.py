@@ -23,6 +23,10 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+# files that are not tables the jobs and the command line can read
+NOT_TABLES = (".json", ".jsonl", ".ndjson", ".xlsx", ".xls", ".ods", ".toml", ".zip", ".gz")
+
+
 def read_table(
     path: Path, separator: str = ",", encoding: str = "utf8", engine: str = "polars"
 ) -> Any:
@@ -31,6 +35,17 @@ def read_table(
     table is read and grouped where that engine runs (the engine's ``read``)."""
     if not path.exists():
         raise ConfigError(f"cannot read {path}: no such file")
+    if path.is_dir() and not any(path.glob("*.parquet")):
+        raise ConfigError(
+            f"cannot read {path}: a folder is read as Parquet parts (*.parquet), "
+            "and this one holds none"
+        )
+    if path.is_file() and path.suffix.lower() in NOT_TABLES:
+        raise ConfigError(
+            f"cannot read {path}: a table is a CSV or Parquet file (or a folder of Parquet "
+            f"parts), not {path.suffix}; read it with Polars and pass the DataFrame "
+            "(pa.search, pa.generalize) instead"
+        )
     readers = [e for e in engines.ENGINES if e != "counts"]
     if engine not in readers:
         raise ConfigError(
