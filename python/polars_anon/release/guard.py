@@ -71,13 +71,7 @@ class Guarded:
         frame = self.collect()
         self.check(frame)
         frame = frame.with_columns(pl.col(self.labelled).cast(pl.String))
-        if with_columns is not None:
-            frame = frame.select(with_columns)
-        if predicate is not None:
-            frame = frame.filter(predicate)
-        if n_rows is not None:
-            frame = frame.head(n_rows)
-        yield frame
+        yield narrowed(frame.lazy(), with_columns, predicate, n_rows).collect()
 
     def spooled(
         self,
@@ -94,12 +88,7 @@ class Guarded:
             # mapped whole (1.6 GiB of resident pages for 10M rows against
             # 0.4 GiB; bench/README.md)
             lf = pl.scan_parquet(self.write(Path(folder) / "release.parquet", "parquet"))
-            if with_columns is not None:
-                lf = lf.select(with_columns)
-            if predicate is not None:
-                lf = lf.filter(predicate)
-            if n_rows is not None:
-                lf = lf.head(n_rows)
+            lf = narrowed(lf, with_columns, predicate, n_rows)
             yield from lf.collect_batches(chunk_size=batch_size or BATCH_ROWS, engine="streaming")
 
     def write(self, path: str | os.PathLike[str], fmt: str, separator: str = ",") -> Path:
@@ -173,6 +162,23 @@ class Guarded:
         )
         if not got.equals(self.expected):
             raise mismatch(self.expected, got, self.count, self.k, "refusing to release it")
+
+
+def narrowed(
+    lf: pl.LazyFrame,
+    with_columns: list[str] | None,
+    predicate: pl.Expr | None,
+    n_rows: int | None,
+) -> pl.LazyFrame:
+    """What the user chained after the release, which Polars hands to its
+    source: applied after the check."""
+    if with_columns is not None:
+        lf = lf.select(with_columns)
+    if predicate is not None:
+        lf = lf.filter(predicate)
+    if n_rows is not None:
+        lf = lf.head(n_rows)
+    return lf
 
 
 def mismatch(
