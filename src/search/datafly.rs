@@ -48,6 +48,13 @@ impl<'p> Searcher<'p> {
         let mut rejected = Vec::new();
         let mut anonymous = Vec::new();
         let mut from = None;
+        // each attribute's distinct values in the current set: generalizing
+        // one attribute merges rows but keeps every other attribute's
+        // values, so only the attribute raised last is counted again (a
+        // step reads one column, not every column: linear in the
+        // attributes, where counting them all made the path quadratic)
+        let mut counts: Vec<usize> = Vec::new();
+        let mut raised: Option<usize> = None;
         loop {
             let src = from.as_ref().unwrap_or(&problem.base);
             let job = RollupJob::new(src, all.clone(), node.clone());
@@ -62,17 +69,24 @@ impl<'p> Searcher<'p> {
                 break;
             }
             let set = set.expect("a failing node's set is kept");
+            let distinct = |a: usize| -> Result<usize> {
+                let mut codes = set.codes(a)?;
+                codes.sort_unstable();
+                codes.dedup();
+                Ok(codes.len())
+            };
+            match raised {
+                None => counts = all.iter().map(|&a| distinct(a)).collect::<Result<_>>()?,
+                Some(a) => counts[a] = distinct(a)?,
+            }
             // the attribute with the most distinct values that can still go up
             let mut best: Option<(usize, usize)> = None;
             for &a in &all {
                 if node[a] == heights[a] {
                     continue;
                 }
-                let mut codes = set.codes(a)?;
-                codes.sort_unstable();
-                codes.dedup();
-                if best.is_none_or(|(_, d)| codes.len() > d) {
-                    best = Some((a, codes.len()));
+                if best.is_none_or(|(_, d)| counts[a] > d) {
+                    best = Some((a, counts[a]));
                 }
             }
             rejected.push(node.clone());
@@ -80,6 +94,7 @@ impl<'p> Searcher<'p> {
                 break; // every attribute at its top, and still not anonymous
             };
             node[a] += 1;
+            raised = Some(a);
             from = Some(set);
         }
         Ok(Outcome {
