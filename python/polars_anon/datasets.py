@@ -109,7 +109,7 @@ def race_zip() -> Dataset:
 
 def census(rows: int = 100_000, quasi_identifiers: int = 10, seed: int = 0) -> Dataset:
     """A synthetic census-like table for wide searches: ``rows`` records and
-    ``quasi_identifiers`` columns (3 to 40) with their hierarchies, the same
+    ``quasi_identifiers`` columns (3 to 500) with their hierarchies, the same
     for the same arguments.
 
     ``age`` (0-99; bins of 5, 10, 20 years), ``zip`` (5 digits in 20 areas;
@@ -128,8 +128,8 @@ def census(rows: int = 100_000, quasi_identifiers: int = 10, seed: int = 0) -> D
 
     from polars_anon import hierarchy
 
-    if not 3 <= quasi_identifiers <= 40:
-        raise ValueError(f"quasi_identifiers must be in [3, 40], got {quasi_identifiers}")
+    if not 3 <= quasi_identifiers <= 500:
+        raise ValueError(f"quasi_identifiers must be in [3, 500], got {quasi_identifiers}")
     if rows < 1:
         raise ValueError(f"rows must be positive, got {rows}")
     rng = random.Random(seed)
