@@ -136,3 +136,29 @@ def test_a_plan_that_draws_other_rows_each_time_is_named_as_such() -> None:
     with pytest.raises(pa.NotAnonymousError, match="other rows each time it runs") as e:
         release.collect()
     assert "collect the data first" in str(e.value)
+
+
+def test_a_write_interrupted_leaves_nothing_at_the_target(
+    searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while the release is streamed (or read back) leaves neither the
+    target nor a temporary file, and is not turned into another error."""
+    _, _, r = searched
+    path = tmp_path / "release.parquet"
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    from polars_anon.release import guard
+
+    # while streamed; and once the temporary file is written, while read back
+    for owner, where in ((pl.LazyFrame, "sink_parquet"), (guard, "read_back")):
+        with monkeypatch.context() as m:
+            m.setattr(owner, where, interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                r.sink_parquet(path, criterion="min_loss")
+        assert list(tmp_path.iterdir()) == []
+    r.sink_parquet(path, criterion="min_loss")
+    assert [p.name for p in tmp_path.iterdir()] == ["release.parquet"]
