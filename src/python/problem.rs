@@ -36,6 +36,24 @@ impl PyProblem {
         };
         Checker::new(&self.inner, model, engine).map_err(to_py)
     }
+    fn nodes_u8(&self, nodes: Vec<Vec<u32>>) -> PyResult<Vec<Vec<u8>>> {
+        nodes.into_iter().map(|n| self.levels_u8(n)).collect()
+    }
+    /// The answer's columns for evaluated nodes (`evaluated[i]` of `nodes[i]`).
+    fn metric_table<'a>(
+        &self,
+        nodes: impl Iterator<Item = &'a Vec<u8>>,
+        evaluated: Vec<crate::check::Evaluated>,
+        k: u64,
+    ) -> PyMetricTable {
+        let heights = self.inner.heights();
+        let metrics = nodes
+            .zip(&evaluated)
+            .map(|(n, e)| metrics(n, &heights, &e.stats, self.inner.rows, k, &e.attribute_loss))
+            .collect();
+        let attribute_loss = evaluated.into_iter().map(|e| e.attribute_loss).collect();
+        PyMetricTable::new(metrics, attribute_loss)
+    }
     fn levels_u8(&self, levels: Vec<u32>) -> PyResult<Vec<u8>> {
         self.levels_unchecked(&levels)?;
         Ok(levels.into_iter().map(|l| l as u8).collect())
@@ -250,19 +268,9 @@ impl PyProblem {
         criteria: Vec<PyCriterion>,
     ) -> PyResult<PyMetricTable> {
         let checker = self.checker(k, criteria, Engine::Auto)?;
-        let nodes = nodes
-            .into_iter()
-            .map(|n| self.levels_u8(n))
-            .collect::<PyResult<Vec<_>>>()?;
+        let nodes = self.nodes_u8(nodes)?;
         let evaluated = run(py, || checker.evaluate_many(&nodes))?;
-        let heights = self.inner.heights();
-        let metrics: Vec<_> = nodes
-            .iter()
-            .zip(&evaluated)
-            .map(|(n, e)| metrics(n, &heights, &e.stats, self.inner.rows, k, &e.attribute_loss))
-            .collect();
-        let attribute_loss = evaluated.into_iter().map(|e| e.attribute_loss).collect();
-        Ok(PyMetricTable::new(metrics, attribute_loss))
+        Ok(self.metric_table(nodes.iter(), evaluated, k))
     }
     /// The best of `nodes` (anonymous ones) by `metric` ("loss", optionally
     /// weighted, or "precision"), valuing them in order of its lower bound
@@ -281,10 +289,7 @@ impl PyProblem {
     ) -> PyResult<(Vec<usize>, PyMetricTable)> {
         let objective: crate::search::Objective = metric.parse().map_err(to_py)?;
         let checker = self.checker(k, criteria, Engine::Auto)?;
-        let nodes = nodes
-            .into_iter()
-            .map(|n| self.levels_u8(n))
-            .collect::<PyResult<Vec<_>>>()?;
+        let nodes = self.nodes_u8(nodes)?;
         let mut bounds = crate::search::Bounds::new(&self.inner, objective).map_err(to_py)?;
         if let Some(w) = weights {
             if w.len() != self.inner.n_attrs() {
@@ -299,23 +304,8 @@ impl PyProblem {
         let (valued, evaluated) = run(py, || {
             crate::search::best::best_of(&checker, &bounds, &nodes)
         })?;
-        let heights = self.inner.heights();
-        let metrics: Vec<_> = valued
-            .iter()
-            .zip(&evaluated)
-            .map(|(&i, e)| {
-                metrics(
-                    &nodes[i],
-                    &heights,
-                    &e.stats,
-                    self.inner.rows,
-                    k,
-                    &e.attribute_loss,
-                )
-            })
-            .collect();
-        let attribute_loss = evaluated.into_iter().map(|e| e.attribute_loss).collect();
-        Ok((valued, PyMetricTable::new(metrics, attribute_loss)))
+        let table = self.metric_table(valued.iter().map(|&i| &nodes[i]), evaluated, k);
+        Ok((valued, table))
     }
     /// Run one search (`algorithm` and `variant` as in `ALGORITHMS`).
     #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES, metric = "loss", seed = 0))]
