@@ -58,6 +58,7 @@ from polars_anon.jobs.toml import dumps, tomllib
 from polars_anon.prepare.f0 import prepare
 from polars_anon.release.build import guarded
 from polars_anon.release.guard import Guarded
+from polars_anon.release.write import target
 from polars_anon.reports.check import CheckReport
 from polars_anon.results.best import CRITERIA
 from polars_anon.results.search import SearchResult
@@ -199,10 +200,7 @@ class Job:
             levels = dict(self.levels or {})
         release = guarded(prep, prep.levels(levels), self.k, self.max_suppression, criteria)
         report = check_prepared(prep, self.k, levels, self.max_suppression, criteria)
-        if self.output.parent and not self.output.parent.is_dir():
-            raise ConfigError(
-                f"cannot write {self.output}: the folder {self.output.parent} does not exist"
-            )
+        target(self.output)
         if isinstance(release, Guarded):
             # on Polars: streamed, and proven on the file it writes
             fmt = "parquet" if self.output.suffix.lower() == ".parquet" else "csv"
