@@ -21,6 +21,14 @@ pub fn take(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<Column> {
     if let Ok(b) = obj.extract::<PyBackedBytes>() {
         return Column::from_le_bytes(&b, width).map_err(to_py);
     }
+    let stream = stream(obj)?;
+    // SAFETY: a stream its producer exported under the C stream interface
+    unsafe { Column::from_stream(stream) }.map_err(to_py)
+}
+
+/// `obj`'s Arrow C stream, moved out of the capsule its
+/// `__arrow_c_stream__` returns.
+pub fn stream(obj: &Bound<'_, PyAny>) -> PyResult<Box<ArrowArrayStream>> {
     if !obj.hasattr("__arrow_c_stream__")? {
         return Err(PyTypeError::new_err(format!(
             "expected bytes or an Arrow-exporting column (e.g. a polars Series), got {}",
@@ -36,7 +44,7 @@ pub fn take(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<Column> {
     // SAFETY: the capsule holds an ArrowArrayStream (checked by its name); it
     // is moved out and the capsule keeps a released (empty) one, as the
     // protocol asks of a consumer
-    let stream = Box::new(unsafe { std::ptr::replace(ptr, ArrowArrayStream::empty()) });
-    // SAFETY: a stream its producer exported under the C stream interface
-    unsafe { Column::from_stream(stream) }.map_err(to_py)
+    Ok(Box::new(unsafe {
+        std::ptr::replace(ptr, ArrowArrayStream::empty())
+    }))
 }

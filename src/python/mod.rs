@@ -10,6 +10,7 @@ mod error;
 mod hierarchy;
 mod local;
 mod problem;
+mod pseudonym;
 mod results;
 mod risk;
 
@@ -26,6 +27,8 @@ fn algorithms() -> Vec<(&'static str, Vec<&'static str>)> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(local::localpk, m)?)?;
     m.add_function(wrap_pyfunction!(risk::assess_risk, m)?)?;
+    m.add_function(wrap_pyfunction!(pseudonym::pseudonyms, m)?)?;
+    m.add_class::<pseudonym::PyArrowColumn>()?;
     m.add_class::<risk::PyRiskFigures>()?;
     m.add_class::<hierarchy::PyHierarchy>()?;
     m.add_class::<problem::PyProblem>()?;
