@@ -38,8 +38,10 @@ from polars_anon.exceptions import (
 from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.hierarchies import read_hierarchies
 from polars_anon.reports.check import CheckReport
+from polars_anon.reports.release import ReleaseReport
 from polars_anon.results.best import CRITERIA
 from polars_anon.results.search import SearchResult
+from polars_anon.roles.spec import Mask, Pseudonym
 
 if TYPE_CHECKING:
     from polars_anon import datasets, hierarchy
@@ -98,13 +100,16 @@ __all__ = [
     "Job",
     "JobRun",
     "LocalRecoding",
+    "Mask",
     "MissingValueError",
     "MuArgusResult",
     "NotAnonymousError",
     "PAlphaSensitive",
     "PPlusSensitive",
     "PSensitive",
+    "Pseudonym",
     "RecursiveCLDiversity",
+    "ReleaseReport",
     "RiskReport",
     "SearchResult",
     "SearchTooLargeError",

@@ -7,6 +7,7 @@ import polars as pl
 __all__ = [
     "ALGORITHMS",
     "AnonError",
+    "ArrowColumn",
     "ConfigError",
     "CoreCriterion",
     "Hierarchy",
@@ -24,6 +25,7 @@ __all__ = [
     "__version__",
     "assess_risk",
     "localpk",
+    "pseudonyms",
 ]
 
 __version__: str
@@ -327,6 +329,7 @@ def assess_risk(
     population_sizes: list[int] | None = None,
 ) -> RiskFigures: ...
 
+@final
 class ArrowColumn:
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
 

@@ -16,6 +16,7 @@ from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels
 from polars_anon.reports.check import CheckReport
 from polars_anon.results.search import SearchResult
+from polars_anon.roles.spec import Identifiers
 
 if TYPE_CHECKING:
     from polars_anon.reports.risk import RiskReport
@@ -35,6 +36,8 @@ class _Anon:
         max_suppression: int | float = 0,
         criteria: Criteria = None,
         nulls: Nulls = "error",
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> CheckReport:
         """See `polars_anon.check`."""
         return api_check.check(
@@ -46,6 +49,8 @@ class _Anon:
             max_suppression=max_suppression,
             criteria=criteria,
             nulls=nulls,
+            identifiers=identifiers,
+            insensitive=insensitive,
         )
 
     def risk(
@@ -80,6 +85,8 @@ class _Anon:
         quasi_identifiers: Sequence[str] | None = None,
         criteria: Criteria = None,
         nulls: Nulls = "error",
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> pl.LazyFrame:
         """See `polars_anon.generalize`."""
         out: pl.LazyFrame = api_check.generalize(
@@ -91,6 +98,8 @@ class _Anon:
             quasi_identifiers=quasi_identifiers,
             criteria=criteria,
             nulls=nulls,
+            identifiers=identifiers,
+            insensitive=insensitive,
         )
         return out
 
@@ -112,6 +121,8 @@ class _Anon:
         nulls: Nulls = "error",
         metric: str = "loss",
         seed: int = 0,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> SearchResult:
         """See `polars_anon.search`."""
         return api_search.search(
@@ -132,6 +143,8 @@ class _Anon:
             nulls=nulls,
             metric=metric,
             seed=seed,
+            identifiers=identifiers,
+            insensitive=insensitive,
         )
 
     def incognito(
@@ -148,6 +161,8 @@ class _Anon:
         time_limit: float | None = None,
         memory_budget: int = api_search.DEFAULT_MEMORY_BUDGET,
         nulls: Nulls = "error",
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> SearchResult:
         """See `polars_anon.incognito`."""
         return api_search.incognito(
@@ -164,6 +179,8 @@ class _Anon:
             time_limit=time_limit,
             memory_budget=memory_budget,
             nulls=nulls,
+            identifiers=identifiers,
+            insensitive=insensitive,
         )
 
     def local_recoding(
@@ -193,6 +210,8 @@ class AnonFrame(_Anon):
         quasi_identifiers: Sequence[str] | None = None,
         criteria: Criteria = None,
         nulls: Nulls = "error",
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> pl.DataFrame:
         """`generalize`, collected."""
         return self.generalize(
@@ -203,6 +222,8 @@ class AnonFrame(_Anon):
             quasi_identifiers=quasi_identifiers,
             criteria=criteria,
             nulls=nulls,
+            identifiers=identifiers,
+            insensitive=insensitive,
         ).collect()
 
 

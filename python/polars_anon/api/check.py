@@ -16,8 +16,10 @@ from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels, check_k, max_suppressed
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared, group_frame
-from polars_anon.release.build import generalize_prepared
+from polars_anon.release.build import columns_released, generalize_prepared
 from polars_anon.reports.check import CheckReport
+from polars_anon.roles.resolve import resolve
+from polars_anon.roles.spec import Identifiers, Roles, roles_of
 
 
 def check(
@@ -29,6 +31,8 @@ def check(
     max_suppression: int | float = 0,
     criteria: Criteria = None,
     nulls: Nulls = "error",
+    identifiers: Identifiers | None = None,
+    insensitive: Sequence[str] | None = None,
 ) -> CheckReport:
     """Is ``data`` k-anonymous w.r.t. ``quasi_identifiers`` generalized to ``levels``?
 
@@ -45,8 +49,9 @@ def check(
     >>> check(df, ["zip"], k=2, max_suppression=1).k_anonymous
     True
     """
+    roles = roles_of(identifiers, insensitive)
     prep = prepare(data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls)
-    return check_prepared(prep, k, levels, max_suppression, criteria)
+    return check_prepared(prep, k, levels, max_suppression, criteria, roles)
 
 
 def check_prepared(
@@ -55,8 +60,10 @@ def check_prepared(
     levels: Levels | None = None,
     max_suppression: int | float = 0,
     criteria: Criteria = None,
+    roles: Roles | None = None,
 ) -> CheckReport:
-    """`check` of a prepared table."""
+    """`check` of a prepared table; with its rows, what a release at these
+    levels would do with each column (`roles`)."""
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     lv = prep.levels(levels)
@@ -98,7 +105,21 @@ def check_prepared(
         group_sizes=sizes,
         criteria=[repr(c) for c in listed(criteria)],
         released_sizes=groups.get_column("n"),
+        columns=_columns(prep, lv, m.suppressed, roles or Roles()),
     )
+
+
+def _columns(prep: Prepared, levels: list[int], suppressed: int, roles: Roles) -> pl.DataFrame:
+    """Every column's fate in a release at `levels` (none for a frequency
+    set); an undeclared identifying column is reported, not refused."""
+    if prep.engine == "counts":
+        return pl.DataFrame(
+            schema={"column": pl.String, "role": pl.String, "released_as": pl.String}
+        )
+    data = prep.lazy if prep.engine == "polars" else prep.source
+    qis = prep.quasi_identifiers
+    resolved = resolve(data, prep.engine, prep.rows, qis, prep.sensitive, roles, refuse=False)
+    return columns_released(prep, levels, suppressed, roles, resolved)
 
 
 def generalize(
@@ -110,6 +131,8 @@ def generalize(
     quasi_identifiers: Sequence[str] | None = None,
     criteria: Criteria = None,
     nulls: Nulls = "error",
+    identifiers: Identifiers | None = None,
+    insensitive: Sequence[str] | None = None,
 ) -> Any:
     """Replace each quasi-identifier by its label at ``levels`` (a mapping from column
     to level); with ``k``, drop the tuples of groups smaller than k, failing if that
@@ -129,6 +152,7 @@ def generalize(
     (['Person'], 6)
     """
     hs = resolve_hierarchies(hierarchies)
+    roles = roles_of(identifiers, insensitive)
     if quasi_identifiers is None:
         if not isinstance(levels, Mapping):
             raise TypeError(
@@ -150,4 +174,4 @@ def generalize(
         nulls,
         floors_for=(k, max_suppression),
     )
-    return generalize_prepared(prep, prep.levels(levels), k, max_suppression, criteria)
+    return generalize_prepared(prep, prep.levels(levels), k, max_suppression, criteria, roles)

@@ -14,6 +14,8 @@ from polars_anon.inputs.params import as_int, check_k, max_suppressed
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.results.search import SearchResult
+from polars_anon.roles.resolve import columns_of
+from polars_anon.roles.spec import Identifiers, roles_of
 
 if TYPE_CHECKING:
     from polars_anon.algorithms.mu_argus import Policy
@@ -98,6 +100,8 @@ def search(
     nulls: Nulls = "error",
     metric: str = "loss",
     seed: int = 0,
+    identifiers: Identifiers | None = None,
+    insensitive: Sequence[str] | None = None,
 ) -> SearchResult:
     """Search the full-domain generalization lattice for k-anonymous nodes.
 
@@ -153,6 +157,14 @@ def search(
     for ``NULL`` if it has one, else generalized straight to the top; the
     release keeps the nulls as nulls where the column is not generalized.
 
+    ``identifiers`` (columns that name a person: a list drops them, a dict
+    maps each to `Pseudonym` or `Mask`) and ``insensitive`` (columns declared
+    safe to pass through): the roles of the table's other columns, carried to
+    ``result.apply`` and the ``sink_*`` writes. A column with no role is
+    released as it is, unless it would identify records on its own (more
+    distinct values than half the rows, in a table of 20 rows or more): then
+    the release is refused with an error naming it.
+
     Every search is bounded. ``time_limit`` (seconds): past it, the search stops
     and answers with the nodes it has confirmed anonymous so far
     (``result.stopped`` says so and ``result.complete`` is False).
@@ -168,9 +180,12 @@ def search(
     >>> r.minimal.height, r.best("min_height")
     (3, {'Birthdate': 1, 'Sex': 1, 'Zipcode': 0})
     """
+    roles = roles_of(identifiers, insensitive)
     if algorithm == "mu_argus":
-        if variant is not None or criteria:
-            raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
+        if variant is not None or criteria or roles:
+            raise ConfigError(
+                "algorithm='mu_argus' takes no variant, no criteria and no column roles"
+            )
         return mu_argus(data, quasi_identifiers, hierarchies, k, max_suppression, nulls=nulls)
     variant, seed = _options(algorithm, variant, metric, seed)
     # Off Polars, F0 at each attribute's lowest useful level (`prepare.floors`):
@@ -179,7 +194,11 @@ def search(
     prep = prepare(
         data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
     )
-    return searched(
+    if roles and prep.engine != "counts":
+        # the names now; the rule for undeclared columns when a table is released
+        source = prep.lazy if prep.engine == "polars" else prep.source
+        roles.validate(columns_of(source, prep.engine), prep.quasi_identifiers, prep.sensitive)
+    result = searched(
         prep,
         k,
         max_suppression,
@@ -195,6 +214,9 @@ def search(
         metric,
         seed,
     )
+    # carried to the result's releases (apply, sink_*)
+    result.roles = roles
+    return result
 
 
 def _options(algorithm: str, variant: str | None, metric: str, seed: Any) -> tuple[str | None, int]:
@@ -352,11 +374,13 @@ def incognito(
     time_limit: float | None = None,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     nulls: Nulls = "error",
+    identifiers: Identifiers | None = None,
+    insensitive: Sequence[str] | None = None,
 ) -> SearchResult:
     """Incognito (LeFevre et al. 2005): every k-anonymous full-domain generalization.
 
-    ``infer_projections``, ``time_limit``, ``memory_budget`` and ``nulls``: see
-    `search`."""
+    ``infer_projections``, ``time_limit``, ``memory_budget``, ``nulls``,
+    ``identifiers`` and ``insensitive``: see `search`."""
     return search(
         data,
         quasi_identifiers,
@@ -371,5 +395,7 @@ def incognito(
         infer_projections=infer_projections,
         time_limit=time_limit,
         memory_budget=memory_budget,
+        identifiers=identifiers,
+        insensitive=insensitive,
         nulls=nulls,
     )

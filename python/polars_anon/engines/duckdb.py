@@ -7,11 +7,15 @@ handed back (a relation over that table) cannot change with its source."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+
+from polars_anon.roles.ops import Keyed, Mapped, Op
+from polars_anon.roles.spec import Drop, Mask
 
 _names = itertools.count()
 
@@ -108,6 +112,91 @@ def release(
     by = ", ".join(_q(c) for c in [*qis, *sensitive])
     groups = _frame(released.aggregate(f"{by}, count(*) AS n", by))
     return released, groups
+
+
+def hmac_pads(key: bytes) -> tuple[bytes, bytes]:
+    """HMAC-SHA-256's inner and outer pads of `key` (RFC 2104): the key,
+    hashed first when longer than a block, zero-padded to 64 bytes and
+    XORed with 0x36 and with 0x5c."""
+    block = (hashlib.sha256(key).digest() if len(key) > 64 else key).ljust(64, b"\0")
+    return bytes(b ^ 0x36 for b in block), bytes(b ^ 0x5C for b in block)
+
+
+def _masked(text: str, op: Mask) -> str:
+    """SQL of `text` masked as `roles.polars.masked` does (lengths in
+    characters)."""
+    n, kept = f"length({text})", op.keep_first + op.keep_last
+    char = "'" + op.char.replace("'", "''") + "'"
+    head, tail = f"left({text}, {op.keep_first})", f"right({text}, {op.keep_last})"
+    partial = f"{head} || repeat({char}, {n} - {kept}) || {tail}"
+    return f"CASE WHEN {n} > {kept} THEN {partial} ELSE repeat({char}, {n}) END"
+
+
+def _identified(column: str, op: Op | None, index: int) -> str | None:
+    """The select item of `column` under `op`; `index` is its place among
+    the keyed columns (pads ``p.i<index>``, ``p.o<index>``) or the mapped
+    ones (table ``m<index>``). None for a dropped column."""
+    text, name = f"CAST(base.{_q(column)} AS VARCHAR)", _q(column)
+    if isinstance(op, Keyed):
+        inner = f"unhex(sha256(p.i{index} || encode({text})))"
+        return f"left(sha256(p.o{index} || {inner}), {op.length}) AS {name}"
+    if isinstance(op, Mask):
+        return f"{_masked(text, op)} AS {name}"
+    if isinstance(op, Mapped):
+        return f"m{index}.pseudonym AS {name}"
+    return None if isinstance(op, Drop) else f"base.{name}"
+
+
+def identify(released: Any, ops: list[tuple[str, Op]]) -> Any:
+    """`released` with each identifier transformed in place (or dropped) as
+    `roles.polars.identify` does, snapshotted into a temporary table. A
+    keyed pseudonym is HMAC-SHA-256 from DuckDB's ``sha256``, its pads read
+    from a one-row temporary table (so that the key is in no SQL text); that
+    table and the pseudonym tables are dropped once the snapshot is built."""
+    if not ops:
+        return released
+    by = dict(ops)
+    keyed = {c: op for c, op in ops if isinstance(op, Keyed)}
+    mapped = {c: op for c, op in ops if isinstance(op, Mapped)}
+    tables, joins = [], []
+    if keyed:
+        row: dict[str, list[bytes]] = {}
+        for i, k in enumerate(keyed.values()):
+            ipad, opad = hmac_pads(k.key)
+            row[f"i{i}"], row[f"o{i}"] = [ipad], [opad]
+        tables.append(_temp(released, pl.DataFrame(row)))
+        joins.append(f"CROSS JOIN {tables[-1]} p")
+    for j, (c, op) in enumerate(mapped.items()):
+        tables.append(_temp(released, op.mapping.select("value", "pseudonym")))
+        text = f"CAST(base.{_q(c)} AS VARCHAR)"
+        joins.append(f"LEFT JOIN {tables[-1]} m{j} ON {text} = m{j}.value")
+    places = {c: i for names in (keyed, mapped) for i, c in enumerate(names)}
+    items = [_identified(c, by.get(c), places.get(c, -1)) for c in released.columns]
+    select = ", ".join(item for item in items if item is not None)
+    out = f"__polars_anon_identified_{next(_names)}"
+    try:
+        released.query(
+            "base", f"CREATE TEMP TABLE {out} AS SELECT {select} FROM base {' '.join(joins)}"
+        )
+    finally:
+        for t in tables:
+            released.query("__polars_anon_base", f"DROP TABLE {t}")
+    return released.query("__polars_anon_base", f"SELECT * FROM {out}")
+
+
+def distinct(native: Any, column: str) -> pl.Series:
+    """The distinct values of `column` as text, nulls left out."""
+    text = f"CAST({_q(column)} AS VARCHAR)"
+    sql = f"SELECT DISTINCT {text} AS {_q(column)} FROM base WHERE {_q(column)} IS NOT NULL"
+    return _frame(native.query("base", sql)).get_column(column).cast(pl.String)
+
+
+def distinct_counts(native: Any, columns: list[str]) -> tuple[int, dict[str, int]]:
+    """The rows, and each column's distinct non-null values estimated
+    (HyperLogLog), in one pass."""
+    counts = ", ".join(f"approx_count_distinct({_q(c)})" for c in columns)
+    row = native.aggregate(f"count(*){', ' + counts if columns else ''}").fetchall()[0]
+    return int(row[0]), {c: int(n) for c, n in zip(columns, row[1:], strict=True)}
 
 
 def write(rel: Any, path: Path, separator: str) -> int:

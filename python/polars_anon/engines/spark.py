@@ -15,6 +15,11 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon.engines.duckdb import hmac_pads
+from polars_anon.inputs.frames import fresh_name
+from polars_anon.roles.ops import Keyed, Mapped, Op
+from polars_anon.roles.spec import Drop, Mask
+
 
 def _frame(df: Any) -> pl.DataFrame:
     """A Spark DataFrame as Polars, through Arrow (``toArrow`` on Spark 4,
@@ -104,6 +109,12 @@ def _spark_frame(session: Any, frame: pl.DataFrame, fields: list[tuple[str, Any]
     return session.createDataFrame(frame.rows(), schema=struct)
 
 
+def _spark_table(session: Any, frame: pl.DataFrame, arrow: bool) -> Any:
+    """A large `frame` as a Spark DataFrame: through Arrow on Spark 4,
+    pandas before."""
+    return session.createDataFrame(frame.to_arrow() if arrow else frame.to_pandas())
+
+
 def release(
     df: Any,
     qis: list[str],
@@ -144,6 +155,94 @@ def release(
     released = out.select(*columns).localCheckpoint(eager=True)
     groups = released.groupBy(*qis, *sensitive).agg(F.count(F.lit(1)).alias("n"))
     return released, _frame(groups)
+
+
+def _masked(text: Any, op: Mask) -> Any:
+    """`text` masked as `roles.polars.masked` does (``length`` counts
+    characters)."""
+    from pyspark.sql import functions as F
+
+    n, kept, char = F.length(text), op.keep_first + op.keep_last, F.lit(op.char)
+    head, tail = F.left(text, F.lit(op.keep_first)), F.right(text, F.lit(op.keep_last))
+    partial = F.concat(head, F.repeat(char, n - kept), tail)
+    return F.when(n > kept, partial).otherwise(F.repeat(char, n))
+
+
+def _with_pads(df: Any, keyed: dict[str, Keyed]) -> tuple[Any, dict[str, tuple[str, str]]]:
+    """`df` cross-joined (broadcast) to one row of each keyed column's HMAC
+    pads, as binary columns (so that the key is in no expression of the
+    plan), and the names of each column's inner and outer pad."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BinaryType
+
+    names: dict[str, tuple[str, str]] = {}
+    row: dict[str, list[bytes]] = {}
+    for c, op in keyed.items():
+        i = fresh_name(f"__polars_anon_ipad_{c}", [*df.columns, *row])
+        o = fresh_name(f"__polars_anon_opad_{c}", [*df.columns, *row, i])
+        names[c] = (i, o)
+        ipad, opad = hmac_pads(op.key)
+        row[i], row[o] = [ipad], [opad]
+    fields = [(p, BinaryType()) for p in row]
+    table = _spark_frame(df.sparkSession, pl.DataFrame(row), fields)
+    return df.crossJoin(F.broadcast(table)), names
+
+
+def identify(released: Any, ops: list[tuple[str, Op]]) -> Any:
+    """`released` with each identifier transformed in place (or dropped) as
+    `roles.polars.identify` does. A keyed pseudonym is HMAC-SHA-256 from
+    Spark's ``sha2``, its pads read from a one-row broadcast DataFrame; a
+    pseudonym table is joined as a DataFrame (not broadcast: it may be as
+    large as the table)."""
+    from pyspark.sql import functions as F
+
+    if not ops:
+        return released
+    by = dict(ops)
+    keyed = {c: op for c, op in ops if isinstance(op, Keyed)}
+    out, pads = _with_pads(released, keyed) if keyed else (released, {})
+    taken = [*released.columns, *(p for pair in pads.values() for p in pair)]
+    exprs = {}
+    for c, op in ops:
+        text = F.col(c).cast("string")
+        if isinstance(op, Keyed):
+            i, o = pads[c]
+            inner = F.unhex(F.sha2(F.concat(F.col(i), text.cast("binary")), 256))
+            exprs[c] = F.substring(F.sha2(F.concat(F.col(o), inner), 256), 1, op.length)
+        elif isinstance(op, Mask):
+            exprs[c] = _masked(text, op)
+        elif isinstance(op, Mapped):
+            v = fresh_name(f"__polars_anon_value_{c}", taken)
+            to = fresh_name(f"__polars_anon_pseudonym_{c}", [*taken, v])
+            taken += [v, to]
+            mapping = op.mapping.select(pl.col("value").alias(v), pl.col("pseudonym").alias(to))
+            table = _spark_table(out.sparkSession, mapping, hasattr(out, "toArrow"))
+            out = out.join(table, text == table[v], "left")
+            exprs[c] = F.col(to)
+    kept = [c for c in released.columns if not isinstance(by.get(c), Drop)]
+    return out.select(*[exprs[c].alias(c) if c in exprs else F.col(c) for c in kept])
+
+
+def distinct(native: Any, column: str) -> pl.Series:
+    """The distinct values of `column` as text, nulls left out."""
+    from pyspark.sql import functions as F
+
+    text = native.where(F.col(column).isNotNull()).select(
+        F.col(column).cast("string").alias(column)
+    )
+    return _frame(text.distinct()).get_column(column).cast(pl.String)
+
+
+def distinct_counts(native: Any, columns: list[str]) -> tuple[int, dict[str, int]]:
+    """The rows, and each column's distinct non-null values estimated
+    (HyperLogLog++, to about 5%), in one pass. A finer estimate costs
+    seconds of code generation per column (a buffer field per word of the
+    sketch)."""
+    from pyspark.sql import functions as F
+
+    aggs = [F.count(F.lit(1)), *(F.approx_count_distinct(F.col(c)) for c in columns)]
+    row = native.agg(*aggs).first()
+    return int(row[0]), {c: int(n) for c, n in zip(columns, row[1:], strict=True)}
 
 
 def write(df: Any, path: Path, separator: str) -> int:

@@ -26,6 +26,10 @@ from polars_anon.prepare.encode import encode_values
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.exprs import generalization_exprs
 from polars_anon.release.guard import Guarded
+from polars_anon.roles.fates import fates
+from polars_anon.roles.polars import identify
+from polars_anon.roles.resolve import Resolved, resolve
+from polars_anon.roles.spec import Roles
 
 
 def generalize_prepared(
@@ -34,12 +38,13 @@ def generalize_prepared(
     k: int | None,
     max_suppression: int | float,
     criteria: Criteria = None,
+    roles: Roles | None = None,
 ) -> Any:
     """Generalize and suppress lazily, after re-checking the release on F0: a
     LazyFrame that checks itself when collected, or on DuckDB and Spark a
     snapshot of the release built there, its groups counted there and
-    checked."""
-    release = guarded(prep, levels, k, max_suppression, criteria)
+    checked. Identifiers are transformed as `roles` ask (`polars_anon.roles`)."""
+    release = guarded(prep, levels, k, max_suppression, criteria, roles)
     return release.lazy() if isinstance(release, Guarded) else release
 
 
@@ -49,21 +54,30 @@ def guarded(
     k: int | None,
     max_suppression: int | float,
     criteria: Criteria = None,
+    roles: Roles | None = None,
 ) -> Any:
     """The release checked on F0: on Polars a `Guarded` plan (which checks
     itself when collected or written), a plain LazyFrame when nothing is
-    asked of it (no k, no criteria), or on DuckDB and Spark the snapshot."""
+    asked of it (no k, no criteria), or on DuckDB and Spark the snapshot.
+    Every column that is neither a quasi-identifier nor sensitive is
+    handled as `roles` say; an undeclared one that would identify records
+    is refused before any work (`roles.undeclared`)."""
     if prep.engine == "counts":
         raise ConfigError(
             "this was searched from a frequency set, which has no rows to release: "
             "pass the table itself (result.apply(table), or generalize(table, ...))"
         )
+    data = prep.lazy if prep.engine == "polars" else prep.source
+    qis = prep.quasi_identifiers
+    resolved = resolve(data, prep.engine, prep.rows, qis, prep.sensitive, roles or Roles())
     if k is None and not criteria and prep.engine == "polars":
-        return prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False))
+        plain = prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False))
+        return identify(plain, resolved.ops)
     drop, by, expected = _checked(prep, levels, 1 if k is None else k, max_suppression, criteria)
     if prep.engine != "polars":
-        return _on_engine(prep, levels, drop, by, expected)
-    qis, count = prep.quasi_identifiers, prep.count
+        released = _on_engine(prep, levels, drop, by, expected)
+        return engines.module(prep.engine).identify(released, resolved.ops)
+    count = prep.count
     schema = prep.lazy.collect_schema()
     # the generalized columns come as Enums of their labels, which the check
     # groups by their codes, and leave as text
@@ -84,7 +98,29 @@ def guarded(
             .join(rename.lazy(), on=keys, how="anti", maintain_order="left")
             .drop(keys)
         )
-    return Guarded(plan, by, expected, count, 1 if k is None else k, labelled)
+    release = Guarded(
+        identify(plan, resolved.ops), by, expected, count, 1 if k is None else k, labelled
+    )
+    suppressed = prep.rows - int(expected.get_column(count).sum())
+    release.columns = columns_released(prep, levels, suppressed, roles or Roles(), resolved)
+    return release
+
+
+def columns_released(
+    prep: Prepared, levels: list[int], suppressed: int, roles: Roles, resolved: Resolved
+) -> pl.DataFrame:
+    """What becomes of every column of `prep`'s table (`roles.fates`)."""
+    qis = prep.quasi_identifiers
+    return fates(
+        resolved.columns,
+        dict(zip(qis, levels, strict=True)),
+        dict(zip(qis, [h.height for h in prep.hierarchies], strict=True)),
+        suppressed,
+        prep.rows,
+        prep.sensitive,
+        roles,
+        resolved.undeclared,
+    )
 
 
 def _checked(

@@ -45,6 +45,8 @@ class Guarded:
         self.plan, self.by, self.count, self.k = plan, by, count, k
         # columns the plan gives as Enums of their labels: released as text
         self.labelled = labelled
+        # what became of every column (`roles.fates`), set by its builder
+        self.columns: pl.DataFrame | None = None
         self.expected = expected.sort(by)
         self.schema = plan.collect_schema()
         for q in labelled:
@@ -133,13 +135,7 @@ class Guarded:
         return final
 
     def unreadable(self, e: BaseException) -> NotAnonymousError:
-        """The error for a source Polars could not read as it was."""
-        first = str(e).splitlines()[0][:200] if str(e) else ""
-        return NotAnonymousError(
-            "the source could not be read as it was when this release was checked "
-            f"({type(e).__name__}: {first}); refusing to release it. "
-            "Generalize the current data again."
-        )
+        return unreadable(e)
 
     def collect(self) -> pl.DataFrame:
         try:
@@ -162,6 +158,16 @@ class Guarded:
         )
         if not got.equals(self.expected):
             raise mismatch(self.expected, got, self.count, self.k, "refusing to release it")
+
+
+def unreadable(e: BaseException) -> NotAnonymousError:
+    """The error for a source Polars could not read as it was."""
+    first = str(e).splitlines()[0][:200] if str(e) else ""
+    return NotAnonymousError(
+        "the source could not be read as it was when this release was checked "
+        f"({type(e).__name__}: {first}); refusing to release it. "
+        "Generalize the current data again."
+    )
 
 
 def narrowed(

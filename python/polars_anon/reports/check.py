@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon._core import ConfigError
-from polars_anon.reports.render import aligned, levels_text, table_html
+from polars_anon.reports.render import aligned, column_rows, levels_text, table_html
 
 if TYPE_CHECKING:
     from polars_anon.reports.risk import RiskReport
@@ -37,6 +37,14 @@ class CheckReport:
     criteria: list[str] = field(default_factory=list)
     # the sizes of the groups released (not suppressed), one per group
     released_sizes: pl.Series = field(default_factory=lambda: pl.Series([], dtype=pl.UInt64))
+    # what a release at these levels does with each column: ``column``,
+    # ``role``, ``released_as`` (`polars_anon.roles`)
+    columns: pl.DataFrame = field(default_factory=pl.DataFrame)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickles made before reports listed the columns
+        state.setdefault("columns", pl.DataFrame())
+        self.__dict__.update(state)
 
     def risk(self, population: int | float | None = None, threshold: float = 0.2) -> RiskReport:
         """The re-identification risk of the table as these levels release it
@@ -79,6 +87,7 @@ class CheckReport:
             ("normalized avg group size (CAVG)", round(self.cavg, 4)),
             ("distortion ratio", round(self.distortion, 4)),
             ("loss (ARX)", round(self.loss, 4)),
+            *column_rows(self.columns),
         ]
 
     def __str__(self) -> str:

@@ -65,3 +65,16 @@ def levels_table(quasi_identifiers: list[str], nodes: list[list[int]]) -> str:
         tbl_cols=-1,
     ):
         return str(frame)
+
+
+def column_rows(columns: pl.DataFrame, most: int = 40) -> list[tuple[str, Any]]:
+    """A report's lines for what became of each column (`roles.fates`), the
+    first `most` of them."""
+    if columns.is_empty():
+        return []
+    rows: list[tuple[str, Any]] = [
+        (f"column {c}", f"{role}: {what}") for c, role, what in columns.head(most).iter_rows()
+    ]
+    if columns.height > most:
+        rows.append(("columns", f"... {columns.height - most} more (.columns lists them all)"))
+    return rows

@@ -5,17 +5,20 @@ proven on the file they write (`release.write`): ``sink_parquet``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from polars_anon._core import ConfigError
-from polars_anon.criteria.base import Criterion
+from polars_anon.criteria.base import Criterion, specs
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
-from polars_anon.release.build import generalize_prepared, guarded
+from polars_anon.release.build import columns_released, generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
 from polars_anon.release.write import target
+from polars_anon.reports.release import ReleaseReport
+from polars_anon.roles.resolve import resolve
+from polars_anon.roles.spec import Identifiers, Roles, roles_of
 
 
 class Releases:
@@ -27,6 +30,7 @@ class Releases:
     suppression: int | float
     criteria: list[Criterion]
     quasi_identifiers: list[str]
+    roles: Roles
     _prep: Prepared
 
     def best(
@@ -43,6 +47,9 @@ class Releases:
         data: Any = None,
         levels: Mapping[str, int] | None = None,
         criterion: str = "min_height",
+        *,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> Any:
         """The generalized, suppressed table at ``levels`` (default: ``best(criterion)``):
         a LazyFrame that re-checks itself when collected, or for a DuckDB
@@ -52,9 +59,52 @@ class Releases:
         ``data``: another table to release with the same levels (next month's
         file, say), searched or not: it is re-checked on its own, and a
         ``max_suppression`` given as a fraction is a fraction of that table.
+        ``identifiers`` and ``insensitive``: roles added to the search's
+        (see `polars_anon.search`).
         """
         prep, lv = self._release_of(data, levels, criterion)
-        return generalize_prepared(prep, lv, self.k, self.suppression, self.criteria)
+        roles = self._roles(identifiers, insensitive)
+        return generalize_prepared(prep, lv, self.k, self.suppression, self.criteria, roles)
+
+    def release_report(
+        self,
+        data: Any = None,
+        levels: Mapping[str, int] | None = None,
+        criterion: str = "min_height",
+        *,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
+    ) -> ReleaseReport:
+        """What `apply` (with the same arguments) releases: the levels, the
+        rows suppressed and what becomes of every column, without building
+        the release. An undeclared column that `apply` would refuse is
+        listed as refused."""
+        prep, lv = self._release_of(data, levels, criterion)
+        roles = self._roles(identifiers, insensitive)
+        if prep.engine == "counts":
+            raise ConfigError("a frequency set has no columns to release: pass the table")
+        model = specs(self.criteria, prep.sensitive_values, feasible=False)
+        suppressed = prep.problem.evaluate(lv, self.k, "auto", model).suppressed
+        source = prep.lazy if prep.engine == "polars" else prep.source
+        resolved = resolve(
+            source,
+            prep.engine,
+            prep.rows,
+            prep.quasi_identifiers,
+            prep.sensitive,
+            roles,
+            refuse=False,
+        )
+        return ReleaseReport(
+            k=self.k,
+            levels=dict(zip(prep.quasi_identifiers, lv, strict=True)),
+            rows=prep.rows,
+            suppressed=suppressed,
+            columns=columns_released(prep, lv, suppressed, roles, resolved),
+        )
+
+    def _roles(self, identifiers: Identifiers | None, insensitive: Sequence[str] | None) -> Roles:
+        return self.roles.merged(roles_of(identifiers, insensitive))
 
     def _release_of(
         self, data: Any, levels: Mapping[str, int] | None, criterion: str
@@ -81,6 +131,9 @@ class Releases:
         data: Any = None,
         levels: Mapping[str, int] | None = None,
         criterion: str = "min_height",
+        *,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> Path:
         """Write the release (as `apply` makes it: ``data``, ``levels`` and
         ``criterion`` as there) to a Parquet file, streamed and proven on the
@@ -88,7 +141,7 @@ class Releases:
         group-by, and moved into place only if it holds exactly the groups
         that were checked; otherwise nothing is left at ``path``. The
         release is never held in memory. Returns the path written."""
-        return self._sink(path, "parquet", data, levels, criterion)
+        return self._sink(path, "parquet", data, levels, criterion, identifiers, insensitive)
 
     def sink_csv(
         self,
@@ -96,9 +149,12 @@ class Releases:
         data: Any = None,
         levels: Mapping[str, int] | None = None,
         criterion: str = "min_height",
+        *,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> Path:
         """`sink_parquet` to a CSV file."""
-        return self._sink(path, "csv", data, levels, criterion)
+        return self._sink(path, "csv", data, levels, criterion, identifiers, insensitive)
 
     def sink_ipc(
         self,
@@ -106,9 +162,12 @@ class Releases:
         data: Any = None,
         levels: Mapping[str, int] | None = None,
         criterion: str = "min_height",
+        *,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> Path:
         """`sink_parquet` to an Arrow IPC (Feather) file."""
-        return self._sink(path, "ipc", data, levels, criterion)
+        return self._sink(path, "ipc", data, levels, criterion, identifiers, insensitive)
 
     def _sink(
         self,
@@ -117,6 +176,8 @@ class Releases:
         data: Any,
         levels: Mapping[str, int] | None,
         criterion: str,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> Path:
         target(path)  # before any work
         prep, lv = self._release_of(data, levels, criterion)
@@ -126,6 +187,7 @@ class Releases:
                 f"result.apply(data) gives it there, checked, to write with {prep.engine}'s "
                 "own writer"
             )
-        release = guarded(prep, lv, self.k, self.suppression, self.criteria)
+        roles = self._roles(identifiers, insensitive)
+        release = guarded(prep, lv, self.k, self.suppression, self.criteria, roles)
         assert isinstance(release, Guarded)
         return release.write(path, fmt)

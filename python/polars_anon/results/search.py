@@ -25,6 +25,7 @@ from polars_anon.prepare.prepared import Prepared
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.results import best
 from polars_anon.results.releases import Releases
+from polars_anon.roles.spec import Roles
 
 
 class SearchResult(Releases):
@@ -65,6 +66,7 @@ class SearchResult(Releases):
         "quasi_identifiers",
         "reason",
         "rejected",
+        "roles",
         "stats",
         "stopped",
         "suppression",
@@ -109,6 +111,8 @@ class SearchResult(Releases):
         self.trace: list[IterationTrace] = raw.trace
         self.rejected: list[list[int]] = raw.rejected
         self.quasi_identifiers = list(prep.quasi_identifiers)
+        # the columns' roles given to the search, carried to its releases
+        self.roles = Roles()
 
     @property
     def anonymous(self) -> pl.DataFrame:
@@ -162,6 +166,8 @@ class SearchResult(Releases):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         lazy, qis, hierarchies, sensitive, nulls, floors = state.pop("_source")
+        # pickles made before columns had roles
+        state.setdefault("roles", Roles())
         for k, v in state.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, "_anonymous", None)

@@ -1,0 +1,47 @@
+"""What a release does (`SearchResult.release_report`): its levels, the rows
+it suppresses, and what becomes of every column of the table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polars_anon.reports.render import aligned, column_rows, levels_text, table_html
+
+
+@dataclass(frozen=True, repr=False)
+class ReleaseReport:
+    """A release's levels, suppressed rows and columns (``columns``: a frame
+    of ``column``, ``role``, ``released_as``, one row per column)."""
+
+    k: int
+    levels: dict[str, int]
+    rows: int
+    suppressed: int
+    columns: pl.DataFrame
+
+    @property
+    def refused(self) -> list[str]:
+        """The undeclared columns a release refuses (empty when it can go)."""
+        refused = self.columns.filter(pl.col("released_as").str.starts_with("refused"))
+        return refused.get_column("column").to_list()
+
+    def _rows(self) -> list[tuple[str, Any]]:
+        return [
+            ("k", self.k),
+            ("levels", levels_text(self.levels)),
+            ("rows", self.rows),
+            ("suppressed", self.suppressed),
+            *column_rows(self.columns, most=1000),
+        ]
+
+    def __str__(self) -> str:
+        return aligned("ReleaseReport", self._rows())
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return table_html("ReleaseReport", self._rows())

@@ -1,0 +1,52 @@
+"""What became of every column of a release, in the table's order: a
+quasi-identifier generalized (with the rows suppressed), a sensitive
+attribute released as it is, an identifier dropped, pseudonymized or
+masked, an insensitive or undeclared column passed through."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_anon.roles.spec import Roles
+from polars_anon.roles.undeclared import identifying
+
+
+def fates(
+    columns: list[str],
+    levels: dict[str, int],
+    heights: dict[str, int],
+    suppressed: int,
+    rows: int,
+    sensitive: list[str],
+    roles: Roles,
+    undeclared: dict[str, int],
+) -> pl.DataFrame:
+    """One row per column: ``column``, ``role``, ``released_as``."""
+    out: list[tuple[str, str, str]] = []
+    refused = identifying(undeclared, rows)
+    cut = f"; {suppressed} of {rows} rows suppressed" if suppressed else ""
+    for c in columns:
+        if c in levels:
+            lvl = levels[c]
+            what = f"generalized to level {lvl} of {heights[c]}" if lvl else "kept (level 0)"
+            out.append((c, "quasi-identifier", what + cut))
+        elif c in sensitive:
+            out.append((c, "sensitive", "released unchanged" + cut))
+        elif c in roles.identifiers:
+            out.append((c, "identifier", roles.identifiers[c].describe()))
+        elif c in roles.insensitive:
+            out.append((c, "insensitive", "passed through (declared insensitive)"))
+        elif c in refused:
+            out.append(
+                (
+                    c,
+                    "undeclared",
+                    f"refused: would identify records ({refused[c]} distinct "
+                    f"values in {rows} rows); declare it an identifier or insensitive",
+                )
+            )
+        else:
+            n = undeclared.get(c)
+            counted = f": {n} distinct values in {rows} rows" if n is not None else ""
+            out.append((c, "undeclared", f"passed through (no role{counted})"))
+    return pl.DataFrame(out, schema=["column", "role", "released_as"], orient="row")

@@ -1,0 +1,39 @@
+"""The identifiers' transformations as an engine applies them, resolved from
+their `spec` at release time: the key read, the pseudonym table extended.
+Each engine turns a list of ``(column, op)`` into its own plan: Polars in
+`roles.polars`, DuckDB and Spark in their engine modules (``identify``).
+
+A value is hashed or masked as text: the engine's cast of it to a string
+(the same on every engine for strings, integers and dates)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+import polars as pl
+
+from polars_anon.roles.spec import Drop, Mask
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """HMAC-SHA-256 of the value's UTF-8 text under `key`, its first
+    `length` lowercase hex digits."""
+
+    key: bytes = field(repr=False)
+    length: int
+
+    def __repr__(self) -> str:
+        return f"Keyed(key=<hidden>, length={self.length})"
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """The value (as text) looked up in `mapping` (columns ``value`` and
+    ``pseudonym``, both text, every value of the column listed)."""
+
+    mapping: pl.DataFrame
+
+
+Op: TypeAlias = "Drop | Mask | Keyed | Mapped"

@@ -1,0 +1,60 @@
+"""The rule for a column with no role, stated in the README: it is passed
+through, unless it would identify records on its own, which is taken to
+mean that its distinct values (nulls aside) number more than half the
+table's rows, in a table of at least `MIN_ROWS` rows. Such a column (a
+name, a record number, an e-mail address) is refused until it is declared:
+an identifier (dropped, pseudonymized or masked) or insensitive (released
+as it is). Counted exactly on Polars up to `EXACT_ROWS` rows, above that
+and on DuckDB and Spark estimated in one pass (HyperLogLog)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from polars_anon import engines
+from polars_anon._core import ConfigError
+
+MIN_ROWS = 20
+SHARE = 0.5
+EXACT_ROWS = 1_000_000
+
+
+def distinct_counts(data: Any, engine: str, columns: list[str], rows: int) -> dict[str, int]:
+    """Each column's number of distinct non-null values."""
+    if not columns:
+        return {}
+    if engine != "polars":
+        return engines.module(engine).distinct_counts(data, columns)[1]  # type: ignore[no-any-return]
+    lazy = data.lazy()
+    exact = rows <= EXACT_ROWS
+
+    def count(c: str) -> pl.Expr:
+        values = pl.col(c).drop_nulls()
+        return values.n_unique() if exact else values.approx_n_unique()
+
+    row = lazy.select([count(c).alias(c) for c in columns]).collect(engine="streaming").row(0)
+    return {c: int(v) for c, v in zip(columns, row, strict=True)}
+
+
+def identifying(counts: dict[str, int], rows: int) -> dict[str, int]:
+    """The columns (with their distinct values) that the rule refuses."""
+    if rows < MIN_ROWS:
+        return {}
+    return {c: n for c, n in counts.items() if n > SHARE * rows}
+
+
+def refuse(found: dict[str, int], rows: int) -> None:
+    """One error naming every refused column and the ways out."""
+    if not found:
+        return
+    names = list(found)
+    listed = ", ".join(f"{c!r} ({n} distinct values)" for c, n in found.items())
+    raise ConfigError(
+        f"column(s) {listed} of this {rows}-row table would identify records on their own, "
+        "and have no role. Declare them: identifiers="
+        f"{names!r} to drop them (or identifiers={{{names[0]!r}: pa.Pseudonym(key_env=...)}} "
+        f"or pa.Mask(...) to transform them), or insensitive={names!r} to release them "
+        "unchanged"
+    )

@@ -1,0 +1,287 @@
+"""Column roles (#34): identifiers dropped, pseudonymized or masked, the
+insensitive passed through, an undeclared identifying column refused; every
+released table re-computed here with plain Polars and Python's hmac."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import pickle
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from polars_anon import _core
+
+KEY = "a key of at least sixteen bytes"
+QIS = ["sex", "age", "race"]
+
+
+def reference(value: str, key: str | bytes = KEY, length: int = 32) -> str:
+    k = key.encode() if isinstance(key, str) else key
+    return hmac.new(k, value.encode(), hashlib.sha256).hexdigest()[:length]
+
+
+@pytest.fixture(scope="module")
+def adult() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
+    lf, hs = pa.datasets.adult()
+    df = (
+        lf.collect()
+        .with_row_index("ssn")
+        .with_columns(
+            pl.col("ssn").cast(pl.String).str.pad_start(9, "0"),
+            name=pl.format("person {}", pl.col("ssn")),
+        )
+    )
+    return df, hs
+
+
+@pytest.fixture(scope="module")
+def result(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> pa.SearchResult:
+    df, hs = adult
+    return pa.search(df, QIS, hs, k=5, progress=False)
+
+
+def test_the_issue_example_is_refused_naming_both_columns(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], result: pa.SearchResult, tmp_path: Path
+) -> None:
+    df, hs = adult
+    for release in (
+        lambda: result.apply(df),
+        lambda: result.sink_parquet(tmp_path / "x.parquet", df),
+        lambda: pa.generalize(df, hs, result.best(), k=5, quasi_identifiers=QIS),
+    ):
+        with pytest.raises(pa.ConfigError) as e:
+            release()
+        assert "'ssn'" in str(e.value) and "'name'" in str(e.value)
+        assert "identifiers=" in str(e.value) and "insensitive=" in str(e.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_identifiers_dropped_and_insensitive_passed(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], result: pa.SearchResult
+) -> None:
+    df, _ = adult
+    out = result.apply(df, identifiers=["ssn"], insensitive=["name"]).collect()
+    assert "ssn" not in out.columns
+    assert out.get_column("name").equals(df.get_column("name"))
+    assert out.columns == [c for c in df.columns if c != "ssn"]
+
+
+def test_pseudonyms_and_masks_recomputed(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], result: pa.SearchResult
+) -> None:
+    df, _ = adult
+    ids = {"ssn": pa.Pseudonym(key=KEY), "name": pa.Mask(keep_first=2, keep_last=3)}
+    out = result.apply(df, identifiers=ids).collect()
+    assert out.get_column("ssn").to_list() == [reference(v) for v in df.get_column("ssn")]
+
+    def masked(v: str) -> str:
+        return v[:2] + "*" * (len(v) - 5) + v[-3:] if len(v) > 5 else "*" * len(v)
+
+    assert out.get_column("name").to_list() == [masked(v) for v in df.get_column("name")]
+    # the quasi-identifiers are those of the release without roles
+    plain = result.apply(df.drop("ssn", "name")).collect()
+    assert out.drop("ssn", "name").equals(plain)
+    # another key, other pseudonyms; the same key, the same ones again
+    other = result.apply(df, identifiers={"ssn": pa.Pseudonym(key=KEY + "!")}, insensitive=["name"])
+    again = result.apply(df, identifiers={"ssn": pa.Pseudonym(key=KEY)}, insensitive=["name"])
+    a, b = other.collect().get_column("ssn"), again.collect().get_column("ssn")
+    assert not (a == out.get_column("ssn")).any()
+    assert b.equals(out.get_column("ssn"))
+
+
+def test_roles_given_to_search_carry_to_apply_and_sinks(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], tmp_path: Path
+) -> None:
+    df, hs = adult
+    r = pa.search(df, QIS, hs, k=5, progress=False, identifiers=["ssn"], insensitive=["name"])
+    assert "ssn" not in r.apply().collect().columns
+    path = r.sink_parquet(tmp_path / "out.parquet")
+    written = pl.read_parquet(path)
+    assert "ssn" not in written.columns and written.height == df.height
+    # a role given to apply adds to the search's: name masked now
+    out = r.apply(identifiers={"name": pa.Mask(keep_last=0)}).collect()
+    assert out.get_column("name").str.contains("^[*]+$").all()
+    csv = r.sink_csv(tmp_path / "out.csv", identifiers={"name": pa.Pseudonym(key=KEY, length=12)})
+    names = pl.read_csv(csv).get_column("name").to_list()
+    assert names == [reference(v, length=12) for v in df.get_column("name")]
+
+
+def test_report_lists_every_column(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], result: pa.SearchResult
+) -> None:
+    df, hs = adult
+    report = result.release_report(df, identifiers={"ssn": pa.Pseudonym(key_env="PA_KEY")})
+    assert report.columns.get_column("column").to_list() == df.columns
+    assert report.refused == ["name"]
+    fate = dict(report.columns.select("column", "released_as").iter_rows())
+    assert fate["ssn"].startswith("pseudonymized")
+    assert fate["age"].startswith("generalized to level")
+    assert "name" in str(report) and "<table" in report._repr_html_()
+    check = pa.check(df, QIS, 5, hs, levels=result.best(), identifiers=["ssn", "name"])
+    roles = dict(check.columns.select("column", "role").iter_rows())
+    assert roles == {
+        **dict.fromkeys(QIS, "quasi-identifier"),
+        "ssn": "identifier",
+        "name": "identifier",
+        **{c: "undeclared" for c in df.columns[3:-1] if c not in QIS},
+    }
+    assert "dropped" in str(check)
+
+
+def test_key_sources_and_their_secrecy(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+    result: pa.SearchResult,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    df, _ = adult
+    small = df.head(200)
+    keyfile = tmp_path / "key"
+    keyfile.write_bytes(KEY.encode() + b"\n")
+    monkeypatch.setenv("PA_TEST_KEY", KEY)
+    want = [reference(v) for v in small.get_column("ssn")]
+    for p in (
+        pa.Pseudonym(key=KEY.encode()),
+        pa.Pseudonym(key_env="PA_TEST_KEY"),
+        pa.Pseudonym(key_file=keyfile),
+    ):
+        out = pa.generalize(
+            small, {}, {}, quasi_identifiers=["sex"], identifiers={"ssn": p}, insensitive=["name"]
+        ).collect()
+        assert out.get_column("ssn").to_list() == want
+    literal = pa.Pseudonym(key=KEY)
+    assert KEY not in repr(literal)
+    with pytest.raises(pa.ConfigError) as e:
+        pickle.dumps(literal)
+    assert KEY not in str(e.value)
+    assert pickle.loads(pickle.dumps(pa.Pseudonym(key_env="X"))) == pa.Pseudonym(key_env="X")
+    r = pa.search(
+        small,
+        ["sex"],
+        None,
+        k=2,
+        progress=False,
+        identifiers={"ssn": pa.Pseudonym(key_env="PA_TEST_KEY")},
+        insensitive=["name"],
+    )
+    back = pickle.loads(pickle.dumps(r))
+    assert back.apply().collect().get_column("ssn").to_list() == want
+    plan = r.apply().explain()
+    assert KEY not in plan and KEY not in repr(r.roles)
+    with pytest.raises(pa.ConfigError, match="at least 16 bytes"):
+        pa.Pseudonym(key="short")
+    monkeypatch.setenv("PA_SHORT", "short")
+    with pytest.raises(pa.ConfigError, match="PA_SHORT") as e:
+        r.apply(identifiers={"ssn": pa.Pseudonym(key_env="PA_SHORT")})
+    assert "short'" not in str(e.value).replace("PA_SHORT'", "")
+    monkeypatch.delenv("PA_TEST_KEY")
+    with pytest.raises(pa.ConfigError, match="PA_TEST_KEY"):
+        r.apply()
+
+
+def test_pseudonym_table_written_reused_and_extended(tmp_path: Path) -> None:
+    table = tmp_path / "map" / "ssn.parquet"
+    first = pl.DataFrame({"sex": ["m", "f"] * 20, "ssn": [f"s{i}" for i in range(40)]})
+    ids = {"ssn": pa.Pseudonym(table=table, length=16)}
+    out1 = pa.generalize(first, {}, {}, quasi_identifiers=["sex"], identifiers=ids).collect()
+    mapping = pl.read_parquet(table)
+    assert mapping.columns == ["value", "pseudonym"] and mapping.height == 40
+    assert mapping.get_column("pseudonym").str.contains("^[0-9a-f]{16}$").all()
+    looked = dict(mapping.iter_rows())
+    assert out1.get_column("ssn").to_list() == [looked[v] for v in first.get_column("ssn")]
+    # a second release: old values keep their pseudonyms, new ones are added
+    second = pl.DataFrame({"sex": ["m", "f"] * 20, "ssn": [f"s{i}" for i in range(20, 60)]})
+    out2 = pa.generalize(second, {}, {}, quasi_identifiers=["sex"], identifiers=ids).collect()
+    grown = pl.read_parquet(table)
+    assert grown.height == 60 and grown.head(40).equals(mapping)
+    assert grown.get_column("pseudonym").n_unique() == 60
+    looked = dict(grown.iter_rows())
+    assert out2.get_column("ssn").to_list() == [looked[v] for v in second.get_column("ssn")]
+    # two columns sharing a table share its pseudonyms (CSV this time)
+    shared = tmp_path / "calls.csv"
+    calls = pl.DataFrame(
+        {
+            "sex": ["m"] * 30,
+            "caller": [f"p{i % 7}" for i in range(30)],
+            "callee": [f"p{i % 5 + 3}" for i in range(30)],
+        }
+    )
+    both = {"caller": pa.Pseudonym(table=shared), "callee": pa.Pseudonym(table=shared)}
+    out = pa.generalize(calls, {}, {}, quasi_identifiers=["sex"], identifiers=both).collect()
+    looked = dict(pl.read_csv(shared).iter_rows())
+    for c in ("caller", "callee"):
+        assert out.get_column(c).to_list() == [looked[v] for v in calls.get_column(c)]
+
+
+@pytest.mark.parametrize("rows", [19, 20, 100, 101])
+def test_the_rule_just_under_and_over(rows: int) -> None:
+    half = rows // 2
+    base = pl.DataFrame({"sex": ["m", "f"] * (rows // 2) + ["m"] * (rows % 2)})
+    # exactly half the rows distinct: passes; one more: refused (from 20 rows)
+    at = base.with_columns(v=pl.int_range(rows) % max(half, 1))
+    over = base.with_columns(v=pl.int_range(rows) % (half + 1))
+    pa.generalize(at, {}, {}, quasi_identifiers=["sex"]).collect()
+    if rows < 20:
+        pa.generalize(over, {}, {}, quasi_identifiers=["sex"]).collect()
+    else:
+        with pytest.raises(pa.ConfigError, match="'v'"):
+            pa.generalize(over, {}, {}, quasi_identifiers=["sex"])
+    # nulls are not values
+    nulls = base.with_columns(v=pl.when(pl.int_range(rows) % 2 == 1).then(pl.int_range(rows)))
+    pa.generalize(nulls, {}, {}, quasi_identifiers=["sex"]).collect()
+
+
+def test_bundled_datasets_release_unchanged() -> None:
+    lf, hs = pa.datasets.adult()
+    r = pa.search(lf, ["age", "sex", "race"], hs, k=5, progress=False)
+    assert r.apply(lf).collect().height == lf.collect().height
+    cup, chs = pa.datasets.cup()
+    qis = pa.datasets.CUP_QUASI_IDENTIFIERS
+    r = pa.search(cup, qis, chs, k=5, max_suppression=0.05, progress=False)
+    assert r.apply(cup).collect().columns == cup.collect_schema().names()
+    p, phs = pa.datasets.patients()
+    out = pa.generalize(p, phs, {"Birthdate": 1, "Sex": 1}, k=2).collect()
+    assert out.columns == p.collect_schema().names()
+
+
+def test_bad_roles_name_the_column(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], result: pa.SearchResult
+) -> None:
+    df, hs = adult
+    cases = [
+        ({"identifiers": ["nope"]}, "'nope'"),
+        ({"identifiers": ["age"]}, "'age' is already a quasi-identifier"),
+        ({"insensitive": ["sex"]}, "'sex' is already a quasi-identifier"),
+        ({"identifiers": ["ssn"], "insensitive": ["ssn"]}, "both an identifier and insensitive"),
+        ({"identifiers": "ssn"}, "list of columns"),
+        ({"identifiers": {"ssn": "hash"}}, "'ssn'"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(pa.ConfigError, match=message):
+            result.apply(df, **kwargs).collect()  # type: ignore[arg-type]
+        with pytest.raises(pa.ConfigError, match=message):
+            pa.search(df, QIS, hs, k=5, progress=False, **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(pa.ConfigError, match="one of key="):
+        pa.Pseudonym()
+    with pytest.raises(pa.ConfigError, match="length"):
+        pa.Pseudonym(key_env="X", length=4)
+    with pytest.raises(pa.ConfigError, match="char"):
+        pa.Mask(char="**")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(st.none(), st.text(max_size=40)), max_size=30),
+    st.binary(min_size=1, max_size=150),
+    st.integers(1, 64),
+)
+def test_core_hmac_equals_pythons(values: list[str | None], key: bytes, length: int) -> None:
+    got = pl.Series(_core.pseudonyms(key, pl.Series(values, dtype=pl.String), length))
+    want = [None if v is None else reference(v, key, length) for v in values]
+    assert got.to_list() == want
