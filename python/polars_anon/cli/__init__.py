@@ -6,6 +6,12 @@ and write the release, with its resolved job file beside it; or run a job file
 with ``--config``), ``risk`` (re-identification risk), ``hierarchy build``
 (a hierarchy from a column's values) and ``adult`` (the whole job on the
 bundled Adult data). Errors are one line on stderr with exit code 2.
+
+The columns that are neither quasi-identifiers nor sensitive have roles:
+``--identifier COL`` (dropped; or ``COL=pseudonym`` with ``--key-env NAME``
+or ``--key-file PATH``, ``COL=table:PATH``, ``COL=mask``) and
+``--insensitive COL`` (released unchanged). A column with no role that would
+identify records on its own is refused, by name.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from polars_anon.cli.options import (
     levels_arg,
     model_options,
     preference,
+    roles_options,
     search_options,
     subcommand,
 )
@@ -45,6 +52,7 @@ def parser() -> argparse.ArgumentParser:
     p = subcommand(sub, "check", "Is the table k-anonymous at the given levels? (exit 1 if not)")
     data_options(p)
     model_options(p)
+    roles_options(p)
     p.add_argument(
         "--levels",
         type=levels_arg,
@@ -56,6 +64,7 @@ def parser() -> argparse.ArgumentParser:
     p = subcommand(sub, "search", "Every anonymous generalization, and the preferred one.")
     data_options(p)
     model_options(p)
+    roles_options(p)
     search_options(p)
     p.set_defaults(run=commands.search_command)
 
@@ -68,6 +77,7 @@ def parser() -> argparse.ArgumentParser:
     )
     data_options(p, data_required=False)
     model_options(p)
+    roles_options(p)
     search_options(p)
     p.add_argument("--config", type=Path, default=None, help="a job file (TOML)")
     p.add_argument("--out", type=Path, default=None, help="the release: .csv or .parquet")

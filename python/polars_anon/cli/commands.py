@@ -14,14 +14,28 @@ from polars_anon._core import AnonError, ConfigError
 from polars_anon.api.check import check
 from polars_anon.api.risk import risk
 from polars_anon.api.search import search
-from polars_anon.cli.options import criteria_of, hierarchies, qis_of, sources
+from polars_anon.cli.options import (
+    criteria_of,
+    hierarchies,
+    identifiers_arg,
+    qis_of,
+    roles_from,
+    sources,
+)
 from polars_anon.jobs.criteria import criterion_spec
 from polars_anon.jobs.job import Job, JobRun
 from polars_anon.jobs.sources import distinct_values, folder_sources
 from polars_anon.jobs.tables import read_table, write_table
 
+ROLES_HINT = (
+    "On the command line: --identifier COL (dropped), --identifier COL=pseudonym with "
+    "--key-env NAME or --key-file PATH, --identifier COL=mask, or --insensitive COL; "
+    "in a job file: its [columns] table"
+)
+
 
 def check_command(args: argparse.Namespace) -> int:
+    roles = roles_from(args)
     data = read_table(args.data, args.sep, args.encoding, args.engine)
     report = check(
         data,
@@ -31,12 +45,15 @@ def check_command(args: argparse.Namespace) -> int:
         args.levels,
         args.max_suppression,
         criteria_of(args),
+        identifiers=identifiers_arg(roles),
+        insensitive=roles.insensitive,
     )
     print(report)
     return 0 if report.k_anonymous else 1
 
 
 def search_command(args: argparse.Namespace) -> int:
+    roles = roles_from(args)
     data = read_table(args.data, args.sep, args.encoding, args.engine)
     result = search(
         data,
@@ -49,6 +66,8 @@ def search_command(args: argparse.Namespace) -> int:
         criteria=criteria_of(args),
         time_limit=args.time_limit,
         progress=sys.stderr.isatty(),
+        identifiers=identifiers_arg(roles),
+        insensitive=roles.insensitive,
     )
     print(result)
     print(f"preferred ({args.preference}): {result.best(args.preference)}")
@@ -71,12 +90,15 @@ def risk_command(args: argparse.Namespace) -> int:
 
 
 def anonymize_command(args: argparse.Namespace) -> int:
+    roles = roles_from(args)
     if args.config is not None:
         job = Job.from_toml(args.config)
         if args.data is not None:
             job.input = args.data
         if args.out is not None:
             job.output = args.out
+        # the options' roles added to the job's (theirs win for a column in both)
+        job.roles = job.roles.merged(roles)
     else:
         if args.data is None:
             raise ConfigError("give the table to anonymize, or a job file with --config")
@@ -97,9 +119,16 @@ def anonymize_command(args: argparse.Namespace) -> int:
             separator=args.sep,
             encoding=args.encoding,
             engine=args.engine,
+            roles=roles,
         )
     t0 = time.perf_counter()
-    run = job.run(progress=sys.stderr.isatty())
+    try:
+        run = job.run(progress=sys.stderr.isatty())
+    except ConfigError as e:
+        # the undeclared-column refusal names the API's ways out; add ours
+        if "have no role" not in str(e):
+            raise
+        raise ConfigError(f"{e}. {ROLES_HINT}") from None
     took = time.perf_counter() - t0
     how = "searched" if run.searched else "recorded in the job file, re-checked"
     print(f"levels ({how}): {run.levels}")

@@ -25,6 +25,15 @@ levels, re-checked on the new data, instead of searching.
     [hierarchies.zip]
     path = "hierarchies/zip.csv"
 
+    [columns]                      # the other columns' roles
+    insensitive = ["notes"]        # released unchanged, as declared
+
+    [columns.identifiers]          # what each becomes
+    ssn = "drop"
+    name = { key_env = "PA_KEY", length = 32 }   # keyed pseudonyms: the key's place
+    phone = { mask = { keep_last = 4 } }
+    patient = { table = "pseudonyms/patient.parquet" }
+
     [search]
     algorithm = "incognito"
     preference = "min_loss"
@@ -32,8 +41,15 @@ levels, re-checked on the new data, instead of searching.
     [output]
     path = "release.parquet"
 
+A column with no role is released as it is, unless it would identify
+records on its own: then the run is refused, naming it. A key is never
+written in a job file (its entry says where the key is kept: key_env or
+key_file), and a job holding a key given in code cannot be saved. The
+resolved job records the roles and, in ``[result.columns]``, what became of
+every column (``column = "role: released_as"``).
+
 The job's parts: `tables` (reading and writing), `sources` (hierarchies),
-`criteria` (the models), `toml` (the file).
+`criteria` (the models), `columns` (the roles), `toml` (the file).
 """
 
 from __future__ import annotations
@@ -51,6 +67,7 @@ from polars_anon.api.search import mu_argus_prepared, searched
 from polars_anon.criteria.base import sensitive_of
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.params import suppression
+from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
 from polars_anon.jobs.sources import resolve_hierarchies
 from polars_anon.jobs.tables import read_table, sha256, write_table
@@ -62,6 +79,7 @@ from polars_anon.release.write import target
 from polars_anon.reports.check import CheckReport
 from polars_anon.results.best import CRITERIA
 from polars_anon.results.search import SearchResult
+from polars_anon.roles.spec import Roles
 
 
 @dataclass
@@ -85,6 +103,8 @@ class Job:
     engine: str = "polars"
     # from a previous run: apply these levels (re-checked) instead of searching
     levels: dict[str, int] | None = None
+    # the roles of the columns that are neither quasi-identifiers nor sensitive
+    roles: Roles = field(default_factory=Roles)
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Job:
@@ -100,7 +120,7 @@ class Job:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any], base: Path = Path()) -> Job:
-        known = {"input", "model", "hierarchies", "search", "output", "result"}
+        known = {"input", "model", "hierarchies", "columns", "search", "output", "result"}
         unknown = sorted(set(doc) - known)
         if unknown:
             raise ConfigError(f"job file: unknown table(s) {unknown}; expected {sorted(known)}")
@@ -151,6 +171,7 @@ class Job:
             time_limit=search.get("time_limit"),
             output=base / need(out, "output", "path"),
             levels=dict(result["levels"]) if "levels" in result else None,
+            roles=roles_from_doc(table("columns"), base),
         )
 
     def resolve_hierarchies(self, data: pl.LazyFrame) -> dict[str, Hierarchy]:
@@ -161,6 +182,9 @@ class Job:
         """Read, search (or apply the recorded levels), write the release and
         the resolved job beside it (``<output>.job.toml``). The table is
         prepared once: the search, the release and its report read it."""
+        if write_job:
+            # a key given in code cannot be saved: refused before any work
+            roles_to_doc(self.roles, str)
         data = read_table(self.input, self.separator, self.encoding, self.engine)
         hs = self.resolve_hierarchies(data)
         criteria = [criterion(c) for c in self.criteria]
@@ -198,8 +222,9 @@ class Job:
             levels = result.best(self.preference)
         else:
             levels = dict(self.levels or {})
-        release = guarded(prep, prep.levels(levels), self.k, self.max_suppression, criteria)
-        report = check_prepared(prep, self.k, levels, self.max_suppression, criteria)
+        lv = prep.levels(levels)
+        release = guarded(prep, lv, self.k, self.max_suppression, criteria, self.roles)
+        report = check_prepared(prep, self.k, levels, self.max_suppression, criteria, self.roles)
         target(self.output)
         if isinstance(release, Guarded):
             # on Polars: streamed, and proven on the file it writes
@@ -208,7 +233,11 @@ class Job:
             written = report.rows - report.suppressed
         else:
             written = write_table(release, self.output, self.separator)
-        run = JobRun(self, levels, searching, report, written, Path(str(self.output) + ".job.toml"))
+        # what became of every column: as the release did it (on Polars), else
+        # as the report says
+        columns = release.columns if isinstance(release, Guarded) else None
+        job_file = Path(str(self.output) + ".job.toml")
+        run = JobRun(self, levels, searching, report, written, job_file, columns)
         if write_job:
             run.job_file.write_text(run.resolved_toml(), encoding="utf8")
         return run
@@ -255,6 +284,9 @@ class Job:
             "search": search,
             "output": {"path": rel(self.output)},
         }
+        columns = roles_to_doc(self.roles, rel)
+        if columns:
+            doc["columns"] = columns
         return doc
 
 
@@ -269,6 +301,9 @@ class JobRun:
     report: CheckReport
     rows_released: int
     job_file: Path
+    # what became of every column (`roles.fates`): the release's own account
+    # when it gave one, else the report's
+    columns: pl.DataFrame | None = None
 
     def resolved_toml(self) -> str:
         base = self.job_file.parent
@@ -285,6 +320,9 @@ class JobRun:
             "library_version": __version__,
             "written": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
+        fates = fates_doc(self.columns if self.columns is not None else self.report.columns)
+        if fates:
+            doc["result"]["columns"] = fates
         head = (
             f"# The resolved job of {self.job.output.name}, written by polars-anon {__version__}.\n"
             "# Run it again (polars-anon anonymize --config THIS_FILE [DATA --out FILE]) to apply\n"
