@@ -285,3 +285,39 @@ def test_core_hmac_equals_pythons(values: list[str | None], key: bytes, length: 
     got = pl.Series(_core.pseudonyms(key, pl.Series(values, dtype=pl.String), length))
     want = [None if v is None else reference(v, key, length) for v in values]
     assert got.to_list() == want
+
+
+def test_mu_argus_and_local_recoding_keep_the_rule(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    small = df.head(300)
+    argus = pa.search(small, QIS, hs, k=5, algorithm="mu_argus", progress=False)
+    with pytest.raises(pa.ConfigError, match="'ssn'"):
+        argus.apply(small)
+    argus = pa.search(
+        small,
+        QIS,
+        hs,
+        k=5,
+        algorithm="mu_argus",
+        progress=False,
+        identifiers=["ssn"],
+        insensitive=["name"],
+    )
+    assert "ssn" not in argus.apply(small).collect().columns
+    sens = "salary-class"
+    crit = [pa.PPlusSensitive(1, sens, [["<=50K", ">50K"]])]
+    with pytest.raises(pa.ConfigError, match="'ssn'"):
+        pa.local_recoding(small, ["sex", "race"], hs, 3, crit)
+    out = pa.local_recoding(
+        small,
+        ["sex", "race"],
+        hs,
+        3,
+        crit,
+        identifiers={"ssn": pa.Pseudonym(key=KEY)},
+        insensitive=["name"],
+    )
+    assert out.data.get_column("ssn").to_list() == [reference(v) for v in small["ssn"]]
+    assert out.data.get_column("name").equals(small.get_column("name"))

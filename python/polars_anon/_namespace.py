@@ -189,12 +189,22 @@ class _Anon:
         hierarchies: Hierarchies,
         k: int,
         criteria: Criteria = None,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
     ) -> LocalRecoding:
         """See `polars_anon.local_recoding`."""
         # imported on first use, as `polars_anon.local_recoding` is
         from polars_anon.api.local import local_recoding
 
-        return local_recoding(self._frame, quasi_identifiers, hierarchies, k, criteria=criteria)
+        return local_recoding(
+            self._frame,
+            quasi_identifiers,
+            hierarchies,
+            k,
+            criteria=criteria,
+            identifiers=identifiers,
+            insensitive=insensitive,
+        )
 
 
 @pl.api.register_dataframe_namespace("anon")

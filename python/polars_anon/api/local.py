@@ -15,6 +15,9 @@ from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.encode import encode_values
 from polars_anon.results.local import LocalRecoding
+from polars_anon.roles.polars import identify
+from polars_anon.roles.resolve import resolve
+from polars_anon.roles.spec import Identifiers, roles_of
 
 
 def local_recoding(
@@ -23,12 +26,16 @@ def local_recoding(
     hierarchies: Hierarchies,
     k: int,
     criteria: Criteria = None,
+    identifiers: Identifiers | None = None,
+    insensitive: Sequence[str] | None = None,
 ) -> LocalRecoding:
     """Top-down local recoding (Sun et al. 2010, Algorithm 1) for k-anonymity with
     sensitive-attribute ``criteria`` such as `PPlusSensitive` or `PAlphaSensitive`.
 
-    The table is materialized (the algorithm moves individual tuples). Other
-    columns pass through untouched; row order is kept.
+    The table is materialized (the algorithm moves individual tuples); row
+    order is kept. The other columns are handled as in a release
+    (``identifiers``, ``insensitive``: see `polars_anon.search`): an
+    undeclared one that would identify records is refused.
 
     >>> import polars as pl
     >>> import polars_anon as pa
@@ -54,6 +61,7 @@ def local_recoding(
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {frame.columns}")
     k = check_k(k, frame.height)
+    roles = resolve(frame, "polars", frame.height, qis, sens, roles_of(identifiers, insensitive))
     hs = [hs_by_col[q] for q in qis]
     qi_codes: list[pl.Series | bytes] = []
     sens_codes: list[pl.Series | bytes] = []
@@ -91,7 +99,7 @@ def local_recoding(
         out_cols.append(flat.gather(idx))
         level_cols.append(lv_s)
     return LocalRecoding(
-        data=frame.with_columns(out_cols),
+        data=identify(frame.with_columns(out_cols).lazy(), roles.ops).collect(),
         levels=pl.DataFrame(level_cols),
         groups=groups,
         distortion_ratio=distortion,

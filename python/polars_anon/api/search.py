@@ -15,7 +15,7 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.resolve import columns_of
-from polars_anon.roles.spec import Identifiers, roles_of
+from polars_anon.roles.spec import Identifiers, Roles, roles_of
 
 if TYPE_CHECKING:
     from polars_anon.algorithms.mu_argus import Policy
@@ -182,11 +182,11 @@ def search(
     """
     roles = roles_of(identifiers, insensitive)
     if algorithm == "mu_argus":
-        if variant is not None or criteria or roles:
-            raise ConfigError(
-                "algorithm='mu_argus' takes no variant, no criteria and no column roles"
-            )
-        return mu_argus(data, quasi_identifiers, hierarchies, k, max_suppression, nulls=nulls)
+        if variant is not None or criteria:
+            raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
+        argus = mu_argus(data, quasi_identifiers, hierarchies, k, max_suppression, nulls=nulls)
+        _carry(argus, roles)
+        return argus
     variant, seed = _options(algorithm, variant, metric, seed)
     # Off Polars, F0 at each attribute's lowest useful level (`prepare.floors`):
     # exact for every search but Datafly, whose path starts at the leaves.
@@ -194,10 +194,6 @@ def search(
     prep = prepare(
         data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
     )
-    if roles and prep.engine != "counts":
-        # the names now; the rule for undeclared columns when a table is released
-        source = prep.lazy if prep.engine == "polars" else prep.source
-        roles.validate(columns_of(source, prep.engine), prep.quasi_identifiers, prep.sensitive)
     result = searched(
         prep,
         k,
@@ -214,9 +210,19 @@ def search(
         metric,
         seed,
     )
-    # carried to the result's releases (apply, sink_*)
-    result.roles = roles
+    _carry(result, roles)
     return result
+
+
+def _carry(result: SearchResult, roles: Roles) -> None:
+    """`roles` checked against the searched table's columns (the rule for
+    undeclared columns waits for a release) and carried to the result's
+    releases (apply, sink_*)."""
+    prep = result._prep
+    if roles and prep.engine != "counts":
+        source = prep.lazy if prep.engine == "polars" else prep.source
+        roles.validate(columns_of(source, prep.engine), prep.quasi_identifiers, prep.sensitive)
+    result.roles = roles
 
 
 def _options(algorithm: str, variant: str | None, metric: str, seed: Any) -> tuple[str | None, int]:
