@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import pickle
+import re
 import subprocess
 import sys
 import time
@@ -372,7 +373,9 @@ def test_there_are_at_least_sixty_refused_cases() -> None:
 # -- accepted inputs, re-checked here ---------------------------------------
 
 
-def test_the_release_refuses_a_source_replaced_after_the_check(tmp_path: Path) -> None:
+def test_the_release_refuses_a_source_replaced_after_the_check(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     df, hs = adult()
     levels = {"sex": 0, "age": 2, "race": 1}
     for suffix in ("csv", "parquet"):
@@ -388,10 +391,16 @@ def test_the_release_refuses_a_source_replaced_after_the_check(tmp_path: Path) -
         assert release.filter(pl.col("sex") == "Male").collect().height < first.height
         assert release.head(3).collect().height == 3
         (df.head(40).write_csv if suffix == "csv" else df.head(40).write_parquet)(path)
+        capfd.readouterr()
         with pytest.raises(pa.NotAnonymousError, match="source"):
             release.collect()
         with pytest.raises(pa.NotAnonymousError, match="source"):
             release.head(3).collect()
+        # no panic (nor its backtrace) printed by Polars' reader on the way
+        assert "panicked" not in capfd.readouterr().err
+    # the error names the file that changed
+    with pytest.raises(pa.NotAnonymousError, match=re.escape(str(path))):
+        release.collect()
 
 
 def test_an_integer_column_is_labelled_by_value_and_its_new_values_refused(

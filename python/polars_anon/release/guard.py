@@ -14,6 +14,7 @@ from polars.io.plugins import register_io_source
 
 from polars_anon._core import ConfigError, NotAnonymousError
 from polars_anon.inputs.nulls import text
+from polars_anon.release.quiet import quiet_panics, sources
 from polars_anon.release.write import FORMATS, read_back, target
 
 # A release of more rows than this is not held in memory to be checked when
@@ -109,10 +110,11 @@ class Guarded:
         plan = self.plan.with_columns(pl.col(self.labelled).cast(pl.String))
         try:
             try:
-                if fmt == "csv":
-                    plan.sink_csv(tmp, separator=separator)
-                else:
-                    getattr(plan, f"sink_{fmt}")(tmp)
+                with quiet_panics():
+                    if fmt == "csv":
+                        plan.sink_csv(tmp, separator=separator)
+                    else:
+                        getattr(plan, f"sink_{fmt}")(tmp)
             except BaseException as e:
                 if isinstance(e, (KeyboardInterrupt, SystemExit)):
                     raise
@@ -135,11 +137,12 @@ class Guarded:
         return final
 
     def unreadable(self, e: BaseException) -> NotAnonymousError:
-        return unreadable(e)
+        return unreadable(e, self.plan)
 
     def collect(self) -> pl.DataFrame:
         try:
-            return self.plan.collect()
+            with quiet_panics():
+                return self.plan.collect()
         except BaseException as e:
             # Polars panics (a BaseException) on some sources changed under a
             # plan, such as a Parquet file shorter than when it was scanned
@@ -160,12 +163,17 @@ class Guarded:
             raise mismatch(self.expected, got, self.count, self.k, "refusing to release it")
 
 
-def unreadable(e: BaseException) -> NotAnonymousError:
-    """The error for a source Polars could not read as it was."""
+def unreadable(e: BaseException, plan: pl.LazyFrame | None = None) -> NotAnonymousError:
+    """The error for a source Polars could not read as it was, naming the
+    files `plan` scans."""
     first = str(e).splitlines()[0][:200] if str(e) else ""
+    # a panic's text is Polars' internals (an unwrap, an assertion)
+    what = "Polars' reader failed on it" if type(e).__name__ == "PanicException" else first
+    files = sources(plan) if plan is not None else []
+    which = f" ({', '.join(files)})" if files else ""
     return NotAnonymousError(
-        "the source could not be read as it was when this release was checked "
-        f"({type(e).__name__}: {first}); refusing to release it. "
+        f"the source{which} could not be read as it was when this release was checked: "
+        f"it changed since ({what}); refusing to release it. "
         "Generalize the current data again."
     )
 

@@ -15,6 +15,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import AnonError
 from polars_anon.release.guard import unreadable
+from polars_anon.release.quiet import quiet_panics
 from polars_anon.roles import table, undeclared
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles
@@ -60,11 +61,12 @@ def resolve(
     roles.validate(columns, quasi_identifiers, sensitive)
     rest = undeclared_of(roles, columns, quasi_identifiers, sensitive)
     try:
-        counts = undeclared.distinct_counts(data, engine, rest, rows)
-        if not refuse:
-            return Resolved(columns, [], counts)
-        undeclared.refuse(undeclared.identifying(counts, rows), rows)
-        return Resolved(columns, _ops(data, engine, roles), counts)
+        with quiet_panics():
+            counts = undeclared.distinct_counts(data, engine, rest, rows)
+            if not refuse:
+                return Resolved(columns, [], counts)
+            undeclared.refuse(undeclared.identifying(counts, rows), rows)
+            return Resolved(columns, _ops(data, engine, roles), counts)
     except AnonError:
         raise
     except BaseException as e:
@@ -72,7 +74,7 @@ def resolve(
         # were scanned, such as a Parquet file shorter than it was
         if isinstance(e, KeyboardInterrupt | SystemExit):
             raise
-        raise unreadable(e) from None
+        raise unreadable(e, data.lazy() if engine == "polars" else None) from None
 
 
 def _distinct(data: Any, engine: str) -> Callable[[str], pl.Series]:
