@@ -18,6 +18,7 @@ NAMES = [
     "HierarchyError",
     "MissingValueError",
     "NotAnonymousError",
+    "ParameterError",
     "SearchTooLargeError",
 ]
 
@@ -26,12 +27,17 @@ def test_every_exception_is_public_and_the_same_class_everywhere() -> None:
     assert sorted(exceptions.__all__) == NAMES
     for name in NAMES:
         cls = getattr(exceptions, name)
-        assert cls is getattr(pa, name) is getattr(pa._core, name)
+        # every class the core raises, and the package's one of its own
+        core = pa._core if name != "ParameterError" else exceptions
+        assert cls is getattr(pa, name) is getattr(core, name)
         assert cls.__module__ == "polars_anon.exceptions" and cls.__qualname__ == name
         assert issubclass(cls, pa.AnonError)
         again = pickle.loads(pickle.dumps(cls("a message")))
         assert type(again) is cls and str(again) == "a message"
     assert issubclass(pa.SearchTooLargeError, pa.ConfigError)
+    # a parameter of the wrong type is caught as Python's own TypeError too
+    assert issubclass(pa.ParameterError, pa.ConfigError)
+    assert issubclass(pa.ParameterError, TypeError)
 
 
 def test_a_core_error_names_the_public_module_in_its_traceback() -> None:

@@ -33,6 +33,7 @@ from polars_anon.exceptions import (
     HierarchyError,
     MissingValueError,
     NotAnonymousError,
+    ParameterError,
     SearchTooLargeError,
 )
 from polars_anon.inputs.counts import FrequencySet
@@ -107,6 +108,7 @@ __all__ = [
     "PAlphaSensitive",
     "PPlusSensitive",
     "PSensitive",
+    "ParameterError",
     "Pseudonym",
     "RecursiveCLDiversity",
     "ReleaseReport",

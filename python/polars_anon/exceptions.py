@@ -10,7 +10,8 @@ the core and by the package alike, each re-exported as ``pa.<Name>``.
   hierarchy does not cover; the message names the column and the values.
 - `NotAnonymousError`: a release that would break the privacy model.
 
-A column of the wrong type is a `TypeError`, as Python's own calls raise.
+- `ParameterError`: a parameter of the wrong type (a `ConfigError` that is
+  also a `TypeError`, as Python's own calls raise); the message names it.
 
 >>> import polars_anon as pa
 >>> pa.ConfigError.__module__
@@ -28,11 +29,19 @@ from polars_anon._core import (
     SearchTooLargeError,
 )
 
+
+class ParameterError(ConfigError, TypeError):
+    """A parameter of the wrong type; the message names the parameter."""
+
+    __module__ = "polars_anon.exceptions"
+
+
 __all__ = [
     "AnonError",
     "ConfigError",
     "HierarchyError",
     "MissingValueError",
     "NotAnonymousError",
+    "ParameterError",
     "SearchTooLargeError",
 ]

@@ -10,7 +10,7 @@ import polars as pl
 from polars_anon import _core
 from polars_anon._core import ConfigError, MissingValueError
 from polars_anon.criteria.base import Criteria, sensitive_of, specs
-from polars_anon.inputs.frames import as_lazy
+from polars_anon.inputs.frames import as_lazy, check_groupable
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.encode import encode_values
@@ -60,6 +60,7 @@ def local_recoding(
     unknown = [c for c in qis + sens if c not in frame.columns]
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {frame.columns}")
+    check_groupable(frame.schema, qis + sens, qis)
     k = check_k(k, frame.height)
     roles = resolve(frame, "polars", frame.height, qis, sens, roles_of(identifiers, insensitive))
     hs = [hs_by_col[q] for q in qis]

@@ -10,7 +10,7 @@ from polars_anon._core import ALGORITHMS, ConfigError
 from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
-from polars_anon.inputs.params import as_int, check_k, max_suppressed
+from polars_anon.inputs.params import as_bool, as_int, check_k, max_suppressed, seconds, texts
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.results.search import SearchResult
@@ -63,16 +63,6 @@ def _auto(heights: Sequence[int]) -> tuple[str, str]:
         f"{lattice} {size:.3g} nodes (> {AUTO_OPTIMAL:.0e}): the best node found within "
         "the time limit"
     )
-
-
-def _seconds(time_limit: Any) -> float | None:
-    if time_limit is None:
-        return None
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
-        raise ConfigError(f"time_limit must be a number of seconds or None, got {time_limit!r}")
-    if not time_limit >= 0 or time_limit == float("inf"):
-        raise ConfigError(f"time_limit must be a finite number of seconds >= 0, got {time_limit}")
-    return float(time_limit)
 
 
 def _bytes(memory_budget: Any) -> int:
@@ -181,6 +171,11 @@ def search(
     (3, {'Birthdate': 1, 'Sex': 1, 'Zipcode': 0})
     """
     roles = roles_of(identifiers, insensitive)
+    texts(algorithm=algorithm, engine=engine, metric=metric, nulls=nulls)
+    if variant is not None:
+        texts(variant=variant)
+    trace, progress = as_bool("trace", trace), as_bool("progress", progress)
+    infer_projections = as_bool("infer_projections", infer_projections)
     if algorithm == "mu_argus":
         if variant is not None or criteria:
             raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
@@ -282,9 +277,9 @@ def searched(
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     model = specs(criteria, prep.sensitive_values)
-    seconds = _seconds(time_limit)
-    if algorithm == "heuristic" and seconds is None:
-        seconds = HEURISTIC_SECONDS
+    limit = seconds(time_limit)
+    if algorithm == "heuristic" and limit is None:
+        limit = HEURISTIC_SECONDS
     bar = None
     if progress:
         from polars_anon.api.progress import SearchProgress
@@ -301,7 +296,7 @@ def searched(
             bar,
             model,
             infer_projections,
-            seconds,
+            limit,
             _bytes(memory_budget),
             metric,
             seed,

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, TypeAlias
 
 from polars_anon._core import ConfigError, CoreCriterion
+from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.params import as_int
 
 
@@ -117,13 +118,17 @@ def listed(criteria: Criteria) -> list[Criterion]:
     checked to be one of ours."""
     if criteria is None:
         return []
-    items = [criteria] if isinstance(criteria, Criterion) else list(criteria)
-    for c in items:
+    if isinstance(criteria, Criterion):
+        return [criteria]
+    given: list[Any] = list(criteria) if isinstance(criteria, list | tuple) else [criteria]
+    items: list[Criterion] = []
+    for c in given:
         if not isinstance(c, Criterion):
-            raise TypeError(
+            raise ParameterError(
                 f"criteria must be polars_anon criteria (PSensitive, TCloseness, ...), "
-                f"got {type(c).__name__}"
+                f"got {type(c).__name__} {c!r:.60}"
             )
+        items.append(c)
     return items
 
 

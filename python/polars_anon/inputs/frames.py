@@ -8,6 +8,9 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._core import ConfigError
+from polars_anon.exceptions import ParameterError
+
 SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
 
 
@@ -35,10 +38,23 @@ def as_frame(data: Any) -> pl.DataFrame:
         return data
     if hasattr(data, "__arrow_c_stream__"):
         return pl.DataFrame(data)
-    raise TypeError(
-        "data must be a polars DataFrame or LazyFrame, or an object exposing "
-        f"__arrow_c_stream__ (pandas, pyarrow, DuckDB); got {type(data).__name__}"
+    raise ParameterError(
+        "data must be a polars DataFrame or LazyFrame, a DuckDB relation, a Spark "
+        "DataFrame, a FrequencySet, or an object exposing __arrow_c_stream__ (pandas, "
+        f"pyarrow); got {type(data).__name__}"
     )
+
+
+def check_groupable(schema: pl.Schema, columns: list[str], qis: list[str]) -> None:
+    """Each of `columns` holds values a group can be made of, or an error
+    naming it (`qis` tells a quasi-identifier from a sensitive attribute)."""
+    for c in columns:
+        if not groupable(schema[c]):
+            role = "quasi-identifier" if c in qis else "sensitive attribute"
+            raise ConfigError(
+                f"column '{c}' is of type {schema[c]}, which cannot be a {role}: its values "
+                "must be strings, numbers, booleans or dates (cast or extract a value first)"
+            )
 
 
 def groupable(dtype: pl.DataType) -> bool:

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
-from polars_anon._core import ConfigError, Hierarchy
+from polars_anon._core import AnonError, ConfigError, Hierarchy
+from polars_anon.exceptions import ParameterError
 
 HierarchyLike: TypeAlias = "Hierarchy | str | os.PathLike[str] | Sequence[Sequence[str]]"
 Hierarchies: TypeAlias = "Mapping[str, HierarchyLike] | str | os.PathLike[str]"
@@ -18,10 +19,15 @@ def to_hierarchy(value: HierarchyLike, column: str, sep: str = ";") -> Hierarchy
     if isinstance(value, Hierarchy):
         return value
     if isinstance(value, (str, os.PathLike)):
-        return Hierarchy.from_csv(os.fspath(value), sep=sep)
-    if isinstance(value, Sequence):
+        try:
+            return Hierarchy.from_csv(os.fspath(value), sep=sep)
+        except AnonError as e:
+            raise type(e)(f"hierarchy for column '{column}': {e}") from None
+    if isinstance(value, Sequence) and all(
+        isinstance(row, Sequence) and not isinstance(row, str | bytes) for row in value
+    ):
         return Hierarchy.from_rows([[str(v) for v in row] for row in value], source=column)
-    raise TypeError(
+    raise ParameterError(
         f"hierarchy for column '{column}' must be a Hierarchy, a CSV path or rows; "
         f"got {type(value).__name__}"
     )
@@ -39,9 +45,14 @@ def read_hierarchies(source: Hierarchies, sep: str = ";") -> dict[str, Hierarchy
     """
     if isinstance(source, Mapping):
         return {str(c): to_hierarchy(h, str(c), sep) for c, h in source.items()}
+    if not isinstance(source, str | os.PathLike):
+        raise ParameterError(
+            "hierarchies must be a mapping of column to Hierarchy (or CSV path, or rows), "
+            f"or a folder of hierarchy CSV files; got {type(source).__name__} {source!r:.60}"
+        )
     path = Path(source)
     if not path.is_dir():
-        raise ConfigError(f"{path}: not a directory of hierarchy CSV files")
+        raise ConfigError(f"hierarchies: {str(path)!r} is not a directory of hierarchy CSV files")
     out: dict[str, Hierarchy] = {}
     for file in sorted(path.glob("*.csv")):
         stem = file.stem
@@ -51,7 +62,7 @@ def read_hierarchies(source: Hierarchies, sep: str = ";") -> dict[str, Hierarchy
             raise ConfigError(f"{path}: two hierarchy files for column '{stem}'")
         out[stem] = Hierarchy.from_csv(str(file), sep=sep)
     if not out:
-        raise ConfigError(f"{path}: no .csv hierarchy files in this directory")
+        raise ConfigError(f"hierarchies: no .csv hierarchy files in the folder {str(path)!r}")
     return out
 
 

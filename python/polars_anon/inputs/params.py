@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
 from polars_anon._core import ConfigError
+from polars_anon.exceptions import ParameterError
 
 Levels: TypeAlias = "Mapping[str, int] | Sequence[int]"
 
@@ -86,9 +87,9 @@ def columns_of(quasi_identifiers: str | Sequence[str], sensitive: Sequence[str] 
     """The quasi-identifiers as a list (one name alone is a list of one),
     checked as every entry point checks them: at least one, none named
     twice, none also a sensitive attribute of the criteria."""
-    qis = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
+    qis = names("quasi_identifiers", quasi_identifiers)
     if not qis:
-        raise ConfigError("at least one quasi-identifier is needed")
+        raise ConfigError("quasi_identifiers: at least one quasi-identifier is needed")
     twice = sorted({q for q in qis if qis.count(q) > 1})
     if twice:
         raise ConfigError(f"quasi-identifiers named twice: {twice}")
@@ -96,3 +97,53 @@ def columns_of(quasi_identifiers: str | Sequence[str], sensitive: Sequence[str] 
     if both:
         raise ConfigError(f"column(s) {both} cannot be both quasi-identifier and sensitive")
     return qis
+
+
+def as_bool(name: str, value: Any) -> bool:
+    """`value` as a flag: True or False (NumPy's too), nothing else."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise ParameterError(f"{name} must be True or False, got {value!r}")
+
+
+def choice(name: str, value: Any, allowed: Sequence[str]) -> str:
+    """`value`, one of the strings `allowed`."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ConfigError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return value
+
+
+def names(name: str, value: Any) -> list[str]:
+    """Column names as given for `name` (one name alone is a list of one):
+    strings, none empty."""
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, Mapping) or not isinstance(value, Sequence | set | frozenset):
+        raise ParameterError(
+            f"{name} must be a list of column names, got {type(value).__name__} {value!r:.80}"
+        )
+    out = list(value)
+    bad = [v for v in out if not isinstance(v, str) or not v]
+    if bad:
+        raise ParameterError(f"{name} must be column names (non-empty strings), got {bad!r:.80}")
+    return out
+
+
+def seconds(time_limit: Any) -> float | None:
+    """A time limit: None, or a number of seconds in [0, 1e9]."""
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
+        raise ConfigError(f"time_limit must be a number of seconds or None, got {time_limit!r}")
+    if not 0 <= time_limit <= 10**9:
+        raise ConfigError(
+            f"time_limit must be a number of seconds in [0, 1e9] or None, got {time_limit}"
+        )
+    return float(time_limit)
+
+
+def texts(**values: Any) -> None:
+    """Each parameter named in `values` is a string."""
+    for name, value in values.items():
+        if not isinstance(value, str):
+            raise ParameterError(f"{name} must be a string, got {value!r:.60}")

@@ -11,7 +11,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.engines.polars import group_strings
-from polars_anon.inputs.frames import SIGNED, as_frame, fresh_name, groupable
+from polars_anon.inputs.frames import SIGNED, as_frame, check_groupable, fresh_name
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.nulls import NULLS, Nulls, no_nulls, null_as_value
 from polars_anon.inputs.params import columns_of
@@ -51,7 +51,7 @@ def prepare(
     `prepare.floors`): smaller, and only nodes at or above those levels answerable.
     `floored_at` (levels, k, suppressed tuples): a frequency set that was
     grouped so already (a pickled result's)."""
-    if nulls not in NULLS:
+    if not isinstance(nulls, str) or nulls not in NULLS:
         raise ConfigError(f"nulls must be one of {NULLS}, got {nulls!r}")
     qis = columns_of(quasi_identifiers, sensitive)
     where = engines.engine_of(data, engine)
@@ -66,13 +66,7 @@ def prepare(
     unknown = [q for q in qis + sens if q not in schema]
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
-    for c in qis + sens:
-        if not groupable(schema[c]):
-            role = "quasi-identifier" if c in qis else "sensitive attribute"
-            raise ConfigError(
-                f"column '{c}' is of type {schema[c]}, which cannot be a {role}: its values "
-                "must be strings, numbers, booleans or dates (cast or extract a value first)"
-            )
+    check_groupable(schema, qis + sens, qis)
     hs_by_col = resolve_hierarchies(hierarchies)
     count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None

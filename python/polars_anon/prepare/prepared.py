@@ -13,6 +13,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy, Problem
 from polars_anon.engines.polars import group_strings
+from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels, as_int
 
@@ -103,6 +104,11 @@ class Prepared:
         qis = self.quasi_identifiers
         if levels is None:
             out = [0] * len(qis)
+        elif isinstance(levels, str | bytes) or not isinstance(levels, Mapping | Sequence):
+            raise ParameterError(
+                "levels must be a mapping of quasi-identifier to level, or a sequence of "
+                f"levels in quasi-identifier order; got {type(levels).__name__} {levels!r:.60}"
+            )
         elif isinstance(levels, Mapping):
             unknown = sorted(set(levels) - set(qis))
             if unknown:

@@ -13,6 +13,7 @@ Adult and cup; ``max_distribution``, ``min_suppression`` and
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -61,9 +62,24 @@ def valued_by_bound(
     return [nodes[i] for i in valued], table
 
 
+def weight(q: str, w: Any) -> float:
+    """A quasi-identifier's weight: a finite number >= 0 (NumPy's too)."""
+    if isinstance(w, bool) or (not isinstance(w, int | float) and type(w).__module__ != "numpy"):
+        raise ConfigError(f"weights for '{q}' must be a number >= 0, got {w!r:.60}")
+    try:
+        out = float(w)
+    except (TypeError, ValueError):
+        raise ConfigError(f"weights for '{q}' must be a number >= 0, got {w!r:.60}") from None
+    if not 0 <= out < math.inf:
+        raise ConfigError(f"weights for '{q}' must be a finite number >= 0, got {w!r}")
+    return out
+
+
 def bound(q: str, b: int | tuple[int, int]) -> tuple[int, int]:
     """A bound on a quasi-identifier's level: an int (at most) or (low, high)."""
     try:
+        if isinstance(b, bool) or (isinstance(b, tuple) and any(isinstance(v, bool) for v in b)):
+            raise TypeError
         lo, hi = (0, operator.index(b)) if not isinstance(b, tuple) else map(operator.index, b)
     except (TypeError, ValueError):
         raise ConfigError(

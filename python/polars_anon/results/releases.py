@@ -111,7 +111,7 @@ class Releases:
     ) -> tuple[Prepared, list[int]]:
         """The table to release (this one, or `data` prepared alike) and the
         levels (given, or the best by `criterion`)."""
-        chosen = dict(levels) if levels is not None else self.best(criterion)
+        chosen = levels if levels is not None else self.best(criterion)
         prep = self._prep
         if data is not None:
             # on DuckDB and Spark, F0 at the floors of this release's model

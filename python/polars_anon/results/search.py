@@ -17,6 +17,7 @@ from polars_anon._core import (
     SearchStats,
 )
 from polars_anon.criteria.base import Criterion, specs
+from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.params import max_suppressed
@@ -285,8 +286,15 @@ class SearchResult(Releases):
         node (as ``anonymous`` does, once).
         """
         qis = self.quasi_identifiers
-        if criterion not in best.CRITERIA:
+        if not isinstance(criterion, str) or criterion not in best.CRITERIA:
             raise ConfigError(f"unknown criterion {criterion!r}; expected one of {best.CRITERIA}")
+        for name, given in (("weights", weights), ("bounds", bounds)):
+            if given is not None and not isinstance(given, Mapping):
+                raise ParameterError(
+                    f"{name} must be a mapping of quasi-identifier to "
+                    + ("a weight" if name == "weights" else "a level or (low, high)")
+                    + f", got {type(given).__name__} {given!r:.60}"
+                )
         weights = dict(weights or {})
         bad = sorted(set(weights) - set(qis)) + sorted(set(bounds or {}) - set(qis))
         if bad:
@@ -305,7 +313,7 @@ class SearchResult(Releases):
         # what each criterion needs valued: see `best` (every anonymous
         # node's figures cost 3x cup's search at 5%)
         by_levels = criterion in ("min_height", "min_relative_distance")
-        w = [float(weights.get(q, 1.0)) for q in qis]
+        w = [best.weight(q, weights.get(q, 1.0)) for q in qis]
         table = self._table
         if by_levels:
             frame = self._levels()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from polars_anon._core import ConfigError
+from polars_anon.exceptions import ParameterError
 
 # HMAC takes any key; one shorter than this is refused as guessable
 MIN_KEY_BYTES = 16
@@ -269,14 +270,19 @@ def roles_of(
     if identifiers is not None:
         if isinstance(identifiers, str):
             raise ConfigError(f"identifiers is a list of columns, got the string {identifiers!r}")
+        if not isinstance(identifiers, Mapping | list | tuple | set | frozenset):
+            raise ParameterError(
+                "identifiers is a list of columns (dropped) or a dict of column to "
+                f"pa.Pseudonym(...) or pa.Mask(...), got {type(identifiers).__name__}"
+            )
         items = (
             identifiers.items()
             if isinstance(identifiers, Mapping)
             else ((c, None) for c in identifiers)
         )
         for c, t in items:
-            if not isinstance(c, str):
-                raise ConfigError(f"identifiers: a column is named by a string, got {c!r}")
+            if not isinstance(c, str) or not c:
+                raise ParameterError(f"identifiers: a column is named by a string, got {c!r}")
             if t is None or t == "drop":
                 t = Drop()
             if not isinstance(t, Pseudonym | Mask | Drop):
@@ -289,9 +295,13 @@ def roles_of(
     if insensitive is not None:
         if isinstance(insensitive, str):
             raise ConfigError(f"insensitive is a list of columns, got the string {insensitive!r}")
+        if not isinstance(insensitive, list | tuple | set | frozenset):
+            raise ParameterError(
+                f"insensitive is a list of columns, got {type(insensitive).__name__}"
+            )
         for c in insensitive:
-            if not isinstance(c, str):
-                raise ConfigError(f"insensitive: a column is named by a string, got {c!r}")
+            if not isinstance(c, str) or not c:
+                raise ParameterError(f"insensitive: a column is named by a string, got {c!r}")
             if c in ids:
                 raise ConfigError(f"column {c!r} is both an identifier and insensitive")
             if c not in ins:
