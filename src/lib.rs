@@ -17,6 +17,7 @@ pub mod hierarchy;
 pub mod lattice;
 pub mod local;
 pub mod metrics;
+pub mod mondrian;
 pub mod pseudonym;
 pub mod risk;
 pub mod search;

@@ -48,10 +48,12 @@ if TYPE_CHECKING:
     from polars_anon import datasets, hierarchy
     from polars_anon.api.counts import frequency_set
     from polars_anon.api.local import local_recoding
+    from polars_anon.api.mondrian import mondrian
     from polars_anon.api.risk import risk
     from polars_anon.jobs.job import Job, JobRun
     from polars_anon.reports.risk import RiskReport
     from polars_anon.results.local import LocalRecoding
+    from polars_anon.results.mondrian import MondrianResult
     from polars_anon.results.mu_argus import MuArgusResult
 
 # loaded on first use: the data sets, builders, job files, risk, local
@@ -68,6 +70,8 @@ _LAZY = {
     "RiskReport": "polars_anon.reports.risk",
     "local_recoding": "polars_anon.api.local",
     "LocalRecoding": "polars_anon.results.local",
+    "mondrian": "polars_anon.api.mondrian",
+    "MondrianResult": "polars_anon.results.mondrian",
 }
 
 # pickles of earlier releases name the modules of that layout
@@ -103,6 +107,7 @@ __all__ = [
     "LocalRecoding",
     "Mask",
     "MissingValueError",
+    "MondrianResult",
     "MuArgusResult",
     "NotAnonymousError",
     "PAlphaSensitive",
@@ -124,6 +129,7 @@ __all__ = [
     "hierarchy",
     "incognito",
     "local_recoding",
+    "mondrian",
     "mu_argus",
     "read_hierarchies",
     "risk",

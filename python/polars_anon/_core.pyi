@@ -15,6 +15,7 @@ __all__ = [
     "IterationTrace",
     "MetricTable",
     "MissingValueError",
+    "MondrianOutcome",
     "NodeMetrics",
     "NotAnonymousError",
     "Problem",
@@ -25,6 +26,7 @@ __all__ = [
     "__version__",
     "assess_risk",
     "localpk",
+    "mondrian",
     "pseudonyms",
 ]
 
@@ -283,6 +285,31 @@ def localpk(
     k: int,
     criteria: list[CoreCriterion],
 ) -> tuple[list[bytes], list[list[int]], int, float]: ...
+
+@final
+class MondrianOutcome:
+    @property
+    def partition(self) -> list[int]: ...
+    @property
+    def codes(self) -> list[list[int]]: ...
+    @property
+    def labels(self) -> list[list[str]]: ...
+    @property
+    def sizes(self) -> list[int]: ...
+    @property
+    def cell_loss(self) -> list[list[float]]: ...
+    @property
+    def attribute_loss(self) -> list[float]: ...
+    @property
+    def loss(self) -> float: ...
+
+def mondrian(
+    problem: Problem,
+    kinds: list[str],
+    values: list[list[float] | None],
+    k: int,
+    criteria: list[CoreCriterion] = ...,
+) -> MondrianOutcome: ...
 
 @final
 class RiskFigures:

@@ -9,6 +9,7 @@ mod criteria;
 mod error;
 mod hierarchy;
 mod local;
+mod mondrian;
 mod problem;
 mod pseudonym;
 mod results;
@@ -26,6 +27,8 @@ fn algorithms() -> Vec<(&'static str, Vec<&'static str>)> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(local::localpk, m)?)?;
+    m.add_function(wrap_pyfunction!(mondrian::mondrian, m)?)?;
+    m.add_class::<mondrian::PyMondrianOutcome>()?;
     m.add_function(wrap_pyfunction!(risk::assess_risk, m)?)?;
     m.add_function(wrap_pyfunction!(pseudonym::pseudonyms, m)?)?;
     m.add_class::<pseudonym::PyArrowColumn>()?;

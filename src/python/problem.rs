@@ -24,7 +24,7 @@ const TICK: Duration = Duration::from_millis(200);
 
 #[pyclass(name = "Problem", module = "polars_anon._core", frozen)]
 pub struct PyProblem {
-    inner: Problem,
+    pub(super) inner: Problem,
 }
 
 impl PyProblem {

@@ -182,7 +182,7 @@ def _checked(
         return drop, by, kept.with_columns(pl.col(count).cast(pl.UInt32))
     released = gen.join(drop.lazy(), on=qis, how="anti")
     if model:
-        _recheck(prep, released, k, model)
+        recheck(prep, released, k, model)
     expected = released.group_by(by).agg(pl.col(count).sum().cast(pl.UInt32)).collect()
     return drop, by, expected
 
@@ -235,7 +235,7 @@ def _labels(prep: Prepared, levels: list[int], codes: list[list[int]]) -> pl.Dat
     return pl.DataFrame(cols)
 
 
-def _recheck(prep: Prepared, released: pl.LazyFrame, k: int, model: list[CoreCriterion]) -> None:
+def recheck(prep: Prepared, released: pl.LazyFrame, k: int, model: list[CoreCriterion]) -> None:
     """Check the released groups again through a fresh core problem over their
     labels (identity hierarchies): a second, independent encoding."""
     qis, sens, count = prep.quasi_identifiers, prep.sensitive, prep.count

@@ -1,0 +1,262 @@
+"""Mondrian (#32): every release recounted with plain Polars (each group of
+at least k records, no record lost, one group a partition), every final
+partition tried again by a brute-force split test written here, the loss
+recomputed from the released labels, and hand-computed examples."""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+
+ADULT_QIS = ["age", "sex", "race", "education"]
+RANGE = re.compile(r"\[(-?[0-9.e+]+)-(-?[0-9.e+]+)\]")
+
+
+def released(
+    result: pa.MondrianResult, raw: pl.DataFrame, sensitive: list[str] | None = None
+) -> pl.DataFrame:
+    """The release beside the raw quasi-identifiers (``raw_<q>``), row by row."""
+    qis = result.quasi_identifiers
+    out = result.apply().collect()
+    assert out.height == raw.height, "no record lost"
+    extra = [raw.get_column(q).alias(f"raw_{q}") for q in qis]
+    return out.select(qis + (sensitive or [])).with_columns(extra)
+
+
+def ordered_cut_exists(values: list[tuple[object, int, set[str]]], k: int, l_: int) -> bool:
+    """Is there a cut between two distinct values (in order) leaving each
+    side k records and l distinct sensitive values?"""
+    values = sorted(values, key=lambda v: v[0])  # type: ignore[arg-type, return-value]
+    total = sum(n for _, n, _ in values)
+    left, seen = 0, set[str]()
+    for i in range(len(values) - 1):
+        left += values[i][1]
+        seen |= values[i][2]
+        right = set().union(*(s for _, _, s in values[i + 1 :]))
+        if left >= k and total - left >= k and len(seen) >= l_ and len(right) >= l_:
+            return True
+    return False
+
+
+def node_split_exists(
+    h: pa.Hierarchy, leaves: dict[str, tuple[int, set[str]]], k: int, l_: int
+) -> bool:
+    """Does every child of the lowest node over `leaves` keep k records and
+    l distinct sensitive values?"""
+    if len(leaves) < 2:
+        return False
+    maps = [dict(zip(h.leaves, h.leaf_labels(lvl), strict=True)) for lvl in range(h.height + 1)]
+    level = next(lvl for lvl in range(h.height + 1) if len({maps[lvl][v] for v in leaves}) == 1)
+    children: dict[str, tuple[int, set[str]]] = {}
+    for v, (n, s) in leaves.items():
+        m, t = children.get(maps[level - 1][v], (0, set()))
+        children[maps[level - 1][v]] = (m + n, t | s)
+    return all(n >= k and len(s) >= l_ for n, s in children.values())
+
+
+def check_release(
+    result: pa.MondrianResult,
+    raw: pl.DataFrame,
+    hierarchies: dict[str, pa.Hierarchy],
+    k: int,
+    sensitive: str | None = None,
+    l_: int = 1,
+) -> None:
+    """Groups >= k (and l distinct sensitive values), one a partition, and
+    no partition that a split test finds splittable."""
+    qis = result.quasi_identifiers
+    sens = [sensitive] if sensitive else []
+    rel = released(result, raw, sens)
+    if not sensitive:
+        sensitive = "__sensitive"
+        rel = rel.with_columns(pl.lit("x").alias(sensitive))
+    groups = rel.group_by(qis).len()
+    assert groups.height == result.partitions
+    assert int(groups.get_column("len").min()) >= k  # type: ignore[arg-type]
+    assert int(groups.get_column("len").sum()) == raw.height
+    # the labels are the partition's: each raw combination in one group only
+    per_raw = rel.group_by([f"raw_{q}" for q in qis]).agg(pl.struct(qis).n_unique().alias("n"))
+    assert per_raw.get_column("n").max() == 1
+    for part in rel.partition_by(qis):
+        assert part.get_column(sensitive).n_unique() >= l_
+        for q in qis:
+            kind = result.kinds[q]
+            cnt = part.group_by(f"raw_{q}").agg(
+                pl.len().alias("n"),
+                pl.col(sensitive).unique().alias("s"),
+            )
+            items = [(v, n, set(s)) for v, n, s in cnt.iter_rows()]
+            if kind == "hierarchy":
+                leaves = {str(v): (n, s) for v, n, s in items}
+                assert not node_split_exists(hierarchies[q], leaves, k, l_), (q, part.row(0))
+            else:
+                key = [(v if kind == "numeric" else str(v), n, s) for v, n, s in items]
+                assert not ordered_cut_exists(key, k, l_), (q, part.row(0))
+
+
+def loss_from_labels(
+    result: pa.MondrianResult, raw: pl.DataFrame, hierarchies: dict[str, pa.Hierarchy]
+) -> float:
+    """The cell-level loss recomputed from the released labels alone."""
+    rel = released(result, raw)
+    costs = []
+    for q in result.quasi_identifiers:
+        kind = result.kinds[q]
+        values = raw.get_column(q)
+        total = 0.0
+        for label, n in rel.get_column(q).value_counts().iter_rows():
+            if kind == "numeric":
+                found = RANGE.fullmatch(label)
+                lo, hi = found.groups() if found else (label, label)
+                span = float(values.max()) - float(values.min())  # type: ignore[arg-type]
+                cost = (float(hi) - float(lo)) / span if span else 0.0
+            elif kind == "set":
+                size = len(label[1:-1].split(",")) if label.startswith("{") else 1
+                distinct = values.n_unique()
+                cost = (size - 1) / (distinct - 1) if distinct > 1 else 0.0
+            else:
+                h = hierarchies[q]
+                level = next(lvl for lvl in range(h.height + 1) if label in h.levels[lvl])
+                under = h.leaf_labels(level).count(label)
+                cost = (under - 1) / (len(h.leaves) - 1) if len(h.leaves) > 1 else 0.0
+            total += cost * n
+        costs.append(total / raw.height)
+    return sum(costs) / len(costs)
+
+
+def test_eight_rows_split_at_the_medians() -> None:
+    df = pl.DataFrame({"x": [5, 1, 8, 3, 2, 7, 4, 6]})
+    result = pa.mondrian(df, ["x"], k=2)
+    assert result.partitions == 4
+    labels = result.apply().collect().get_column("x").to_list()
+    assert labels == ["[5-6]", "[1-2]", "[7-8]", "[3-4]", "[1-2]", "[7-8]", "[3-4]", "[5-6]"]
+    assert result.loss == pytest.approx(1 / 7)
+    assert result.groups.get_column("count").to_list() == [2, 2, 2, 2]
+    three = pa.mondrian(df, ["x"], k=3)
+    assert sorted(three.groups.get_column("x").to_list()) == ["[1-4]", "[5-8]"]
+    check_release(three, df, {}, 3)
+    # the split test here finds what a smaller k could still split
+    with pytest.raises(AssertionError, match="x"):
+        check_release(three, df, {}, 2)
+
+
+def test_loss_by_hand_for_ranges_sets_and_nodes() -> None:
+    df = pl.DataFrame({"x": [1, 2, 3, 4], "c": ["a", "b", "a", "b"]})
+    # x is cut at its median; then neither attribute can be cut again
+    result = pa.mondrian(df, ["x", "c"], k=2)
+    out = result.apply().collect()
+    ab = "{a,b}"
+    assert out.rows() == [("[1-2]", ab), ("[1-2]", ab), ("[3-4]", ab), ("[3-4]", ab)]
+    # x: 1 of the range 3; c: a set of 2 of 2 values, (2 - 1) / (2 - 1)
+    assert result.attribute_loss == pytest.approx({"x": 1 / 3, "c": 1.0})
+    assert result.loss == pytest.approx(2 / 3)
+    h = pa.Hierarchy.from_rows([["a", "ab", "*"], ["b", "ab", "*"], ["z", "z", "*"]])
+    result = pa.mondrian(df, ["x", "c"], k=2, hierarchies={"c": h})
+    assert set(result.apply().collect().get_column("c")) == {"ab"}
+    # the node ab: (2 leaves - 1) / (3 leaves - 1)
+    assert result.attribute_loss == pytest.approx({"x": 1 / 3, "c": 0.5})
+    assert result.loss == pytest.approx(5 / 12)
+
+
+@pytest.mark.parametrize("k", [2, 5, 50])
+def test_adult_release_holds_k_and_partitions_are_final(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int
+) -> None:
+    df, hs = adult
+    result = pa.mondrian(df, ADULT_QIS, k, hierarchies=hs)
+    assert result.kinds == {
+        "age": "numeric",
+        "sex": "hierarchy",
+        "race": "hierarchy",
+        "education": "hierarchy",
+    }
+    check_release(result, df.select(ADULT_QIS), hs, k)
+    assert result.loss == pytest.approx(loss_from_labels(result, df.select(ADULT_QIS), hs))
+    assert 0 < result.loss < 1
+
+
+def test_adult_sets_and_distinct_l_diversity(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    crit = pa.DistinctLDiversity(3, "occupation")
+    result = pa.mondrian(df, ADULT_QIS, 5, criteria=crit)
+    assert set(result.kinds.values()) == {"numeric", "set"}
+    check_release(result, df.select([*ADULT_QIS, "occupation"]), hs, 5, "occupation", 3)
+    assert result.loss == pytest.approx(loss_from_labels(result, df.select(ADULT_QIS), hs))
+
+
+def test_other_criteria_hold_in_every_partition(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    for crit in [pa.TCloseness(0.3, "salary-class"), pa.PSensitive(2, "salary-class")]:
+        result = pa.mondrian(df, ADULT_QIS, 5, hierarchies=hs, criteria=crit)
+        check = pa.check(result.apply().collect(), ADULT_QIS, 5, criteria=crit)
+        assert check.k_anonymous, crit
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, int, bool]:
+    rows = draw(st.integers(1, 40))
+    n = draw(st.lists(st.integers(-5, 12), min_size=rows, max_size=rows))
+    c = draw(st.lists(st.sampled_from("abcdef"), min_size=rows, max_size=rows))
+    k = draw(st.integers(1, rows))
+    return pl.DataFrame({"n": n, "c": c}), k, draw(st.booleans())
+
+
+HIERARCHY = pa.Hierarchy.from_rows([[v, "abc" if v in "abc" else "def", "*"] for v in "abcdef"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(tables())
+def test_random_tables(table: tuple[pl.DataFrame, int, bool]) -> None:
+    df, k, with_hierarchy = table
+    hs = {"c": HIERARCHY} if with_hierarchy else {}
+    result = pa.mondrian(df, ["n", "c"], k, hierarchies=hs)
+    check_release(result, df, hs, k)
+    assert result.loss == pytest.approx(loss_from_labels(result, df, hs))
+
+
+def test_modes_and_numeric_columns() -> None:
+    df = pl.DataFrame({"x": [1, 2, 3, 4], "c": ["a", "b", "a", "b"]})
+    with pytest.raises(pa.ConfigError, match="not built yet"):
+        pa.mondrian(df, ["x"], 2, mode="relaxed")
+    with pytest.raises(pa.ConfigError, match="mode must be"):
+        pa.mondrian(df, ["x"], 2, mode="loose")
+    with pytest.raises(pa.ConfigError, match="numeric"):
+        pa.mondrian(df, ["x", "c"], 2, numeric=["c"])
+    with pytest.raises(pa.ConfigError, match="unknown column"):
+        pa.mondrian(df, ["x", "nope"], 2)
+    # x as a set of values: sorted as text
+    result = pa.mondrian(df, ["x"], 2, numeric=[])
+    assert result.kinds == {"x": "set"}
+    labels = result.apply().collect().get_column("x").to_list()
+    assert labels == ["{1,2}", "{1,2}", "{3,4}", "{3,4}"]
+
+
+def test_roles_and_a_changed_source() -> None:
+    df = pl.DataFrame({"x": [i % 6 + 1 for i in range(30)], "id": [f"p{i}" for i in range(30)]})
+    with pytest.raises(pa.AnonError, match="id"):
+        pa.mondrian(df, ["x"], 2).apply()
+    result = pa.mondrian(df, ["x"], 2, identifiers=["id"])
+    assert result.apply().collect().columns == ["x"]
+    assert result.apply().collect().get_column("x").n_unique() == result.partitions
+    changed = df.with_columns(pl.col("x").replace(6, 1))
+    with pytest.raises(pa.NotAnonymousError):
+        result.apply(changed).collect()
+
+
+def test_repr_and_a_frequency_set() -> None:
+    df = pl.DataFrame({"x": [1, 2, 3, 4], "n": [2, 2, 2, 2]})
+    result = pa.mondrian(pa.FrequencySet.from_counts(df), ["x"], 4)
+    assert result.partitions == 2
+    assert "partitions" in repr(result) and "MondrianResult" in result._repr_html_()
+    with pytest.raises(pa.ConfigError, match="frequency set"):
+        result.apply()
