@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from polars_anon.results.local import LocalRecoding
     from polars_anon.results.mondrian import MondrianResult
     from polars_anon.results.mu_argus import MuArgusResult
+    from polars_anon.utility.quality import quality
+    from polars_anon.utility.report import QualityReport
 
 # loaded on first use: the data sets, builders, job files, risk, local
 # recoding, mu-Argus and frequency sets are not needed to search, and a
@@ -72,6 +74,8 @@ _LAZY = {
     "LocalRecoding": "polars_anon.results.local",
     "mondrian": "polars_anon.api.mondrian",
     "MondrianResult": "polars_anon.results.mondrian",
+    "quality": "polars_anon.utility.quality",
+    "QualityReport": "polars_anon.utility.report",
 }
 
 # pickles of earlier releases name the modules of that layout
@@ -115,6 +119,7 @@ __all__ = [
     "PSensitive",
     "ParameterError",
     "Pseudonym",
+    "QualityReport",
     "RecursiveCLDiversity",
     "ReleaseReport",
     "RiskReport",
@@ -131,6 +136,7 @@ __all__ = [
     "local_recoding",
     "mondrian",
     "mu_argus",
+    "quality",
     "read_hierarchies",
     "risk",
     "search",

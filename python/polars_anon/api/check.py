@@ -106,6 +106,7 @@ def check_prepared(
         criteria=[repr(c) for c in listed(criteria)],
         released_sizes=groups.get_column("n"),
         columns=_columns(prep, lv, m.suppressed, roles or Roles()),
+        _source=(prep, criteria),
     )
 
 

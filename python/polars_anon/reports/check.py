@@ -12,6 +12,7 @@ from polars_anon.reports.render import aligned, column_rows, levels_text, table_
 
 if TYPE_CHECKING:
     from polars_anon.reports.risk import RiskReport
+    from polars_anon.utility.report import QualityReport
 
 
 @dataclass(frozen=True, repr=False)
@@ -40,10 +41,16 @@ class CheckReport:
     # what a release at these levels does with each column: ``column``,
     # ``role``, ``released_as`` (`polars_anon.roles`)
     columns: pl.DataFrame = field(default_factory=pl.DataFrame)
+    # the checked table and criteria, for `quality` (not pickled)
+    _source: Any = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_source"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles made before reports listed the columns
         state.setdefault("columns", pl.DataFrame())
+        state.setdefault("_source", None)
         self.__dict__.update(state)
 
     def risk(self, population: int | float | None = None, threshold: float = 0.2) -> RiskReport:
@@ -63,6 +70,19 @@ class CheckReport:
         return report(
             self.quasi_identifiers, self.levels, self.released_sizes, threshold, population
         )
+
+    def quality(self) -> QualityReport:
+        """ARX's quality statistics (`polars_anon.quality`) of the release at
+        these levels."""
+        from polars_anon.utility.quality import quality_prepared
+
+        if self._source is None:
+            raise ConfigError(
+                "this report has no table (it was unpickled): call polars_anon.quality on the table"
+            )
+        prep, criteria = self._source
+        levels = list(self.levels.values())
+        return quality_prepared(prep, levels, self.k, self.max_suppression, criteria)
 
     def plot_group_sizes(self) -> Any:
         """A histogram of the groups' sizes, before and after suppression, with k

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criterion, specs
@@ -19,6 +19,9 @@ from polars_anon.release.write import target
 from polars_anon.reports.release import ReleaseReport
 from polars_anon.roles.resolve import resolve
 from polars_anon.roles.spec import Identifiers, Roles, roles_of
+
+if TYPE_CHECKING:
+    from polars_anon.utility.report import QualityReport
 
 
 class Releases:
@@ -102,6 +105,16 @@ class Releases:
             suppressed=suppressed,
             columns=columns_released(prep, lv, suppressed, roles, resolved),
         )
+
+    def quality(
+        self, levels: Mapping[str, int] | None = None, criterion: str = "min_height"
+    ) -> QualityReport:
+        """ARX's quality statistics (`polars_anon.quality`) of the release
+        `apply` makes at ``levels`` (default: ``best(criterion)``)."""
+        from polars_anon.utility.quality import quality_prepared
+
+        prep, lv = self._release_of(None, levels, criterion)
+        return quality_prepared(prep, lv, self.k, self.suppression, self.criteria)
 
     def _roles(self, identifiers: Identifiers | None, insensitive: Sequence[str] | None) -> Roles:
         return self.roles.merged(roles_of(identifiers, insensitive))
