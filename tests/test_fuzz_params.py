@@ -143,6 +143,40 @@ CALLS: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             "nulls": "error",
         },
     ),
+    "mu_argus": (
+        pa.mu_argus,
+        {
+            "data": DF,
+            "quasi_identifiers": QIS,
+            "hierarchies": HS,
+            "k": 2,
+            "max_suppression": 0,
+            "nulls": "error",
+        },
+    ),
+    "mondrian": (
+        pa.mondrian,
+        {
+            "data": DF,
+            "quasi_identifiers": QIS,
+            "k": 2,
+            "hierarchies": HS,
+            "criteria": None,
+            "mode": "strict",
+        },
+    ),
+    "quality": (
+        pa.quality,
+        {
+            "data": DF,
+            "quasi_identifiers": QIS,
+            "hierarchies": HS,
+            "levels": {"Birthdate": 1, "Sex": 1, "Zipcode": 0},
+            "k": 2,
+            "max_suppression": 0,
+            "criteria": None,
+        },
+    ),
     "local_recoding": (
         pa.local_recoding,
         {
@@ -172,6 +206,8 @@ def words(value: Any) -> list[str]:
 def released(out: Any) -> pl.DataFrame | None:
     if isinstance(out, pl.LazyFrame):
         return out.collect()
+    if isinstance(out, pa.MondrianResult):
+        return out.apply().collect()
     if isinstance(out, pa.SearchResult):
         return out.apply().collect() if out.anonymous.height else None
     return None

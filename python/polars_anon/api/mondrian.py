@@ -76,7 +76,7 @@ def mondrian(
     >>> result.apply().collect().get_column("age").to_list()
     ['[21-22]', '[21-22]', '[23-24]', '[23-24]', '[35-36]', '[35-36]', '[37-38]', '[37-38]']
     """
-    if mode not in MODES:
+    if not isinstance(mode, str) or mode not in MODES:
         raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
     if mode == "relaxed":
         raise ConfigError(
