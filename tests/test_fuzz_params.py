@@ -177,6 +177,18 @@ CALLS: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             "criteria": None,
         },
     ),
+    "classification": (
+        pa.classification,
+        {
+            "original": DF,
+            "release": DF,
+            "target": "Disease",
+            "features": None,
+            "holdout": 0.2,
+            "seed": 0,
+            "model": "logistic_regression",
+        },
+    ),
     "local_recoding": (
         pa.local_recoding,
         {

@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from polars_anon.results.local import LocalRecoding
     from polars_anon.results.mondrian import MondrianResult
     from polars_anon.results.mu_argus import MuArgusResult
+    from polars_anon.utility.classification import classification
+    from polars_anon.utility.classification_report import ClassificationReport
     from polars_anon.utility.quality import quality
     from polars_anon.utility.report import QualityReport
 
@@ -75,6 +77,8 @@ _LAZY = {
     "mondrian": "polars_anon.api.mondrian",
     "MondrianResult": "polars_anon.results.mondrian",
     "quality": "polars_anon.utility.quality",
+    "classification": "polars_anon.utility.classification",
+    "ClassificationReport": "polars_anon.utility.classification_report",
     "QualityReport": "polars_anon.utility.report",
 }
 
@@ -99,6 +103,7 @@ __all__ = [
     "AnonFrame",
     "AnonLazyFrame",
     "CheckReport",
+    "ClassificationReport",
     "ConfigError",
     "Criterion",
     "DistinctLDiversity",
@@ -128,6 +133,7 @@ __all__ = [
     "TCloseness",
     "__version__",
     "check",
+    "classification",
     "datasets",
     "frequency_set",
     "generalize",

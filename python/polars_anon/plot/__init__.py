@@ -6,4 +6,5 @@ a notebook shows it as a cell's value (as a PNG), a script saves it with
 
 Each picture is one module, given the figures it draws (not the result
 objects, which call it): `groups` (a check's group sizes), `lattice` (a
-search's lattice) and `tradeoff` (utility against risk)."""
+search's lattice), `tradeoff` (utility against risk) and `quality` (a
+release's quality per attribute)."""

@@ -106,6 +106,14 @@ class QualityReport:
     means: dict[str, float | None] = field(default_factory=dict)
     data_types: dict[str, str] = field(default_factory=dict)
 
+    def plot(self) -> Any:
+        """The attribute measures as bars, a group per attribute (a matplotlib
+        Figure; needs the ``plot`` extra)."""
+        from polars_anon.plot.quality import quality_bars
+
+        labels = {**ATTRIBUTE_MEASURES, "missings": "missings (the share: 0 = best)"}
+        return quality_bars(self.attributes, labels, self.levels)
+
     def _table(self, labels: dict[str, str] = ATTRIBUTE_MEASURES) -> list[list[str]]:
         """The attributes' figures as text, a header (the measures named by
         `labels`), then a row each and ARX's means."""
