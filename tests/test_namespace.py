@@ -18,6 +18,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "search": pa.search,
     "incognito": pa.incognito,
     "local_recoding": pa.local_recoding,
+    "mondrian": pa.mondrian,
     "risk": pa.risk,
 }
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from polars_anon.api.local import local_recoding
     from polars_anon.api.mondrian import mondrian
     from polars_anon.api.risk import risk
-    from polars_anon.jobs.job import Job, JobRun
+    from polars_anon.jobs.job import Job, JobRun, MondrianRun
     from polars_anon.reports.risk import RiskReport
     from polars_anon.results.local import LocalRecoding
     from polars_anon.results.mondrian import MondrianResult
@@ -70,6 +70,7 @@ _LAZY = {
     "MuArgusResult": "polars_anon.results.mu_argus",
     "Job": "polars_anon.jobs.job",
     "JobRun": "polars_anon.jobs.job",
+    "MondrianRun": "polars_anon.jobs.job",
     "risk": "polars_anon.api.risk",
     "RiskReport": "polars_anon.reports.risk",
     "local_recoding": "polars_anon.api.local",
@@ -117,6 +118,7 @@ __all__ = [
     "Mask",
     "MissingValueError",
     "MondrianResult",
+    "MondrianRun",
     "MuArgusResult",
     "NotAnonymousError",
     "PAlphaSensitive",

@@ -21,6 +21,7 @@ from polars_anon.roles.spec import Identifiers
 if TYPE_CHECKING:
     from polars_anon.reports.risk import RiskReport
     from polars_anon.results.local import LocalRecoding
+    from polars_anon.results.mondrian import MondrianResult
 
 
 class _Anon:
@@ -202,6 +203,33 @@ class _Anon:
             hierarchies,
             k,
             criteria=criteria,
+            identifiers=identifiers,
+            insensitive=insensitive,
+        )
+
+    def mondrian(
+        self,
+        quasi_identifiers: Sequence[str],
+        k: int,
+        hierarchies: Hierarchies | None = None,
+        criteria: Criteria = None,
+        mode: str = "strict",
+        numeric: Sequence[str] | None = None,
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
+    ) -> MondrianResult:
+        """See `polars_anon.mondrian`."""
+        # imported on first use, as `polars_anon.mondrian` is
+        from polars_anon.api.mondrian import mondrian
+
+        return mondrian(
+            self._frame,
+            quasi_identifiers,
+            k,
+            hierarchies=hierarchies,
+            criteria=criteria,
+            mode=mode,
+            numeric=numeric,
             identifiers=identifiers,
             insensitive=insensitive,
         )

@@ -8,14 +8,14 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon import _core, engines
+from polars_anon import engines
 from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
 from polars_anon.inputs.frames import as_frame
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.f0 import prepare
-from polars_anon.results.mondrian import MondrianResult
+from polars_anon.results.mondrian import MondrianResult, partition
 from polars_anon.roles.spec import Identifiers, roles_of
 
 MODES = ("strict", "relaxed")
@@ -106,17 +106,9 @@ def mondrian(
     hs = {q: h for q, h in given.items() if q in qis and q not in numbers}
     prep = prepare(data, qis, hs, sens)
     k = check_k(k, prep.rows)
-    kinds: dict[str, str] = {}
-    values: list[list[float] | None] = []
-    for q, h in zip(qis, prep.hierarchies, strict=True):
-        if q in numbers:
-            kinds[q] = "numeric"
-            values.append([float(v) for v in h.leaves])
-        else:
-            kinds[q] = "hierarchy" if q in hs else "set"
-            values.append(None)
+    kinds = {q: "numeric" if q in numbers else "hierarchy" if q in hs else "set" for q in qis}
     model = specs(criteria, prep.sensitive_values)
-    outcome = _core.mondrian(prep.problem, list(kinds.values()), values, k, model)
+    outcome = partition(prep, kinds, k, model)
     return MondrianResult(
         prep,
         k,

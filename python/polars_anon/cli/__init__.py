@@ -1,11 +1,12 @@
 """polars-anon: k-anonymity from the command line.
 
 Subcommands: ``check`` (is a table k-anonymous at given levels?), ``search``
-(every anonymous generalization, and the preferred one), ``anonymize`` (search
-and write the release, with its resolved job file beside it; or run a job file
-with ``--config``), ``risk`` (re-identification risk), ``hierarchy build``
-(a hierarchy from a column's values) and ``adult`` (the whole job on the
-bundled Adult data). Errors are one line on stderr with exit code 2.
+(every anonymous generalization, and the preferred one), ``anonymize`` (search,
+or partition by Mondrian with ``--algorithm mondrian``, and write the release,
+with its resolved job file beside it; or run a job file with ``--config``),
+``risk`` (re-identification risk), ``hierarchy build`` (a hierarchy from a
+column's values) and ``adult`` (the whole job on the bundled Adult data).
+Errors are one line on stderr with exit code 2.
 
 The columns that are neither quasi-identifiers nor sensitive have roles:
 ``--identifier COL`` (dropped; or ``COL=pseudonym`` with ``--key-env NAME``
@@ -73,12 +74,14 @@ def parser() -> argparse.ArgumentParser:
         "anonymize",
         "Search, write the release and its resolved job file "
         "(<out>.job.toml); with --config, run a job file (its recorded levels, if any, "
-        "are applied and re-checked instead of searching).",
+        "are applied and re-checked instead of searching). --algorithm mondrian "
+        "partitions the table by Mondrian instead (a run of its job file partitions "
+        "its input again).",
     )
     data_options(p, data_required=False)
     model_options(p)
     roles_options(p)
-    search_options(p)
+    search_options(p, mondrian=True)
     p.add_argument("--config", type=Path, default=None, help="a job file (TOML)")
     p.add_argument("--out", type=Path, default=None, help="the release: .csv or .parquet")
     p.set_defaults(run=commands.anonymize_command)

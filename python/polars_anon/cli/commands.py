@@ -23,7 +23,7 @@ from polars_anon.cli.options import (
     sources,
 )
 from polars_anon.jobs.criteria import criterion_spec
-from polars_anon.jobs.job import Job, JobRun
+from polars_anon.jobs.job import Job, JobRun, MondrianRun
 from polars_anon.jobs.sources import distinct_values, folder_sources
 from polars_anon.jobs.tables import read_table, write_table
 
@@ -99,6 +99,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
             job.output = args.out
         # the options' roles added to the job's (theirs win for a column in both)
         job.roles = job.roles.merged(roles)
+        if args.numeric is not None:
+            job.numeric = args.numeric
     else:
         if args.data is None:
             raise ConfigError("give the table to anonymize, or a job file with --config")
@@ -120,7 +122,10 @@ def anonymize_command(args: argparse.Namespace) -> int:
             encoding=args.encoding,
             engine=args.engine,
             roles=roles,
+            numeric=args.numeric,
         )
+    if job.numeric is not None and job.algorithm != "mondrian":
+        raise ConfigError("--numeric is for --algorithm mondrian only")
     t0 = time.perf_counter()
     try:
         run = job.run(progress=sys.stderr.isatty())
@@ -130,10 +135,16 @@ def anonymize_command(args: argparse.Namespace) -> int:
             raise
         raise ConfigError(f"{e}. {ROLES_HINT}") from None
     took = time.perf_counter() - t0
-    how = "searched" if run.searched else "recorded in the job file, re-checked"
-    print(f"levels ({how}): {run.levels}")
-    print(run.report)
-    print(f"wrote {run.rows_released} of {run.report.rows} rows to {job.output} in {took:.2f} s")
+    if isinstance(run, MondrianRun):
+        # the partition is not recorded: every run partitions its input again
+        print(run.result)
+        rows = run.result.prep.rows
+    else:
+        how = "searched" if run.searched else "recorded in the job file, re-checked"
+        print(f"levels ({how}): {run.levels}")
+        print(run.report)
+        rows = run.report.rows
+    print(f"wrote {run.rows_released} of {rows} rows to {job.output} in {took:.2f} s")
     print(f"wrote the resolved job to {run.job_file}")
     return 0
 

@@ -255,8 +255,11 @@ def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
         )
 
 
-def search_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--algorithm", default="incognito", choices=list(VARIANTS), help="the search")
+def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
+    """The search's options; `mondrian`: also Mondrian's recoding (anonymize)."""
+    choices = [*VARIANTS, "mondrian"] if mondrian else list(VARIANTS)
+    what = "the search, or mondrian (multidimensional recoding)" if mondrian else "the search"
+    p.add_argument("--algorithm", default="incognito", choices=choices, help=what)
     p.add_argument(
         "--variant", default=None, help="the algorithm's variant (None: the algorithm's default)"
     )
@@ -267,6 +270,16 @@ def search_options(p: argparse.ArgumentParser) -> None:
         help="seconds; past it the search answers with what it confirmed",
     )
     preference(p)
+    if mondrian:
+        p.add_argument(
+            "--numeric",
+            type=names,
+            default=None,
+            metavar="COLS",
+            help="--algorithm mondrian: the quasi-identifiers split as numbers into ranges, "
+            "separated by commas (None: every integer or float one; the others are split "
+            "along their hierarchy, or as value sets)",
+        )
 
 
 def preference(p: argparse.ArgumentParser) -> None:

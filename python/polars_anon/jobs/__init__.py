@@ -1,2 +1,3 @@
-"""Job files: a release's recipe in TOML (`job`: `Job` and `JobRun`), with
-its tables, hierarchy sources, criteria and TOML writing in a module each."""
+"""Job files: a release's recipe in TOML (`job`: `Job`, `JobRun` and
+`MondrianRun`), with its tables, hierarchy sources, criteria, TOML writing
+and Mondrian's runs (`mondrian`) in a module each."""

@@ -41,6 +41,13 @@ levels, re-checked on the new data, instead of searching.
     [output]
     path = "release.parquet"
 
+With ``[search] algorithm = "mondrian"`` (and optionally ``numeric``, the
+quasi-identifiers split as numbers, and ``mode``) the job partitions the
+table by Mondrian (`polars_anon.mondrian`) instead of searching. Its resolved
+job records the number of partitions and the loss, not the partition: a run
+of it re-runs the deterministic split on its input and re-checks the release
+(see `jobs.mondrian`).
+
 A column with no role is released as it is, unless it would identify
 records on its own: then the run is refused, naming it. A key is never
 written in a job file (its entry says where the key is kept: key_env or
@@ -67,6 +74,7 @@ from polars_anon.api.search import mu_argus_prepared, searched
 from polars_anon.criteria.base import sensitive_of
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.params import suppression
+from polars_anon.jobs import mondrian
 from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
 from polars_anon.jobs.sources import resolve_hierarchies
@@ -78,6 +86,7 @@ from polars_anon.release.guard import Guarded
 from polars_anon.release.write import target
 from polars_anon.reports.check import CheckReport
 from polars_anon.results.best import CRITERIA
+from polars_anon.results.mondrian import MondrianResult
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.spec import Roles
 
@@ -105,6 +114,10 @@ class Job:
     levels: dict[str, int] | None = None
     # the roles of the columns that are neither quasi-identifiers nor sensitive
     roles: Roles = field(default_factory=Roles)
+    # algorithm="mondrian": how it partitions, and the quasi-identifiers split
+    # as numbers (None: every integer or float one)
+    mode: str = "strict"
+    numeric: list[str] | None = None
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Job:
@@ -155,6 +168,7 @@ class Job:
             raise ConfigError(
                 f"job file: unknown preference {preference!r}; expected one of {CRITERIA}"
             )
+        mondrian.refuse_keys(search)
         return cls(
             input=base / need(inp, "input", "path"),
             separator=inp.get("separator", ","),
@@ -169,6 +183,8 @@ class Job:
             variant=search.get("variant"),
             preference=preference,
             time_limit=search.get("time_limit"),
+            mode=search.get("mode", "strict"),
+            numeric=list(search["numeric"]) if "numeric" in search else None,
             output=base / need(out, "output", "path"),
             levels=dict(result["levels"]) if "levels" in result else None,
             roles=roles_from_doc(table("columns"), base),
@@ -178,13 +194,16 @@ class Job:
         """Each hierarchy read from its file or built from the data's column."""
         return resolve_hierarchies(self.hierarchies, data)
 
-    def run(self, write_job: bool = True, progress: bool = False) -> JobRun:
+    def run(self, write_job: bool = True, progress: bool = False) -> JobRun | MondrianRun:
         """Read, search (or apply the recorded levels), write the release and
         the resolved job beside it (``<output>.job.toml``). The table is
-        prepared once: the search, the release and its report read it."""
+        prepared once: the search, the release and its report read it. With
+        algorithm="mondrian": partitioned, a `MondrianRun`."""
         if write_job:
             # a key given in code cannot be saved: refused before any work
             roles_to_doc(self.roles, str)
+        if self.algorithm == mondrian.ALGORITHM:
+            return self._mondrian(write_job)
         data = read_table(self.input, self.separator, self.encoding, self.engine)
         hs = self.resolve_hierarchies(data)
         criteria = [criterion(c) for c in self.criteria]
@@ -242,6 +261,29 @@ class Job:
             run.job_file.write_text(run.resolved_toml(), encoding="utf8")
         return run
 
+    def _mondrian(self, write_job: bool) -> MondrianRun:
+        """The job run by Mondrian (`jobs.mondrian`)."""
+        args = (self.max_suppression, self.variant, self.time_limit, self.levels)
+        mondrian.refuse_unused(self.engine, *args)
+        data = read_table(self.input, self.separator, self.encoding, self.engine)
+        result, release = mondrian.release(
+            data,
+            self.quasi_identifiers,
+            self.k,
+            self.resolve_hierarchies(data),
+            [criterion(c) for c in self.criteria],
+            self.mode,
+            self.numeric,
+            self.roles,
+            self.output,
+            self.separator,
+        )
+        job_file = Path(str(self.output) + ".job.toml")
+        run = MondrianRun(self, result, result.prep.rows, job_file, release.columns)
+        if write_job:
+            run.job_file.write_text(run.resolved_toml(), encoding="utf8")
+        return run
+
     def to_dict(self, relative_to: Path | None = None) -> dict[str, Any]:
         def rel(p: Path | str) -> str:
             p = Path(p).resolve()
@@ -265,6 +307,10 @@ class Job:
             search["variant"] = self.variant
         if self.time_limit is not None:
             search["time_limit"] = self.time_limit
+        if self.algorithm == mondrian.ALGORITHM:
+            search = {"algorithm": self.algorithm, "mode": self.mode}
+            if self.numeric is not None:
+                search["numeric"] = list(self.numeric)
         model: dict[str, Any] = {
             "quasi_identifiers": list(self.quasi_identifiers),
             "k": self.k,
@@ -329,3 +375,23 @@ class JobRun:
             "# the same levels, re-checked, to another input.\n"
         )
         return head + dumps(doc)
+
+
+@dataclass
+class MondrianRun:
+    """What a Mondrian job's run did: its `MondrianResult`, the rows
+    written (every one: Mondrian suppresses none), the resolved job file and
+    what became of every column."""
+
+    job: Job
+    result: MondrianResult
+    rows_released: int
+    job_file: Path
+    columns: pl.DataFrame | None = None
+    # Mondrian partitions the input it is given on every run
+    searched: bool = True
+
+    def resolved_toml(self) -> str:
+        doc = self.job.to_dict(relative_to=self.job_file.parent)
+        job, result, rows = self.job, self.result, self.rows_released
+        return mondrian.resolved_toml(doc, job.input, job.output, result, rows, self.columns)

@@ -1,18 +1,24 @@
 """Mondrian's answer (`polars_anon.mondrian`): the final partitions of F0,
-their cell-level loss, and the release, checked before it is handed back."""
+their cell-level loss, and the release, checked before it is handed back.
+A pickle keeps what it takes to partition again (`partition`), not the
+partition."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import polars as pl
 
+from polars_anon import _core
 from polars_anon._core import AnonError, ConfigError, CoreCriterion, MondrianOutcome
-from polars_anon.criteria.base import Criterion
+from polars_anon.criteria.base import Criterion, specs
+from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.frames import as_lazy, fresh_name
 from polars_anon.inputs.nulls import text
+from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import recheck
 from polars_anon.release.guard import Guarded
@@ -26,6 +32,28 @@ from polars_anon.roles.spec import Identifiers, Roles, roles_of
 RECODED = "recoded by Mondrian: its partition's range, hierarchy node or value set"
 
 
+def partition(
+    prep: Prepared, kinds: dict[str, str], k: int, model: list[CoreCriterion]
+) -> MondrianOutcome:
+    """Mondrian's final partitions of `prep`'s F0, in the core: `kinds` says
+    how each quasi-identifier (in order) is split ("numeric": by the values
+    of its leaves; "hierarchy"; "set"). Deterministic: the same F0, in any
+    row order, gives the same partitions."""
+    values = [
+        [float(v) for v in h.leaves] if kinds[q] == "numeric" else None
+        for q, h in zip(prep.quasi_identifiers, prep.hierarchies, strict=True)
+    ]
+    order = [kinds[q] for q in prep.quasi_identifiers]
+    return _core.mondrian(prep.problem, order, values, k, model)
+
+
+def digest(outcome: MondrianOutcome) -> str:
+    """The partitions' cells and sizes, in no particular order, hashed: what
+    a pickle checks its re-run against."""
+    rows = sorted(zip(*outcome.labels, outcome.sizes, strict=True))
+    return hashlib.sha256(repr(rows).encode("utf8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class MondrianResult:
     """Mondrian's final partitions (LeFevre, DeWitt and Ramakrishnan 2006,
@@ -35,7 +63,15 @@ class MondrianResult:
     ``partitions``: how many; ``groups``: one row a partition, its cells as
     text and its ``count``; ``loss``: the cell-level loss of the release
     (see `polars_anon.mondrian`), ``attribute_loss`` by quasi-identifier;
-    ``apply()``: the release."""
+    ``apply()``: the release.
+
+    A pickle holds what it takes to partition again, not the partition: the
+    table's lazy plan (an in-memory table's rows, or a scan's path; off
+    Polars, its frequency set), the quasi-identifiers and how each is split,
+    the hierarchies given, the model and the roles, and a hash of the
+    partitions. Unpickling prepares the table and runs the deterministic
+    split again, and refuses (`AnonError`) when it no longer gives the
+    partitions the pickle hashed (a scanned file changed since)."""
 
     prep: Prepared = field(repr=False)
     k: int
@@ -164,6 +200,17 @@ class MondrianResult:
         source changed since is refused: `NotAnonymousError`). The other
         columns follow their roles (``identifiers``, ``insensitive``: those
         given to `mondrian` unless given here)."""
+        if identifiers is None and insensitive is None:
+            roles = self.roles
+        else:
+            roles = roles_of(identifiers, insensitive)
+        return self.guarded(data, roles).lazy()
+
+    def guarded(self, data: Any = None, roles: Roles | None = None) -> Guarded:
+        """The release as `apply` builds it, before it is handed out as a
+        LazyFrame: a `Guarded` plan, which checks itself when collected and
+        writes a file proven on what it wrote (`Guarded.write`, as job
+        files write releases). `roles`: those given to `mondrian` when None."""
         prep = self.prep
         if prep.engine != "polars":
             raise ConfigError(
@@ -174,10 +221,7 @@ class MondrianResult:
                     else f"collect the {prep.engine} table into Polars first"
                 )
             )
-        if identifiers is None and insensitive is None:
-            roles = self.roles
-        else:
-            roles = roles_of(identifiers, insensitive)
+        roles = self.roles if roles is None else roles
         lazy = prep.lazy if data is None else as_lazy(data)
         qis, sens = self.quasi_identifiers, prep.sensitive
         resolved = resolve(lazy, "polars", prep.rows, qis, sens, roles)
@@ -200,7 +244,55 @@ class MondrianResult:
             .otherwise(pl.col("released_as"))
             .alias("released_as")
         )
-        return release.lazy()
+        return release
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle keeps: what it takes to partition again (see the
+        class doc), not the partition, F0 nor the core's problem."""
+        prep = self.prep
+        qis = self.quasi_identifiers
+        # off Polars the table is a connection's: its frequency set instead
+        source = prep.lazy if prep.engine == "polars" else FrequencySet(prep.f0, prep.count)
+        given = {
+            q: h for q, h in zip(qis, prep.hierarchies, strict=True) if self.kinds[q] == "hierarchy"
+        }
+        return {
+            "source": (source, qis, given, prep.sensitive, prep.nulls),
+            "k": self.k,
+            "criteria": self.criteria,
+            "mode": self.mode,
+            "kinds": self.kinds,
+            "roles": self.roles,
+            "partitions": self.partitions,
+            "loss": self.loss,
+            "digest": digest(self.outcome),
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        source, qis, given, sensitive, nulls = state["source"]
+        prep = prepare(source, qis, given, sensitive, nulls)
+        model = specs(state["criteria"], prep.sensitive_values)
+        outcome = partition(prep, state["kinds"], state["k"], model)
+        if digest(outcome) != state["digest"]:
+            raise AnonError(
+                f"this pickled Mondrian result does not hold on its table any more: the table "
+                f"was partitioned into {state['partitions']} parts (loss "
+                f"{state['loss']:.4f}), and partitioning it again gives "
+                f"{len(outcome.sizes)} (loss {outcome.loss:.4f}); its source changed since it "
+                "was pickled. Run pa.mondrian on the table again"
+            )
+        fields = {
+            "prep": prep,
+            "k": state["k"],
+            "criteria": state["criteria"],
+            "mode": state["mode"],
+            "kinds": state["kinds"],
+            "outcome": outcome,
+            "model": model,
+            "roles": state["roles"],
+        }
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
 
     def _rows(self) -> list[tuple[str, Any]]:
         sizes = self.outcome.sizes
