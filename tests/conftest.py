@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import polars as pl
 import pytest
@@ -60,3 +63,32 @@ def nodes(frame: pl.DataFrame, qis: Sequence[str]) -> set[tuple[int, ...]]:
 def adult() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
     lf, hs = pa.datasets.adult()
     return lf.collect(), hs
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local Spark session for every test that asks for it."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def to_duckdb(frame: pl.DataFrame) -> Any:
+    """`frame` as a table of a fresh DuckDB connection."""
+    import duckdb
+
+    con = duckdb.connect()
+    arrow = frame.to_arrow()  # noqa: F841 - read by DuckDB's replacement scan
+    con.execute("CREATE TABLE t AS SELECT * FROM arrow")
+    return con.table("t")

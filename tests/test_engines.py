@@ -8,45 +8,19 @@ from __future__ import annotations
 import os
 import pickle
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import duckdb
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
-from tests.conftest import SEARCHES, brute_anonymous, nodes
+from tests.conftest import SEARCHES, brute_anonymous, nodes, to_duckdb
 from tests.test_search import tables
 
 QIS = ["sex", "age", "race", "marital-status"]
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-def to_duckdb(frame: pl.DataFrame) -> Any:
-    con = duckdb.connect()
-    arrow = frame.to_arrow()  # noqa: F841 - read by DuckDB's replacement scan
-    con.execute("CREATE TABLE t AS SELECT * FROM arrow")
-    return con.table("t")
 
 
 @pytest.fixture(params=["duckdb", "spark"])

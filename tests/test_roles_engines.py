@@ -9,12 +9,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
-import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import duckdb
 import polars as pl
 import pytest
 
@@ -23,6 +21,7 @@ from polars_anon.engines import spark as spark_engine
 from polars_anon.roles import polars as polars_roles
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask
+from tests.conftest import to_duckdb
 
 KEY = b"a-secret-key-16b"  # 16 bytes: shorter than a block
 LONG_KEY = bytes(range(100))  # longer than a block: hashed first
@@ -36,31 +35,6 @@ TABLE = pl.DataFrame(
         "day": [dt.date(2024, 1, 1) + dt.timedelta(days=i) for i in range(len(NAMES))],
     }
 )
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-def to_duckdb(frame: pl.DataFrame) -> Any:
-    con = duckdb.connect()
-    arrow = frame.to_arrow()  # noqa: F841 - read by DuckDB's replacement scan
-    con.execute("CREATE TABLE t AS SELECT * FROM arrow")
-    return con.table("t")
 
 
 Engine = tuple[Callable[[pl.DataFrame], Any], Any]
