@@ -180,6 +180,9 @@ def test_a_job_records_and_replays_every_criterion(small: Path) -> None:
         pa.EntropyLDiversity(1.5, "disease"),
         pa.RecursiveCLDiversity(3.0, 2, "disease"),
         pa.TCloseness(0.9, "disease"),
+        pa.BetaLikeness(1.5, "disease"),
+        pa.BetaLikeness(1.5, "disease", enhanced=True),
+        pa.DeltaDisclosure(2, "disease"),
     ]
     # a criterion added to the registry needs an example here
     assert {type(c) for c in examples} == set(TYPES.values())

@@ -18,7 +18,9 @@ from polars_anon._namespace import AnonFrame, AnonLazyFrame
 from polars_anon.api.check import check, generalize
 from polars_anon.api.search import incognito, mu_argus, search
 from polars_anon.criteria import (
+    BetaLikeness,
     Criterion,
+    DeltaDisclosure,
     DistinctLDiversity,
     EntropyLDiversity,
     PAlphaSensitive,
@@ -103,10 +105,12 @@ __all__ = [
     "AnonError",
     "AnonFrame",
     "AnonLazyFrame",
+    "BetaLikeness",
     "CheckReport",
     "ClassificationReport",
     "ConfigError",
     "Criterion",
+    "DeltaDisclosure",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "FrequencySet",

@@ -5,7 +5,9 @@
 //! suppressed; a node is anonymous when the suppressed tuples are within the limit.
 //!
 //! Monotonicity (what lets Incognito prune and mark): merging groups never breaks
-//! any of these criteria when nothing is suppressed (LeFevre et al.'s
+//! any of these criteria when nothing is suppressed, except delta-disclosure,
+//! which is monotone in neither case (ARX), so only an exhaustive search is
+//! exact for it; beta-likeness is monotone without suppression only (LeFevre et al.'s
 //! generalization property; Machanavajjhala et al. for entropy and recursive
 //! l-diversity; Li et al. for t-closeness with EMD). With suppression, the
 //! "at least p distinct" family (p-sensitive, p+-sensitive, (p, alpha)-sensitive,
@@ -19,10 +21,12 @@ use std::sync::Arc;
 use crate::error::{AnonError, Result};
 
 mod l_diversity;
+mod likeness;
 mod p_sensitive;
 mod t_closeness;
 
 pub use l_diversity::{DistinctL, EntropyL, RecursiveCL};
+pub use likeness::{BetaLikeness, DeltaDisclosure};
 pub use p_sensitive::{PAlphaSensitive, PPlusSensitive, PSensitive};
 pub use t_closeness::{emd, Distance, TCloseness};
 

@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 
 use super::error::to_py;
 use crate::criteria::{
-    CriterionRef, Distance, DistinctL, EntropyL, PAlphaSensitive, PPlusSensitive, PSensitive,
-    RecursiveCL, TCloseness,
+    BetaLikeness, CriterionRef, DeltaDisclosure, Distance, DistinctL, EntropyL, PAlphaSensitive,
+    PPlusSensitive, PSensitive, RecursiveCL, TCloseness,
 };
 
 #[pyclass(
@@ -88,6 +88,16 @@ impl PyCriterion {
             height,
         };
         wrap(TCloseness::new(t, attr, distance))
+    }
+    /// Basic (or `enhanced`) beta-likeness.
+    #[staticmethod]
+    fn beta_likeness(beta: f64, attr: usize, enhanced: bool) -> PyResult<Self> {
+        wrap(BetaLikeness::new(beta, attr, enhanced))
+    }
+    /// Delta-disclosure privacy.
+    #[staticmethod]
+    fn delta_disclosure(delta: f64, attr: usize) -> PyResult<Self> {
+        wrap(DeltaDisclosure::new(delta, attr))
     }
     #[getter]
     fn name(&self) -> &'static str {

@@ -9,13 +9,16 @@ from polars_anon.criteria.l_diversity import (
     EntropyLDiversity,
     RecursiveCLDiversity,
 )
+from polars_anon.criteria.likeness import BetaLikeness, DeltaDisclosure
 from polars_anon.criteria.p_sensitive import PAlphaSensitive, PPlusSensitive, PSensitive
 from polars_anon.criteria.t_closeness import TCloseness
 
 __all__ = [
     "TYPES",
+    "BetaLikeness",
     "Criteria",
     "Criterion",
+    "DeltaDisclosure",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "PAlphaSensitive",

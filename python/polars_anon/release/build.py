@@ -182,7 +182,7 @@ def _checked(
         return drop, by, kept.with_columns(pl.col(count).cast(pl.UInt32))
     released = gen.join(drop.lazy(), on=qis, how="anti")
     if model:
-        recheck(prep, released, k, model)
+        recheck(prep, released, k, model, gen.join(drop.lazy(), on=qis, how="semi"))
     expected = released.group_by(by).agg(pl.col(count).sum().cast(pl.UInt32)).collect()
     return drop, by, expected
 
@@ -235,13 +235,31 @@ def _labels(prep: Prepared, levels: list[int], codes: list[list[int]]) -> pl.Dat
     return pl.DataFrame(cols)
 
 
-def recheck(prep: Prepared, released: pl.LazyFrame, k: int, model: list[CoreCriterion]) -> None:
+def recheck(
+    prep: Prepared,
+    released: pl.LazyFrame,
+    k: int,
+    model: list[CoreCriterion],
+    dropped: pl.LazyFrame | None = None,
+) -> None:
     """Check the released groups again through a fresh core problem over their
-    labels (identity hierarchies): a second, independent encoding."""
+    labels (identity hierarchies): a second, independent encoding. The tuples
+    suppressed (`dropped`) join it as one group of their own, which alone may
+    fail: each sensitive attribute's distribution is then the input table's,
+    the one t-closeness, beta-likeness and delta-disclosure compare with."""
     qis, sens, count = prep.quasi_identifiers, prep.sensitive, prep.count
     f = released.group_by(qis + sens).agg(pl.col(count).sum()).collect()
     if f.is_empty():
         return
+    mark = None
+    if dropped is not None and sens:
+        gone = dropped.group_by(sens).agg(pl.col(count).sum()).collect()
+        if gone.height:
+            mark = "\x00suppressed"
+            while any(f.get_column(q).eq(mark).any() for q in qis):
+                mark += "\x00"
+            gone = gone.with_columns(pl.lit(mark, dtype=pl.String).alias(q) for q in qis)
+            f = pl.concat([f, gone.select(f.columns).cast(f.schema)])
     hs, codes = [], []
     for q in qis:
         values = sorted(f.get_column(q).unique().to_list())
@@ -253,5 +271,11 @@ def recheck(prep: Prepared, released: pl.LazyFrame, k: int, model: list[CoreCrit
     ]
     counts = f.get_column(count).cast(pl.UInt64)
     again = Problem(qis, hs, codes, counts, sensitive)
-    if again.evaluate([0] * len(qis), k, "auto", model).suppressed:
+    top = [0] * len(qis)
+    if mark is None:
+        failed = again.evaluate(top, k, "auto", model).suppressed > 0
+    else:
+        suppressed = [h.leaves.index(mark) for h in hs]
+        failed = any(g != suppressed for g in again.suppressed_groups(top, k, model))
+    if failed:
         raise AnonError("internal check failed: the release does not meet the model; refusing")
