@@ -7,6 +7,7 @@ stderr."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Callable
 from typing import Any
@@ -187,6 +188,37 @@ CALLS: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             "holdout": 0.2,
             "seed": 0,
             "model": "logistic_regression",
+        },
+    ),
+    "interval": (
+        pa.hierarchy.interval,
+        {"values": [23, 37, 41, 95], "widths": [5, 10], "anchor": 0, "bottom": 20, "top": 100},
+    ),
+    "date": (
+        pa.hierarchy.date,
+        {
+            "values": [dt.date(2020, 1, 5), dt.date(2021, 6, 1)],
+            "levels": ["month", "year"],
+            "format": None,
+        },
+    ),
+    "masking": (
+        pa.hierarchy.masking,
+        {"values": ["53715", "53703"], "masked": None, "char": "*", "width": None, "pad": "0"},
+    ),
+    "ordered": (
+        pa.hierarchy.ordered,
+        {"values": ["a", "b", "c", "d"], "order": ["a", "b", "c", "d"], "sizes": [2]},
+    ),
+    "frequency_set": (
+        pa.frequency_set,
+        {
+            "data": DF,
+            "quasi_identifiers": QIS,
+            "hierarchies": HS,
+            "criteria": None,
+            "nulls": "error",
+            "engine": "auto",
         },
     ),
     "local_recoding": (

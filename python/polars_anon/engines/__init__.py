@@ -29,6 +29,8 @@ ENGINES = ("polars", *PREFIXES, "counts")
 
 def engine_of(data: Any, engine: str | None = None) -> str:
     """The engine of `data`, or `engine` after checking it fits."""
+    if engine is not None and not isinstance(engine, str):
+        raise ConfigError(f"engine must be a string, one of {list(ENGINES)}; got {engine!r:.60}")
     module = type(data).__module__
     if isinstance(data, FrequencySet):
         found = "counts"

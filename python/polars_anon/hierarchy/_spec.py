@@ -7,12 +7,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
+from polars_anon.exceptions import ParameterError
 
 TOP = "*"
 
@@ -22,8 +23,26 @@ BUILDERS: dict[str, type[Spec]] = {}
 
 def values_of(values: Any, column: str | None = None) -> pl.Series:
     """The distinct values of a Series or iterable, nulls refused by name."""
-    s = values if isinstance(values, pl.Series) else pl.Series(column or "values", list(values))
+    if isinstance(values, pl.Series):
+        s = values
+    elif isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise ParameterError(
+            "values must be a column's values (a Series or a list), "
+            f"got {type(values).__name__} {values!r:.60}"
+        )
+    else:
+        try:
+            s = pl.Series(column or "values", list(values), strict=False)
+        except (TypeError, ValueError, pl.exceptions.PolarsError):
+            raise ParameterError(
+                f"values must be numbers, strings or dates of one kind, got {values!r:.80}"
+            ) from None
     name = column or s.name or "values"
+    if s.dtype == pl.Object or s.dtype.is_nested():
+        raise ParameterError(
+            f"column '{name}': values of type {s.dtype} cannot be generalized "
+            "(strings, numbers or dates)"
+        )
     if s.null_count():
         raise ConfigError(
             f"column '{name}': {s.null_count()} null value(s); a hierarchy is built over "
@@ -137,8 +156,8 @@ def from_json(text: str) -> Spec:
 
 
 def sequence(name: str, value: Iterable[Any]) -> tuple[Any, ...]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise ConfigError(f"{name} must be a list, got {value!r}")
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ParameterError(f"{name} must be a list, got {value!r:.60}")
     out = tuple(value)
     if not out:
         raise ConfigError(f"{name} must not be empty")

@@ -52,7 +52,9 @@ class Date(Spec):
         levels = tuple(sequence("levels", self.levels))
         unknown = [lv for lv in levels if lv not in LEVELS]
         if unknown:
-            raise ConfigError(f"unknown date level(s) {unknown}; expected some of {list(LEVELS)}")
+            raise ConfigError(
+                f"levels: unknown date level(s) {unknown}; expected some of {list(LEVELS)}"
+            )
         ranks = [LEVELS.index(lv) for lv in levels]
         if ranks != sorted(set(ranks)):
             raise ConfigError(
@@ -65,7 +67,11 @@ class Date(Spec):
         if values.dtype in (pl.Date,) or isinstance(values.dtype, pl.Datetime):
             parsed = values
         elif values.dtype == pl.String:
-            parsed = values.str.to_datetime(self.format, strict=False)
+            try:
+                parsed = values.str.to_datetime(self.format, strict=False)
+            except pl.exceptions.PolarsError:
+                # no format fits any value: every one is "not a date"
+                parsed = pl.Series(values.name, [None] * values.len(), dtype=pl.Datetime)
             bad = values.filter(parsed.is_null())
             if bad.len():
                 raise ConfigError(
@@ -97,4 +103,5 @@ def date(
     >>> h.rows
     [['1999-12-31', '1999-12', '1990s', '*'], ['2004-02-29', '2004-02', '2000s', '*']]
     """
-    return Date(tuple(levels) if levels is not None else Date.levels, format).build(values)
+    chosen = sequence("levels", levels) if levels is not None else Date.levels
+    return Date(chosen, format).build(values)

@@ -100,4 +100,4 @@ def interval(
     >>> h.rows[0], h.rows[-1]
     (['23', '[20-25)', '[20-30)', '[20-40)', '*'], ['95', '>=90', '>=90', '>=90', '*'])
     """
-    return Interval(tuple(widths), anchor, bottom, top).build(values)
+    return Interval(sequence("widths", widths), anchor, bottom, top).build(values)

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon.hierarchy._spec import Spec, as_text, option
+from polars_anon.hierarchy._spec import Spec, as_text, option, sequence
 from polars_anon.inputs.params import as_int
 
 
@@ -43,8 +43,8 @@ class Masking(Spec):
         for name in ("char", "pad"):
             if not isinstance(getattr(self, name), str) or len(getattr(self, name)) != 1:
                 raise ConfigError(f"{name} must be one character, got {getattr(self, name)!r}")
-        if self.width is not None and as_int("width", self.width) < 1:
-            raise ConfigError(f"width must be positive, got {self.width}")
+        if self.width is not None and not 1 <= as_int("width", self.width) <= 10_000:
+            raise ConfigError(f"width must be in [1, 10000], got {self.width}")
 
     def rows(self, values: pl.Series) -> list[list[str]]:
         leaves = as_text(values)
@@ -89,4 +89,5 @@ def masking(
     >>> masking(["53715", "53706", "1234"], masked=[1, 3], width=5).rows[1:]
     [['53706', '5370*', '53***', '*'], ['1234', '0123*', '01***', '*']]
     """
-    return Masking(None if masked is None else tuple(masked), char, width, pad).build(values)
+    chosen = None if masked is None else sequence("masked", masked)
+    return Masking(chosen, char, width, pad).build(values)

@@ -80,4 +80,4 @@ def ordered(values: Any, order: list[str], sizes: list[int]) -> Hierarchy:
     >>> h.rows
     [['low', 'none..low', '*'], ['high', 'mid..high', '*']]
     """
-    return Ordered(tuple(order), tuple(sizes)).build(values)
+    return Ordered(sequence("order", order), sequence("sizes", sizes)).build(values)
