@@ -3,8 +3,10 @@ same parameters (a test compares the signatures)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, overload
 
 import polars as pl
 
@@ -77,6 +79,7 @@ class _Anon:
             nulls=nulls,
         )
 
+    @overload
     def generalize(
         self,
         hierarchies: Hierarchies,
@@ -88,9 +91,43 @@ class _Anon:
         nulls: Nulls = "error",
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
-    ) -> pl.LazyFrame:
-        """See `polars_anon.generalize`."""
-        out: pl.LazyFrame = api_check.generalize(
+        *,
+        out: None = None,
+    ) -> pl.LazyFrame: ...
+
+    @overload
+    def generalize(
+        self,
+        hierarchies: Hierarchies,
+        levels: Levels,
+        k: int | None = None,
+        max_suppression: int | float = 0,
+        quasi_identifiers: Sequence[str] | None = None,
+        criteria: Criteria = None,
+        nulls: Nulls = "error",
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
+        *,
+        out: str | os.PathLike[str],
+    ) -> Path: ...
+
+    def generalize(
+        self,
+        hierarchies: Hierarchies,
+        levels: Levels,
+        k: int | None = None,
+        max_suppression: int | float = 0,
+        quasi_identifiers: Sequence[str] | None = None,
+        criteria: Criteria = None,
+        nulls: Nulls = "error",
+        identifiers: Identifiers | None = None,
+        insensitive: Sequence[str] | None = None,
+        *,
+        out: str | os.PathLike[str] | None = None,
+    ) -> pl.LazyFrame | Path:
+        """See `polars_anon.generalize`: with ``out``, the release written
+        there (proven on the file) and the path written."""
+        result: pl.LazyFrame | Path = api_check.generalize(
             self._frame,
             hierarchies,
             levels,
@@ -101,8 +138,9 @@ class _Anon:
             nulls=nulls,
             identifiers=identifiers,
             insensitive=insensitive,
+            out=out,
         )
-        return out
+        return result
 
     def search(
         self,

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
 from polars_anon import engines
+from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
 from polars_anon.inputs.frames import as_lazy
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
@@ -16,7 +18,8 @@ from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels, check_k, max_suppressed
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared, group_frame
-from polars_anon.release.build import columns_released, generalize_prepared
+from polars_anon.release.build import columns_released, generalize_prepared, guarded
+from polars_anon.release.parts import Unproven, destination, write_release
 from polars_anon.reports.check import CheckReport
 from polars_anon.roles.resolve import resolve
 from polars_anon.roles.spec import Identifiers, Roles, roles_of
@@ -134,6 +137,8 @@ def generalize(
     nulls: Nulls = "error",
     identifiers: Identifiers | None = None,
     insensitive: Sequence[str] | None = None,
+    *,
+    out: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Replace each quasi-identifier by its label at ``levels`` (a mapping from column
     to level); with ``k``, drop the tuples of groups smaller than k, failing if that
@@ -151,7 +156,30 @@ def generalize(
     >>> out = generalize(lf, hs, {"Birthdate": 1, "Sex": 1}, k=2).collect()
     >>> out.get_column("Sex").unique().to_list(), out.height
     (['Person'], 6)
+
+    With ``out`` (a path), the release is written there rather than returned
+    lazily, and the path written is returned: streamed on Polars' streaming
+    engine into a temporary file beside ``out``, proven on that file (read
+    back by a streaming group-by, it must hold exactly the groups checked)
+    and only then moved into place; on a mismatch, an error or Ctrl-C
+    nothing is left at ``out``. The format is the suffix's (``.parquet``,
+    ``.csv``, ``.ipc``/``.arrow``/``.feather``); a path ending with a slash,
+    or an existing empty folder, gets a folder of Parquet parts
+    (`SearchResult.sink_parquet`). Without ``k`` and ``criteria`` nothing
+    is asked of the release, so there are no groups to prove it against:
+    it is written as it streams (still moved into place whole), not proven.
+    On DuckDB and Spark, ``out`` is refused: write the returned release with
+    the engine's own writer.
     """
+    if out is not None:
+        where = engines.engine_of(data)
+        if where in ("duckdb", "spark"):
+            raise ConfigError(
+                f"generalize(out=...) writes a Polars release; a release on {where} is "
+                f"written where it lives: generalize(...) without out gives it there, "
+                f"checked, to write with {where}'s own writer"
+            )
+        kind = destination(out)  # before any work
     hs = resolve_hierarchies(hierarchies)
     roles = roles_of(identifiers, insensitive)
     if quasi_identifiers is None:
@@ -175,4 +203,10 @@ def generalize(
         nulls,
         floors_for=(k, max_suppression),
     )
-    return generalize_prepared(prep, prep.levels(levels), k, max_suppression, criteria, roles)
+    lv = prep.levels(levels)
+    if out is None:
+        return generalize_prepared(prep, lv, k, max_suppression, criteria, roles)
+    release = guarded(prep, lv, k, max_suppression, criteria, roles)
+    if isinstance(release, pl.LazyFrame):  # no k, no criteria: nothing to prove
+        return write_release(Unproven(release), out, kind)
+    return write_release(release, out, kind)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import polars as pl
@@ -107,34 +107,43 @@ class Guarded:
             raise ConfigError(f"unknown format {fmt!r}; expected one of {FORMATS}")
         final = target(path)
         tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex[:12]}.polars-anon.tmp")
-        plan = self.plan.with_columns(pl.col(self.labelled).cast(pl.String))
         try:
-            try:
-                with quiet_panics():
-                    if fmt == "csv":
-                        plan.sink_csv(tmp, separator=separator)
-                    else:
-                        getattr(plan, f"sink_{fmt}")(tmp)
-            except BaseException as e:
-                if isinstance(e, (KeyboardInterrupt, SystemExit)):
-                    raise
-                raise self.unreadable(e) from None
-            by, count = self.by, self.count
-            got = (
-                read_back(tmp, fmt, separator)
-                .select([text(pl.col(c)) for c in by])
-                .group_by(by)
-                .len(name=count)
-                .collect(engine="streaming")
-                .sort(by)
-            )
-            expected = self.expected.with_columns([text(pl.col(c)) for c in by]).sort(by)
-            if not got.equals(expected):
-                raise mismatch(expected, got, count, self.k, "nothing was written")
+            if fmt == "csv":
+                self.stream(lambda plan: plan.sink_csv(tmp, separator=separator))
+            else:
+                self.stream(lambda plan: getattr(plan, f"sink_{fmt}")(tmp))
+            self.prove(read_back(tmp, fmt, separator))
             os.replace(tmp, final)
         finally:
             tmp.unlink(missing_ok=True)
         return final
+
+    def stream(self, sink: Callable[[pl.LazyFrame], object]) -> None:
+        """`sink` given the release's plan (its labels as text), run on
+        Polars' streaming engine; a source Polars fails on is refused."""
+        plan = self.plan.with_columns(pl.col(self.labelled).cast(pl.String))
+        try:
+            with quiet_panics():
+                sink(plan)
+        except BaseException as e:
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            raise self.unreadable(e) from None
+
+    def prove(self, written: pl.LazyFrame) -> None:
+        """What was written, read back by a streaming group-by, must hold
+        exactly the checked groups."""
+        by, count = self.by, self.count
+        got = (
+            written.select([text(pl.col(c)) for c in by])
+            .group_by(by)
+            .len(name=count)
+            .collect(engine="streaming")
+            .sort(by)
+        )
+        expected = self.expected.with_columns([text(pl.col(c)) for c in by]).sort(by)
+        if not got.equals(expected):
+            raise mismatch(expected, got, count, self.k, "nothing was written")
 
     def unreadable(self, e: BaseException) -> NotAnonymousError:
         return unreadable(e, self.plan)

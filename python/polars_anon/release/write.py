@@ -12,6 +12,26 @@ import polars as pl
 from polars_anon._core import ConfigError
 
 FORMATS = ("parquet", "csv", "ipc")
+# the format a file's suffix names (`format_of`)
+SUFFIXES = {
+    ".parquet": "parquet",
+    ".csv": "csv",
+    ".ipc": "ipc",
+    ".arrow": "ipc",
+    ".feather": "ipc",
+}
+
+
+def format_of(path: str | os.PathLike[str]) -> str:
+    """The format of the file `path` names, by its suffix."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ConfigError(
+            f"cannot tell the format of {os.fspath(path)!r} from its suffix: "
+            f"use one of {', '.join(SUFFIXES)}, or end the path with a slash for a "
+            "folder of Parquet parts"
+        )
+    return SUFFIXES[suffix]
 
 
 def target(path: str | os.PathLike[str]) -> Path:

@@ -15,6 +15,7 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
+from polars_anon.release.parts import destination, is_folder, write_release
 from polars_anon.release.write import target
 from polars_anon.reports.release import ReleaseReport
 from polars_anon.roles.resolve import resolve
@@ -147,14 +148,26 @@ class Releases:
         *,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
+        partition_rows: int | None = None,
     ) -> Path:
         """Write the release (as `apply` makes it: ``data``, ``levels`` and
         ``criterion`` as there) to a Parquet file, streamed and proven on the
         file: it is written beside ``path``, read back by a streaming
         group-by, and moved into place only if it holds exactly the groups
         that were checked; otherwise nothing is left at ``path``. The
-        release is never held in memory. Returns the path written."""
-        return self._sink(path, "parquet", data, levels, criterion, identifiers, insensitive)
+        release is never held in memory. Returns the path written.
+
+        A folder of parts for large outputs: when ``path`` ends with a slash
+        or is an existing (empty) folder, or ``partition_rows`` is given, the
+        release is written as ``part-00000.parquet``, ... (each of at most
+        ``partition_rows`` rows, else of about 512 MiB as Polars estimates
+        them in memory) into a temporary
+        folder beside ``path``, proven on all the parts read back together,
+        and the folder renamed into place; a folder that is not empty is
+        refused. Read it back with ``pl.scan_parquet(path)``."""
+        return self._sink(
+            path, "parquet", data, levels, criterion, identifiers, insensitive, partition_rows
+        )
 
     def sink_csv(
         self,
@@ -191,8 +204,12 @@ class Releases:
         criterion: str,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
+        partition_rows: int | None = None,
     ) -> Path:
-        target(path)  # before any work
+        parts = fmt == "parquet" and is_folder(path, partition_rows)
+        kind = destination(path, partition_rows) if parts else fmt  # before any work
+        if not parts:
+            target(path)
         prep, lv = self._release_of(data, levels, criterion)
         if prep.engine != "polars":
             raise ConfigError(
@@ -203,4 +220,4 @@ class Releases:
         roles = self._roles(identifiers, insensitive)
         release = guarded(prep, lv, self.k, self.suppression, self.criteria, roles)
         assert isinstance(release, Guarded)
-        return release.write(path, fmt)
+        return write_release(release, path, kind, partition_rows)
