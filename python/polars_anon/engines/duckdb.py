@@ -114,6 +114,33 @@ def release(
     return released, groups
 
 
+def release_by(
+    rel: Any, keys: list[str], mapping: pl.DataFrame, labels: list[str], by: list[str]
+) -> tuple[Any, pl.DataFrame]:
+    """The release of `rel` with each of `keys` replaced by its label: the
+    row of `mapping` (columns `keys`, native, then `labels`, text) whose
+    keys are the row's, joined null-safely on all of them at once;
+    snapshotted, and its groups (`keys` and `by`, with counts ``n``)
+    counted in DuckDB on the snapshot. A row no mapping row matches gets
+    null labels."""
+    renamed = {q: f"k{i}" for i, q in enumerate(keys)}
+    renamed |= {lab: f"l{i}" for i, lab in enumerate(labels)}
+    table = _temp(rel, mapping.select(list(renamed)).rename(renamed))
+    on = " AND ".join(f"base.{_q(q)} IS NOT DISTINCT FROM m.k{i}" for i, q in enumerate(keys))
+    items = [
+        f"m.l{keys.index(c)} AS {_q(c)}" if c in keys else f"base.{_q(c)}" for c in rel.columns
+    ]
+    out = f"__polars_anon_release_{next(_names)}"
+    select = f"SELECT {', '.join(items)} FROM base LEFT JOIN {table} m ON {on}"
+    try:
+        rel.query("base", f"CREATE TEMP TABLE {out} AS {select}")
+    finally:
+        rel.query("__polars_anon_base", f"DROP TABLE {table}")
+    released = rel.query("__polars_anon_base", f"SELECT * FROM {out}")
+    cols = ", ".join(_q(c) for c in [*keys, *by])
+    return released, _frame(released.aggregate(f"{cols}, count(*) AS n", cols))
+
+
 def hmac_pads(key: bytes) -> tuple[bytes, bytes]:
     """HMAC-SHA-256's inner and outer pads of `key` (RFC 2104): the key,
     hashed first when longer than a block, zero-padded to 64 bytes and

@@ -157,6 +157,39 @@ def release(
     return released, _frame(groups)
 
 
+def release_by(
+    df: Any, keys: list[str], mapping: pl.DataFrame, labels: list[str], by: list[str]
+) -> tuple[Any, pl.DataFrame]:
+    """The release of `df` with each of `keys` replaced by its label, joined
+    null-safely on all the keys at once (left: unmatched rows get null
+    labels), checkpointed, and its groups counted in Spark (see the DuckDB
+    engine's `release_by`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    types = {f.name: f.dataType for f in df.schema.fields}
+    ks = [fresh_name(f"__polars_anon_k{i}", df.columns) for i in range(len(keys))]
+    ls = [fresh_name(f"__polars_anon_l{i}", [*df.columns, *ks]) for i in range(len(labels))]
+    renamed = mapping.select(keys + labels).rename(dict(zip(keys + labels, ks + ls, strict=True)))
+    if hasattr(df, "toArrow"):
+        # through Arrow (Spark 4), each key cast back to the table's type
+        table = _spark_table(df.sparkSession, renamed, True)
+        casts = [F.col(k).cast(types[q]) for k, q in zip(ks, keys, strict=True)]
+        table = table.select(*casts, *[F.col(lab).cast(StringType()) for lab in ls])
+    else:
+        fields = [(k, types[q]) for k, q in zip(ks, keys, strict=True)]
+        table = _spark_frame(df.sparkSession, renamed, fields + [(lab, StringType()) for lab in ls])
+    cond = None
+    for q, k in zip(keys, ks, strict=True):
+        term = df[q].eqNullSafe(table[k])
+        cond = term if cond is None else cond & term
+    out = df.join(table, cond, "left")
+    items = [F.col(ls[keys.index(c)]).alias(c) if c in keys else F.col(c) for c in df.columns]
+    released = out.select(*items).localCheckpoint(eager=True)
+    groups = released.groupBy(*keys, *by).agg(F.count(F.lit(1)).alias("n"))
+    return released, _frame(groups)
+
+
 def _masked(text: Any, op: Mask) -> Any:
     """`text` masked as `roles.polars.masked` does (``length`` counts
     characters)."""

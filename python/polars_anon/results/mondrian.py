@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon import _core
+from polars_anon import _core, engines
 from polars_anon._core import AnonError, ConfigError, CoreCriterion, MondrianOutcome
 from polars_anon.criteria.base import Criterion, specs
 from polars_anon.inputs.counts import FrequencySet
@@ -22,6 +22,7 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import recheck
 from polars_anon.release.guard import Guarded
+from polars_anon.release.partitioned import on_engine
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.roles.fates import fates
 from polars_anon.roles.polars import identify
@@ -191,7 +192,7 @@ class MondrianResult:
         data: Any = None,
         identifiers: Identifiers | None = None,
         insensitive: list[str] | None = None,
-    ) -> pl.LazyFrame:
+    ) -> Any:
         """The release: a LazyFrame of `data` (the table Mondrian read when
         None) whose quasi-identifiers are text: each record's partition's
         range (``[20-29]``, or the one value it holds), hierarchy node label,
@@ -199,11 +200,18 @@ class MondrianResult:
         on F0 before it is returned, and again each time it is collected (a
         source changed since is refused: `NotAnonymousError`). The other
         columns follow their roles (``identifiers``, ``insensitive``: those
-        given to `mondrian` unless given here)."""
+        given to `mondrian` unless given here).
+
+        A DuckDB relation or Spark DataFrame is released where it lives (a
+        relation, a DataFrame: a snapshot), by one null-safe join with its
+        distinct quasi-identifier combinations and their partitions' labels;
+        its groups are counted there and must be the ones checked on F0."""
         if identifiers is None and insensitive is None:
             roles = self.roles
         else:
             roles = roles_of(identifiers, insensitive)
+        if self.prep.engine in engines.PREFIXES:
+            return on_engine(self.prep, self.mapping, self.expected, data, roles)
         return self.guarded(data, roles).lazy()
 
     def guarded(self, data: Any = None, roles: Roles | None = None) -> Guarded:
@@ -214,12 +222,10 @@ class MondrianResult:
         prep = self.prep
         if prep.engine != "polars":
             raise ConfigError(
-                "Mondrian's release is built on Polars only, for now: "
-                + (
-                    "this was partitioned from a frequency set, which has no rows to release"
-                    if prep.engine == "counts"
-                    else f"collect the {prep.engine} table into Polars first"
-                )
+                "this was partitioned from a frequency set, which has no rows to release"
+                if prep.engine == "counts"
+                else f"a guarded Polars plan needs a Polars table: apply() releases the "
+                f"{prep.engine} table where it lives"
             )
         roles = self.roles if roles is None else roles
         lazy = prep.lazy if data is None else as_lazy(data)
