@@ -8,10 +8,8 @@
 //! the Python side casts other types to text first, as the engines do.
 
 use hmac::{Hmac, KeyInit, Mac};
-use polars_arrow::array::{Array, Utf8Array, Utf8ViewArray};
+use polars_arrow::array::{Array, MutableBinaryViewArray, Utf8Array, Utf8ViewArray};
 use polars_arrow::bitmap::Bitmap;
-use polars_arrow::datatypes::ArrowDataType;
-use polars_arrow::offset::OffsetsBuffer;
 use rayon::prelude::*;
 use sha2::Sha256;
 
@@ -60,16 +58,17 @@ impl Pseudonymizer {
         String::from_utf8(out).expect("hex digits")
     }
 
-    /// The pseudonyms of a column's chunk (nulls kept), as a `LargeUtf8`
-    /// array of fixed-width values, hashed on the pool.
-    pub fn column(&self, array: &dyn Array) -> Result<Box<dyn Array>> {
+    /// The pseudonyms of a column's chunk (nulls kept), hashed on the pool,
+    /// as `Utf8View` arrays of `CHUNK` rows: the type Polars holds text in, so
+    /// that handing them over copies nothing.
+    pub fn column(&self, array: &dyn Array) -> Result<Vec<Box<dyn Array>>> {
         let any = array.as_any();
         if let Some(a) = any.downcast_ref::<Utf8ViewArray>() {
-            Ok(self.fixed(a.len(), a.validity(), |i| a.value(i).as_bytes()))
+            Ok(self.views(a.len(), a.validity(), |i| a.value(i).as_bytes()))
         } else if let Some(a) = any.downcast_ref::<Utf8Array<i64>>() {
-            Ok(self.fixed(a.len(), a.validity(), |i| a.value(i).as_bytes()))
+            Ok(self.views(a.len(), a.validity(), |i| a.value(i).as_bytes()))
         } else if let Some(a) = any.downcast_ref::<Utf8Array<i32>>() {
-            Ok(self.fixed(a.len(), a.validity(), |i| a.value(i).as_bytes()))
+            Ok(self.views(a.len(), a.validity(), |i| a.value(i).as_bytes()))
         } else {
             Err(AnonError::Column(format!(
                 "pseudonyms are made of text, not of {:?} (cast the column to a string first)",
@@ -78,38 +77,31 @@ impl Pseudonymizer {
         }
     }
 
-    fn fixed<'a, F>(&self, rows: usize, validity: Option<&Bitmap>, value: F) -> Box<dyn Array>
+    fn views<'a, F>(&self, rows: usize, validity: Option<&Bitmap>, value: F) -> Vec<Box<dyn Array>>
     where
         F: Fn(usize) -> &'a [u8] + Sync,
     {
         let width = self.length;
-        let mut bytes = vec![0u8; rows * width];
-        bytes
-            .par_chunks_mut(CHUNK * width)
-            .enumerate()
-            .for_each(|(c, out)| {
-                for (j, slot) in out.chunks_exact_mut(width).enumerate() {
-                    let i = c * CHUNK + j;
+        let starts: Vec<usize> = (0..rows.max(1)).step_by(CHUNK).collect();
+        starts
+            .par_iter()
+            .map(|&start| {
+                let end = (start + CHUNK).min(rows);
+                let mut out = MutableBinaryViewArray::<str>::with_capacity(end - start);
+                let mut buf = [0u8; MAX_LENGTH];
+                for i in start..end {
                     if validity.is_none_or(|v| v.get_bit(i)) {
-                        self.write(value(i), slot);
+                        self.write(value(i), &mut buf[..width]);
+                        let text = std::str::from_utf8(&buf[..width]).expect("hex digits");
+                        out.push_value(text);
                     } else {
-                        slot.fill(b'0');
+                        out.push_null();
                     }
                 }
-            });
-        let offsets: Vec<i64> = (0..=rows).map(|i| (i * width) as i64).collect();
-        // SAFETY: offsets start at 0, grow by `width` and end at bytes.len()
-        let offsets = unsafe { OffsetsBuffer::<i64>::new_unchecked(offsets.into()) };
-        debug_assert_eq!(*offsets.last() as usize, bytes.len());
-        // SAFETY: every value is ASCII hex (or zeros under a null)
-        Box::new(unsafe {
-            Utf8Array::<i64>::new_unchecked(
-                ArrowDataType::LargeUtf8,
-                offsets,
-                bytes.into(),
-                validity.cloned(),
-            )
-        })
+                let done: Utf8ViewArray = out.freeze();
+                done.boxed()
+            })
+            .collect()
     }
 }
 
@@ -149,15 +141,23 @@ mod tests {
         let view = Utf8ViewArray::from_slice(&values);
         let large = Utf8Array::<i64>::from(&values);
         for array in [view.boxed(), large.boxed()] {
-            let out = p.column(array.as_ref()).unwrap();
-            let out = out.as_any().downcast_ref::<Utf8Array<i64>>().unwrap();
-            for (i, v) in values.iter().enumerate() {
-                match v {
-                    None => assert!(out.is_null(i)),
-                    Some(v) => assert_eq!(out.value(i), p.of(v.as_bytes())),
+            let chunks = p.column(array.as_ref()).unwrap();
+            assert_eq!(chunks.len(), values.len().div_ceil(CHUNK));
+            let mut i = 0;
+            for chunk in chunks {
+                let out = chunk.as_any().downcast_ref::<Utf8ViewArray>().unwrap();
+                for j in 0..out.len() {
+                    match &values[i] {
+                        None => assert!(out.is_null(j)),
+                        Some(v) => assert_eq!(out.value(j), p.of(v.as_bytes())),
+                    }
+                    i += 1;
                 }
             }
+            assert_eq!(i, values.len());
         }
+        let empty = Utf8ViewArray::from_slice::<&str, _>(&[]);
+        assert_eq!(p.column(&empty).unwrap().len(), 1);
         assert!(Pseudonymizer::new(b"k", 0).is_err());
         assert!(Pseudonymizer::new(b"k", 65).is_err());
         let ints = polars_arrow::array::PrimitiveArray::<i64>::from_slice([1, 2]);

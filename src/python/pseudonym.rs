@@ -46,6 +46,7 @@ pub fn pseudonyms(
                 .iter()
                 .map(|c| p.column(c.as_ref()))
                 .collect::<Result<Vec<_>, _>>()
+                .map(|parts| parts.into_iter().flatten().collect::<Vec<_>>())
         })
         .map_err(to_py)?;
     Ok(PyArrowColumn(Mutex::new(Some(out))))
@@ -64,14 +65,14 @@ impl PyArrowColumn {
         py: Python<'py>,
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema; // one type only: large UTF-8 text
+        let _ = requested_schema; // one type only: UTF-8 text views
         let chunks = self
             .0
             .lock()
             .map_err(|_| PyValueError::new_err("the column's lock is poisoned"))?
             .take()
             .ok_or_else(|| PyValueError::new_err("this column was already exported"))?;
-        let field = Field::new("pseudonym".into(), ArrowDataType::LargeUtf8, true);
+        let field = Field::new("pseudonym".into(), ArrowDataType::Utf8View, true);
         let stream = export_iterator(Box::new(chunks.into_iter().map(Ok)), field);
         PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
     }
