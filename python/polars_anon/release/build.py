@@ -208,6 +208,15 @@ def _on_engine(
     released, groups = module.release(
         prep.source, qis, mappings, [lvl > 0 for lvl in levels], drop, prep.sensitive
     )
+    same_groups(prep.engine, groups, by, count, expected)
+    return released
+
+
+def same_groups(
+    engine: str, groups: pl.DataFrame, by: list[str], count: str, expected: pl.DataFrame
+) -> None:
+    """The groups an engine counted in its release (``n`` by `by`) are the
+    checked ones, or the release is refused."""
     got = (
         groups.select([text(pl.col(c)) for c in by] + [pl.col("n").cast(pl.UInt32).alias(count)])
         .group_by(by)
@@ -216,12 +225,11 @@ def _on_engine(
     )
     if not got.equals(expected.sort(by)):
         raise NotAnonymousError(
-            f"the release {prep.engine} built does not have the groups that were checked "
+            f"the release {engine} built does not have the groups that were checked "
             f"({got.height} groups of {int(got.get_column(count).sum())} rows, expected "
             f"{expected.height} of {int(expected.get_column(count).sum())}): the source "
             "changed or the engine differs; refusing to release it"
         )
-    return released
 
 
 def _labels(prep: Prepared, levels: list[int], codes: list[list[int]]) -> pl.DataFrame:

@@ -16,6 +16,7 @@ from polars_anon import engines
 from polars_anon._core import AnonError, ConfigError, NotAnonymousError
 from polars_anon.inputs.nulls import text
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.release.build import same_groups
 from polars_anon.roles.resolve import resolve
 from polars_anon.roles.spec import Roles
 
@@ -76,17 +77,5 @@ def on_engine(
             f"the release {where} built holds records whose quasi-identifiers are in none of "
             "the partitions: the source changed since it was partitioned; refusing to release it"
         )
-    got = (
-        groups.select([text(pl.col(c)) for c in by] + [pl.col("n").cast(pl.UInt32).alias(count)])
-        .group_by(by)
-        .agg(pl.col(count).sum())
-        .sort(by)
-    )
-    if not got.equals(expected.sort(by)):
-        raise NotAnonymousError(
-            f"the release {where} built does not have the groups that were checked "
-            f"({got.height} groups of {int(got.get_column(count).sum())} rows, expected "
-            f"{expected.height} of {int(expected.get_column(count).sum())}): the source "
-            "changed or the engine differs; refusing to release it"
-        )
+    same_groups(where, groups, by, count, expected)
     return module.identify(released, resolved.ops)
