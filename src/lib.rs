@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod criteria;
+pub mod dp;
 pub mod error;
 pub mod freq;
 mod hash;

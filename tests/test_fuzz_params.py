@@ -23,6 +23,8 @@ import polars_anon as pa
 QIS = ["Birthdate", "Sex", "Zipcode"]
 DF, HS = pa.datasets.patients()[0].collect(), pa.datasets.patients()[1]
 RESULT = pa.search(DF, QIS, HS, k=2, progress=False)
+# SafePub's k (59 at epsilon 1) needs a larger table than the patients'
+ADULT, ADULT_HS = pa.datasets.adult()[0].head(2000).collect(), pa.datasets.adult()[1]
 
 BAD: list[Any] = [
     None,
@@ -233,6 +235,24 @@ CALLS: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             "insensitive": None,
         },
     ),
+    "differential_privacy": (
+        pa.differential_privacy,
+        {
+            "data": ADULT,
+            "quasi_identifiers": ["age", "sex", "race"],
+            "hierarchies": ADULT_HS,
+            "epsilon": 1.0,
+            "delta": 1e-5,
+            "seed": 1,
+            "steps": 5,
+            "metric": "loss",
+            "search_share": 0.1,
+            "generalization": None,
+            "final": "best",
+            "nulls": "error",
+        },
+    ),
+    "dp_parameters": (pa.dp_parameters, {"epsilon": 1.0, "delta": 1e-5}),
 }
 PARAMS = [(name, p) for name, (_, kw) in CALLS.items() for p in kw]
 
@@ -250,7 +270,7 @@ def words(value: Any) -> list[str]:
 def released(out: Any) -> pl.DataFrame | None:
     if isinstance(out, pl.LazyFrame):
         return out.collect()
-    if isinstance(out, pa.MondrianResult):
+    if isinstance(out, pa.MondrianResult | pa.DPResult):
         return out.apply().collect()
     if isinstance(out, pa.SearchResult):
         return out.apply().collect() if out.anonymous.height else None
@@ -284,6 +304,7 @@ def test_every_parameter_refused_clearly_or_confirmed(
         frame = released(out)
         if frame is not None:
             k = kwargs.get("k", RESULT.k if name == "apply" else None)
+            k = out.k if isinstance(out, pa.DPResult) else k
             confirm(frame, k, kwargs.get("quasi_identifiers"))
     except pa.AnonError as e:
         msg = str(e)
@@ -322,9 +343,11 @@ def test_odd_tables_refused_clearly_or_confirmed(
         kwargs = {**kwargs, "data": data}
     capfd.readouterr()
     try:
-        frame = released(fn(**kwargs))
+        out = fn(**kwargs)
+        frame = released(out)
         if frame is not None:
             k = kwargs.get("k", RESULT.k if name == "apply" else None)
+            k = out.k if isinstance(out, pa.DPResult) else k
             confirm(frame, k, kwargs.get("quasi_identifiers"))
     except pa.AnonError as e:
         msg = str(e)

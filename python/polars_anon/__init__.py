@@ -49,11 +49,14 @@ from polars_anon.roles.spec import Mask, Pseudonym
 if TYPE_CHECKING:
     from polars_anon import datasets, hierarchy
     from polars_anon.api.counts import frequency_set
+    from polars_anon.api.dp import differential_privacy
     from polars_anon.api.local import local_recoding
     from polars_anon.api.mondrian import mondrian
     from polars_anon.api.risk import risk
+    from polars_anon.dp.parameters import dp_parameters
     from polars_anon.jobs.job import Job, JobRun, MondrianRun
     from polars_anon.reports.risk import RiskReport
+    from polars_anon.results.dp import DPResult
     from polars_anon.results.local import LocalRecoding
     from polars_anon.results.mondrian import MondrianResult
     from polars_anon.results.mu_argus import MuArgusResult
@@ -83,6 +86,9 @@ _LAZY = {
     "classification": "polars_anon.utility.classification",
     "ClassificationReport": "polars_anon.utility.classification_report",
     "QualityReport": "polars_anon.utility.report",
+    "differential_privacy": "polars_anon.api.dp",
+    "dp_parameters": "polars_anon.dp.parameters",
+    "DPResult": "polars_anon.results.dp",
 }
 
 # pickles of earlier releases name the modules of that layout
@@ -110,6 +116,7 @@ __all__ = [
     "ClassificationReport",
     "ConfigError",
     "Criterion",
+    "DPResult",
     "DeltaDisclosure",
     "DistinctLDiversity",
     "EntropyLDiversity",
@@ -141,6 +148,8 @@ __all__ = [
     "check",
     "classification",
     "datasets",
+    "differential_privacy",
+    "dp_parameters",
     "frequency_set",
     "generalize",
     "hierarchy",

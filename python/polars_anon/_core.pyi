@@ -28,6 +28,8 @@ __all__ = [
     "localpk",
     "mondrian",
     "pseudonyms",
+    "sampled",
+    "uniforms",
 ]
 
 __version__: str
@@ -365,3 +367,5 @@ class ArrowColumn:
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
 
 def pseudonyms(key: bytes, column: object, length: int) -> ArrowColumn: ...
+def sampled(key: bytes, index: object, beta: float) -> ArrowColumn: ...
+def uniforms(key: bytes, start: int, n: int) -> list[float]: ...

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 mod arrow;
 mod criteria;
+mod dp;
 mod error;
 mod hierarchy;
 mod local;
@@ -31,6 +32,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mondrian::PyMondrianOutcome>()?;
     m.add_function(wrap_pyfunction!(risk::assess_risk, m)?)?;
     m.add_function(wrap_pyfunction!(pseudonym::pseudonyms, m)?)?;
+    m.add_function(wrap_pyfunction!(dp::sampled, m)?)?;
+    m.add_function(wrap_pyfunction!(dp::uniforms, m)?)?;
     m.add_class::<pseudonym::PyArrowColumn>()?;
     m.add_class::<risk::PyRiskFigures>()?;
     m.add_class::<hierarchy::PyHierarchy>()?;

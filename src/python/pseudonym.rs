@@ -49,12 +49,31 @@ pub fn pseudonyms(
                 .map(|parts| parts.into_iter().flatten().collect::<Vec<_>>())
         })
         .map_err(to_py)?;
-    Ok(PyArrowColumn(Mutex::new(Some(out))))
+    Ok(PyArrowColumn::new(
+        "pseudonym",
+        ArrowDataType::Utf8View,
+        out,
+    ))
 }
 
-/// Arrays handed to Python once, through the Arrow C stream interface.
+/// Arrays of one type handed to Python once, through the Arrow C stream
+/// interface.
 #[pyclass(name = "ArrowColumn", module = "polars_anon._core", frozen)]
-pub struct PyArrowColumn(Mutex<Option<Vec<Box<dyn Array>>>>);
+pub struct PyArrowColumn {
+    name: &'static str,
+    dtype: ArrowDataType,
+    chunks: Mutex<Option<Vec<Box<dyn Array>>>>,
+}
+
+impl PyArrowColumn {
+    pub fn new(name: &'static str, dtype: ArrowDataType, chunks: Vec<Box<dyn Array>>) -> Self {
+        PyArrowColumn {
+            name,
+            dtype,
+            chunks: Mutex::new(Some(chunks)),
+        }
+    }
+}
 
 #[pymethods]
 impl PyArrowColumn {
@@ -65,14 +84,14 @@ impl PyArrowColumn {
         py: Python<'py>,
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema; // one type only: UTF-8 text views
+        let _ = requested_schema; // one type only, the column's
         let chunks = self
-            .0
+            .chunks
             .lock()
             .map_err(|_| PyValueError::new_err("the column's lock is poisoned"))?
             .take()
             .ok_or_else(|| PyValueError::new_err("this column was already exported"))?;
-        let field = Field::new("pseudonym".into(), ArrowDataType::Utf8View, true);
+        let field = Field::new(self.name.into(), self.dtype.clone(), true);
         let stream = export_iterator(Box::new(chunks.into_iter().map(Ok)), field);
         PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
     }

@@ -1,0 +1,70 @@
+//! The keyed randomness of a differentially private release (`crate::dp`):
+//! which rows of a batch are sampled, and the exponential mechanism's
+//! uniform draws.
+
+use polars_arrow::array::{Array, BooleanArray, PrimitiveArray};
+use polars_arrow::datatypes::ArrowDataType;
+use polars_arrow::ffi::ArrowArrayStreamReader;
+use pyo3::prelude::*;
+
+use super::arrow::stream;
+use super::error::to_py;
+use super::pseudonym::PyArrowColumn;
+use crate::dp::{Keystream, MECHANISM};
+use crate::error::AnonError;
+
+/// Whether each row of `index` (a column of row numbers, UInt64, no nulls)
+/// is in the sample that `key` draws with probability `beta`, as a Boolean
+/// column exporting an Arrow stream.
+#[pyfunction]
+pub fn sampled(
+    py: Python<'_>,
+    key: &[u8],
+    index: &Bound<'_, PyAny>,
+    beta: f64,
+) -> PyResult<PyArrowColumn> {
+    let mut keys = Keystream::new(key).map_err(to_py)?;
+    let input = stream(index)?;
+    // SAFETY: a stream its producer exported under the C stream interface
+    let mut reader = unsafe { ArrowArrayStreamReader::try_new(input) }.map_err(|e| {
+        to_py(AnonError::Column(format!(
+            "could not read the row numbers: {e}"
+        )))
+    })?;
+    let mut chunks: Vec<Box<dyn Array>> = Vec::new();
+    // SAFETY: the reader's stream is valid until it is dropped here
+    while let Some(chunk) = unsafe { reader.next() } {
+        let chunk = chunk.map_err(|e| {
+            to_py(AnonError::Column(format!(
+                "could not read the row numbers: {e}"
+            )))
+        })?;
+        let rows = chunk
+            .as_any()
+            .downcast_ref::<PrimitiveArray<u64>>()
+            .filter(|a| a.null_count() == 0)
+            .ok_or_else(|| {
+                to_py(AnonError::Column(format!(
+                    "row numbers are UInt64 without nulls, not {:?}",
+                    chunk.dtype()
+                )))
+            })?;
+        let kept = py
+            .detach(|| keys.sampled(rows.values().iter().copied(), beta))
+            .map_err(to_py)?;
+        chunks.push(Box::new(BooleanArray::from_slice(kept)));
+    }
+    Ok(PyArrowColumn::new(
+        "sampled",
+        ArrowDataType::Boolean,
+        chunks,
+    ))
+}
+
+/// `n` uniform numbers in [0, 1) from word `start` on of the key's
+/// mechanism stream.
+#[pyfunction]
+pub fn uniforms(key: &[u8], start: u64, n: usize) -> PyResult<Vec<f64>> {
+    let mut keys = Keystream::new(key).map_err(to_py)?;
+    Ok(keys.uniforms(MECHANISM, start, n))
+}
