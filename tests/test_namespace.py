@@ -20,6 +20,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "local_recoding": pa.local_recoding,
     "mondrian": pa.mondrian,
     "risk": pa.risk,
+    "differential_privacy": pa.differential_privacy,
 }
 
 

@@ -4,7 +4,7 @@ same parameters (a test compares the signatures)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
@@ -22,6 +22,7 @@ from polars_anon.roles.spec import Identifiers
 
 if TYPE_CHECKING:
     from polars_anon.reports.risk import RiskReport
+    from polars_anon.results.dp import DPResult
     from polars_anon.results.local import LocalRecoding
     from polars_anon.results.mondrian import MondrianResult
 
@@ -270,6 +271,40 @@ class _Anon:
             numeric=numeric,
             identifiers=identifiers,
             insensitive=insensitive,
+        )
+
+    def differential_privacy(
+        self,
+        quasi_identifiers: Sequence[str],
+        hierarchies: Hierarchies,
+        epsilon: float,
+        delta: float,
+        seed: int | None = None,
+        *,
+        steps: int = 300,
+        metric: str = "loss",
+        search_share: float = 0.1,
+        generalization: Mapping[str, int] | None = None,
+        final: str = "best",
+        nulls: Nulls = "error",
+    ) -> DPResult:
+        """See `polars_anon.differential_privacy`."""
+        # imported on first use, as `polars_anon.differential_privacy` is
+        from polars_anon.api.dp import differential_privacy
+
+        return differential_privacy(
+            self._frame,
+            quasi_identifiers,
+            hierarchies,
+            epsilon,
+            delta,
+            seed,
+            steps=steps,
+            metric=metric,
+            search_share=search_share,
+            generalization=generalization,
+            final=final,
+            nulls=nulls,
         )
 
 
