@@ -25,6 +25,7 @@ __all__ = [
     "SearchTooLargeError",
     "__version__",
     "assess_risk",
+    "dp_scores",
     "localpk",
     "mondrian",
     "pseudonyms",
@@ -369,3 +370,6 @@ class ArrowColumn:
 def pseudonyms(key: bytes, column: object, length: int) -> ArrowColumn: ...
 def sampled(key: bytes, index: object, beta: float) -> ArrowColumn: ...
 def uniforms(key: bytes, start: int, n: int) -> list[float]: ...
+def dp_scores(
+    problem: Problem, nodes: list[list[int]], k: int, metric: str, unsampled: int
+) -> list[float]: ...

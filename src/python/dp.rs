@@ -1,6 +1,5 @@
-//! The keyed randomness of a differentially private release (`crate::dp`):
-//! which rows of a batch are sampled, and the exponential mechanism's
-//! uniform draws.
+//! SafePub's core (`crate::dp`): which rows of a batch are sampled, the
+//! exponential mechanism's uniform draws, and the nodes' scores.
 
 use polars_arrow::array::{Array, BooleanArray, PrimitiveArray};
 use polars_arrow::datatypes::ArrowDataType;
@@ -8,9 +7,10 @@ use polars_arrow::ffi::ArrowArrayStreamReader;
 use pyo3::prelude::*;
 
 use super::arrow::stream;
-use super::error::to_py;
+use super::error::{run, to_py};
+use super::problem::PyProblem;
 use super::pseudonym::PyArrowColumn;
-use crate::dp::{Keystream, MECHANISM};
+use crate::dp::{score_nodes, Keystream, Score, MECHANISM};
 use crate::error::AnonError;
 
 /// Whether each row of `index` (a column of row numbers, UInt64, no nulls)
@@ -67,4 +67,22 @@ pub fn sampled(
 pub fn uniforms(key: &[u8], start: u64, n: usize) -> PyResult<Vec<f64>> {
     let mut keys = Keystream::new(key).map_err(to_py)?;
     Ok(keys.uniforms(MECHANISM, start, n))
+}
+
+/// SafePub's scores of `nodes` of `problem` (its F0 the sample's), each
+/// divided by the metric's sensitivity; `unsampled` records of the table
+/// count as suppressed.
+#[pyfunction]
+pub fn dp_scores(
+    py: Python<'_>,
+    problem: PyRef<'_, PyProblem>,
+    nodes: Vec<Vec<u32>>,
+    k: u64,
+    metric: &str,
+    unsampled: u64,
+) -> PyResult<Vec<f64>> {
+    let score: Score = metric.parse().map_err(to_py)?;
+    let nodes = problem.nodes_u8(nodes)?;
+    let inner = &problem.inner;
+    run(py, || score_nodes(inner, &nodes, k, score, unsampled))
 }

@@ -36,7 +36,7 @@ impl PyProblem {
         };
         Checker::new(&self.inner, model, engine).map_err(to_py)
     }
-    fn nodes_u8(&self, nodes: Vec<Vec<u32>>) -> PyResult<Vec<Vec<u8>>> {
+    pub(super) fn nodes_u8(&self, nodes: Vec<Vec<u32>>) -> PyResult<Vec<Vec<u8>>> {
         nodes.into_iter().map(|n| self.levels_u8(n)).collect()
     }
     /// The answer's columns for evaluated nodes (`evaluated[i]` of `nodes[i]`).

@@ -147,7 +147,7 @@ def differential_privacy(
         scorer = Scorer(prep, k, metric, unsampled)
         path = walk(
             prep.problem.heights,
-            lambda nodes: [scorer.score(n) for n in nodes],
+            scorer.scores,
             n_steps,
             eps_search,
             Draws(key),
