@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from polars_anon.api.mondrian import mondrian
     from polars_anon.api.risk import risk
     from polars_anon.dp.parameters import dp_parameters
+    from polars_anon.jobs.dp import DPRun
     from polars_anon.jobs.job import Job, JobRun, MondrianRun
     from polars_anon.reports.risk import RiskReport
     from polars_anon.results.dp import DPResult
@@ -76,6 +77,7 @@ _LAZY = {
     "Job": "polars_anon.jobs.job",
     "JobRun": "polars_anon.jobs.job",
     "MondrianRun": "polars_anon.jobs.job",
+    "DPRun": "polars_anon.jobs.dp",
     "risk": "polars_anon.api.risk",
     "RiskReport": "polars_anon.reports.risk",
     "local_recoding": "polars_anon.api.local",
@@ -117,6 +119,7 @@ __all__ = [
     "ConfigError",
     "Criterion",
     "DPResult",
+    "DPRun",
     "DeltaDisclosure",
     "DistinctLDiversity",
     "EntropyLDiversity",

@@ -2,8 +2,10 @@
 
 Subcommands: ``check`` (is a table k-anonymous at given levels?), ``search``
 (every anonymous generalization, and the preferred one), ``anonymize`` (search,
-or partition by Mondrian with ``--algorithm mondrian``, and write the release,
-with its resolved job file beside it; or run a job file with ``--config``),
+or partition by Mondrian with ``--algorithm mondrian``, or release it
+(epsilon, delta)-differentially private by SafePub with ``--epsilon E --delta
+D``, and write the release, with its resolved job file beside it; or run a
+job file with ``--config``),
 ``risk`` (re-identification risk), ``hierarchy build`` (a hierarchy from a
 column's values) and ``adult`` (the whole job on the bundled Adult data).
 Errors are one line on stderr with exit code 2.
@@ -26,6 +28,7 @@ from pathlib import Path
 from polars_anon import hierarchy
 from polars_anon._core import AnonError
 from polars_anon.cli import commands
+from polars_anon.cli.dp import dp_options
 from polars_anon.cli.options import (
     Parser,
     builder_option,
@@ -76,12 +79,15 @@ def parser() -> argparse.ArgumentParser:
         "(<out>.job.toml); with --config, run a job file (its recorded levels, if any, "
         "are applied and re-checked instead of searching). --algorithm mondrian "
         "partitions the table by Mondrian instead (a run of its job file partitions "
-        "its input again).",
+        "its input again); --epsilon E --delta D releases it differentially private by "
+        "SafePub (the quasi-identifiers only; a run of its job file releases its input "
+        "again).",
     )
     data_options(p, data_required=False)
     model_options(p)
     roles_options(p)
     search_options(p, mondrian=True)
+    dp_options(p)
     p.add_argument("--config", type=Path, default=None, help="a job file (TOML)")
     p.add_argument("--out", type=Path, default=None, help="the release: .csv or .parquet")
     p.set_defaults(run=commands.anonymize_command)

@@ -14,6 +14,7 @@ from polars_anon._core import AnonError, ConfigError
 from polars_anon.api.check import check
 from polars_anon.api.risk import risk
 from polars_anon.api.search import search
+from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
     criteria_of,
     hierarchies,
@@ -23,6 +24,7 @@ from polars_anon.cli.options import (
     sources,
 )
 from polars_anon.jobs.criteria import criterion_spec
+from polars_anon.jobs.dp import DPRun
 from polars_anon.jobs.job import Job, JobRun, MondrianRun
 from polars_anon.jobs.sources import distinct_values, folder_sources
 from polars_anon.jobs.tables import read_table, write_table
@@ -91,8 +93,12 @@ def risk_command(args: argparse.Namespace) -> int:
 
 def anonymize_command(args: argparse.Namespace) -> int:
     roles = roles_from(args)
+    # --epsilon: SafePub (None without it); what does not go with it refused
+    privacy = privacy_of(args)
     if args.config is not None:
         job = Job.from_toml(args.config)
+        if job.privacy is not None:
+            refuse_roles(args)
         if args.data is not None:
             job.input = args.data
         if args.out is not None:
@@ -109,7 +115,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
         job = Job(
             input=args.data,
             quasi_identifiers=qis_of(args),
-            k=args.k,
+            k=None if privacy else args.k,
             output=args.out,
             hierarchies=sources(args),
             max_suppression=args.max_suppression,
@@ -123,6 +129,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
             engine=args.engine,
             roles=roles,
             numeric=args.numeric,
+            privacy=privacy,
         )
     if job.numeric is not None and job.algorithm != "mondrian":
         raise ConfigError("--numeric is for --algorithm mondrian only")
@@ -135,7 +142,12 @@ def anonymize_command(args: argparse.Namespace) -> int:
             raise
         raise ConfigError(f"{e}. {ROLES_HINT}") from None
     took = time.perf_counter() - t0
-    if isinstance(run, MondrianRun):
+    rows: int | None
+    if isinstance(run, DPRun):
+        # the report says how many records were sampled and suppressed
+        print(run.result)
+        rows = None
+    elif isinstance(run, MondrianRun):
         # the partition is not recorded: every run partitions its input again
         print(run.result)
         rows = run.result.prep.rows
@@ -144,7 +156,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
         print(f"levels ({how}): {run.levels}")
         print(run.report)
         rows = run.report.rows
-    print(f"wrote {run.rows_released} of {rows} rows to {job.output} in {took:.2f} s")
+    of = "" if rows is None else f" of {rows}"
+    print(f"wrote {run.rows_released}{of} rows to {job.output} in {took:.2f} s")
     print(f"wrote the resolved job to {run.job_file}")
     return 0
 

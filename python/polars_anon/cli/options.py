@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -55,6 +56,28 @@ def numbers(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(
             f"expected numbers separated by commas, got {text!r}"
         ) from None
+
+
+class Given(argparse.Action):
+    """Stores the option's value as argparse's default action does, and
+    notes that it was given (`given`): ``--k 5`` is told apart from no
+    --k, whose default is 5 too."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.given_options = given(namespace) | {self.option_strings[0]}
+
+
+def given(args: argparse.Namespace) -> set[str]:
+    """The options given on the command line among those stored by `Given`
+    (each by its first name: ``--preference`` for ``--criterion``)."""
+    return set(getattr(args, "given_options", ()))
 
 
 class Parser(argparse.ArgumentParser):
@@ -232,11 +255,12 @@ def identifiers_arg(roles: Roles) -> dict[str, Pseudonym | Mask | None]:
 
 
 def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
-    p.add_argument("--k", type=int, default=5, help="every group at least this large")
+    p.add_argument("--k", type=int, default=5, action=Given, help="every group at least this large")
     p.add_argument(
         "--max-suppression",
         type=suppression_arg,
         default=0,
+        action=Given,
         help="tuples that may be suppressed: a count (300) or a fraction (0.01, 1e-2, 1%%)",
     )
     if not criteria:
@@ -259,7 +283,7 @@ def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
     """The search's options; `mondrian`: also Mondrian's recoding (anonymize)."""
     choices = [*VARIANTS, "mondrian"] if mondrian else list(VARIANTS)
     what = "the search, or mondrian (multidimensional recoding)" if mondrian else "the search"
-    p.add_argument("--algorithm", default="incognito", choices=choices, help=what)
+    p.add_argument("--algorithm", default="incognito", choices=choices, action=Given, help=what)
     p.add_argument(
         "--variant", default=None, help="the algorithm's variant (None: the algorithm's default)"
     )
@@ -288,6 +312,7 @@ def preference(p: argparse.ArgumentParser) -> None:
         "--criterion",
         choices=CRITERIA,
         default="min_loss",
+        action=Given,
         help="how the released generalization is chosen",
     )
 

@@ -48,6 +48,9 @@ job records the number of partitions and the loss, not the partition: a run
 of it re-runs the deterministic split on its input and re-checks the release
 (see `jobs.mondrian`).
 
+With a ``[privacy]`` table (epsilon and delta instead of k) the job releases
+the table (epsilon, delta)-differentially private by SafePub (`jobs.dp`).
+
 A column with no role is released as it is, unless it would identify
 records on its own: then the run is refused, naming it. A key is never
 written in a job file (its entry says where the key is kept: key_env or
@@ -56,7 +59,8 @@ resolved job records the roles and, in ``[result.columns]``, what became of
 every column (``column = "role: released_as"``).
 
 The job's parts: `tables` (reading and writing), `sources` (hierarchies),
-`criteria` (the models), `columns` (the roles), `toml` (the file).
+`criteria` (the models), `columns` (the roles), `toml` (the file), `mondrian`
+and `dp` (the other algorithms).
 """
 
 from __future__ import annotations
@@ -74,7 +78,7 @@ from polars_anon.api.search import mu_argus_prepared, searched
 from polars_anon.criteria.base import sensitive_of
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.params import suppression
-from polars_anon.jobs import mondrian
+from polars_anon.jobs import dp, mondrian
 from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
 from polars_anon.jobs.sources import resolve_hierarchies
@@ -90,6 +94,9 @@ from polars_anon.results.mondrian import MondrianResult
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.spec import Roles
 
+# a job file's tables
+TABLES = ("input", "model", "hierarchies", "columns", "search", "privacy", "output", "result")
+
 
 @dataclass
 class Job:
@@ -97,7 +104,8 @@ class Job:
 
     input: Path
     quasi_identifiers: list[str]
-    k: int
+    # None with privacy (k is derived from epsilon and delta)
+    k: int | None
     output: Path
     hierarchies: dict[str, dict[str, Any]] = field(default_factory=dict)
     max_suppression: int | float = 0
@@ -118,6 +126,8 @@ class Job:
     # as numbers (None: every integer or float one)
     mode: str = "strict"
     numeric: list[str] | None = None
+    # (epsilon, delta)-differential privacy by SafePub instead of k (`jobs.dp`)
+    privacy: dp.Privacy | None = None
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Job:
@@ -133,7 +143,7 @@ class Job:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any], base: Path = Path()) -> Job:
-        known = {"input", "model", "hierarchies", "columns", "search", "output", "result"}
+        known = set(TABLES)
         unknown = sorted(set(doc) - known)
         if unknown:
             raise ConfigError(f"job file: unknown table(s) {unknown}; expected {sorted(known)}")
@@ -169,13 +179,14 @@ class Job:
                 f"job file: unknown preference {preference!r}; expected one of {CRITERIA}"
             )
         mondrian.refuse_keys(search)
+        privacy = dp.privacy_from_doc(doc)
         return cls(
             input=base / need(inp, "input", "path"),
             separator=inp.get("separator", ","),
             encoding=inp.get("encoding", "utf8"),
             engine=inp.get("engine", "polars"),
             quasi_identifiers=list(need(model, "model", "quasi_identifiers")),
-            k=need(model, "model", "k"),
+            k=None if privacy else need(model, "model", "k"),
             max_suppression=suppression(model.get("max_suppression", 0)),
             criteria=list(model.get("criteria", [])),
             hierarchies=hierarchies,
@@ -186,24 +197,33 @@ class Job:
             mode=search.get("mode", "strict"),
             numeric=list(search["numeric"]) if "numeric" in search else None,
             output=base / need(out, "output", "path"),
-            levels=dict(result["levels"]) if "levels" in result else None,
+            levels=dict(result["levels"]) if "levels" in result and not privacy else None,
             roles=roles_from_doc(table("columns"), base),
+            privacy=privacy,
         )
 
     def resolve_hierarchies(self, data: pl.LazyFrame) -> dict[str, Hierarchy]:
         """Each hierarchy read from its file or built from the data's column."""
         return resolve_hierarchies(self.hierarchies, data)
 
-    def run(self, write_job: bool = True, progress: bool = False) -> JobRun | MondrianRun:
+    def run(
+        self, write_job: bool = True, progress: bool = False
+    ) -> JobRun | MondrianRun | dp.DPRun:
         """Read, search (or apply the recorded levels), write the release and
         the resolved job beside it (``<output>.job.toml``). The table is
         prepared once: the search, the release and its report read it. With
-        algorithm="mondrian": partitioned, a `MondrianRun`."""
+        algorithm="mondrian": partitioned, a `MondrianRun`; with privacy:
+        released by SafePub, a `DPRun`."""
         if write_job:
             # a key given in code cannot be saved: refused before any work
             roles_to_doc(self.roles, str)
+        if self.privacy is not None:
+            return dp.run(self, self.privacy, write_job)
+        k = self.k
+        if k is None:
+            raise ConfigError("the job needs k (or privacy, for differential privacy)")
         if self.algorithm == mondrian.ALGORITHM:
-            return self._mondrian(write_job)
+            return self._mondrian(k, write_job)
         data = read_table(self.input, self.separator, self.encoding, self.engine)
         hs = self.resolve_hierarchies(data)
         criteria = [criterion(c) for c in self.criteria]
@@ -219,18 +239,18 @@ class Job:
         # model, as a search and a release group it (Datafly's path and
         # mu-Argus start at the leaves)
         raw = searching and self.algorithm in ("datafly", "mu_argus")
-        floors = None if raw else (self.k, self.max_suppression)
+        floors = None if raw else (k, self.max_suppression)
         if searching and self.algorithm == "mu_argus" and (self.variant is not None or criteria):
             raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
         prep = prepare(data, qis, hs, sensitive_of(criteria), floors_for=floors)
         if searching:
             result: SearchResult
             if self.algorithm == "mu_argus":
-                result = mu_argus_prepared(prep, self.k, self.max_suppression)
+                result = mu_argus_prepared(prep, k, self.max_suppression)
             else:
                 result = searched(
                     prep,
-                    self.k,
+                    k,
                     self.max_suppression,
                     self.algorithm,
                     self.variant,
@@ -242,8 +262,8 @@ class Job:
         else:
             levels = dict(self.levels or {})
         lv = prep.levels(levels)
-        release = guarded(prep, lv, self.k, self.max_suppression, criteria, self.roles)
-        report = check_prepared(prep, self.k, levels, self.max_suppression, criteria, self.roles)
+        release = guarded(prep, lv, k, self.max_suppression, criteria, self.roles)
+        report = check_prepared(prep, k, levels, self.max_suppression, criteria, self.roles)
         target(self.output)
         if isinstance(release, Guarded):
             # on Polars: streamed, and proven on the file it writes
@@ -261,7 +281,7 @@ class Job:
             run.job_file.write_text(run.resolved_toml(), encoding="utf8")
         return run
 
-    def _mondrian(self, write_job: bool) -> MondrianRun:
+    def _mondrian(self, k: int, write_job: bool) -> MondrianRun:
         """The job run by Mondrian (`jobs.mondrian`)."""
         args = (self.max_suppression, self.variant, self.time_limit, self.levels)
         mondrian.refuse_unused(self.engine, *args)
@@ -269,7 +289,7 @@ class Job:
         result, release = mondrian.release(
             data,
             self.quasi_identifiers,
-            self.k,
+            k,
             self.resolve_hierarchies(data),
             [criterion(c) for c in self.criteria],
             self.mode,
@@ -333,6 +353,8 @@ class Job:
         columns = roles_to_doc(self.roles, rel)
         if columns:
             doc["columns"] = columns
+        if self.privacy is not None:
+            dp.job_doc(doc, self.privacy)
         return doc
 
 

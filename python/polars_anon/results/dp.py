@@ -131,21 +131,25 @@ class DPResult:
         written; returns the path."""
         return self._sink(path, "parquet", partition_rows)
 
-    def sink_csv(self, path: str | Path) -> Path:
-        """`sink_parquet` to a CSV file."""
-        return self._sink(path, "csv")
+    def sink_csv(self, path: str | Path, *, separator: str = ",") -> Path:
+        """`sink_parquet` to a CSV file, its fields separated by ``separator``."""
+        return self._sink(path, "csv", separator=separator)
 
     def sink_ipc(self, path: str | Path) -> Path:
         """`sink_parquet` to an Arrow IPC (Feather) file."""
         return self._sink(path, "ipc")
 
-    def _sink(self, path: str | Path, fmt: str, partition_rows: int | None = None) -> Path:
+    def _sink(
+        self, path: str | Path, fmt: str, partition_rows: int | None = None, separator: str = ","
+    ) -> Path:
         parts = fmt == "parquet" and is_folder(path, partition_rows)
         kind = destination(path, partition_rows) if parts else fmt  # before any work
         if not parts:
             target(path)
         release = guarded(self.prep, self._levels(), self.k, self.prep.rows, None, self._roles())
         assert isinstance(release, Guarded)
+        if kind == "csv":
+            return release.write(path, kind, separator)
         return write_release(release, path, kind, partition_rows)
 
     def _rows(self) -> list[tuple[str, Any]]:

@@ -1,0 +1,342 @@
+"""A job run by SafePub (a ``[privacy]`` table): the table released
+(epsilon, delta)-differentially private (`polars_anon.differential_privacy`)
+instead of k-anonymous, written by the release's proven write (``sink_*``),
+and what the resolved job records of it.
+
+::
+
+    [model]
+    quasi_identifiers = ["age", "sex", "race"]   # no k: it is derived
+
+    [privacy]
+    epsilon = 1.0
+    delta = 1e-5
+    seed = 7                 # reproducible (tests, examples); leave out for a release
+    steps = 300              # SafePub's search: its steps, score and budget share,
+    metric = "loss"          # and how the answer is taken (see differential_privacy)
+    search_share = 0.1
+    final = "best"
+    # or a scheme fixed without looking at the data (no search, all of epsilon
+    # to the anonymization; the four search keys above are then refused):
+    # generalization = { age = 2, sex = 0, race = 1 }
+
+k and beta come from epsilon and delta, so ``[model]`` takes the
+quasi-identifiers only (no k, max_suppression or criteria), and there is no
+``[search]`` table. The release holds the quasi-identifiers only, so a
+``[columns]`` table (roles of the other columns) is refused too.
+
+The resolved job records the parameters and, in ``[result]``, what the run
+found (k, beta, the budget's split, the levels, the records sampled,
+suppressed and released). A run of it releases its input again: with the
+same seed and input, the same file; without a seed, a new release, which
+spends epsilon again. Its recorded levels are not applied (a fixed scheme is
+``generalization``, which gives the search's budget to the anonymization)."""
+
+from __future__ import annotations
+
+import datetime
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import polars as pl
+
+from polars_anon._core import ConfigError, Hierarchy, __version__
+from polars_anon.api.dp import SEARCH_SHARE, STEPS, differential_privacy
+from polars_anon.dp.scores import METRICS
+from polars_anon.dp.search import FINALS
+from polars_anon.jobs.tables import read_table, sha256
+from polars_anon.jobs.toml import dumps
+from polars_anon.release.write import SUFFIXES
+from polars_anon.results.dp import DPResult
+from polars_anon.roles.spec import Roles
+
+ALGORITHM = "safepub"
+KEYS = ("epsilon", "delta", "seed", "steps", "metric", "search_share", "final", "generalization")
+# the keys that set the search: none of them with a fixed scheme
+SEARCH_KEYS = ("steps", "metric", "search_share", "final")
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """A job's ``[privacy]`` table: `polars_anon.differential_privacy`'s
+    parameters (see the module doc)."""
+
+    epsilon: float
+    delta: float
+    seed: int | None = None
+    steps: int = STEPS
+    metric: str = "loss"
+    search_share: float = SEARCH_SHARE
+    final: str = "best"
+    # a level for each quasi-identifier (unnamed ones stay at 0): no search
+    generalization: dict[str, int] | None = None
+
+    def to_doc(self) -> dict[str, Any]:
+        """The table as a job file writes it (without the search's keys
+        when the scheme is fixed)."""
+        doc: dict[str, Any] = {"epsilon": self.epsilon, "delta": self.delta, "seed": self.seed}
+        if self.generalization is None:
+            doc.update({k: getattr(self, k) for k in SEARCH_KEYS})
+        else:
+            doc["generalization"] = dict(self.generalization)
+        return doc
+
+
+def _number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float)
+
+
+def _whole(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int)
+
+
+def validate(p: Privacy, name: Callable[[str], str] = str) -> None:
+    """`p`'s values, checked before any data is read; an error names the
+    key as `name` spells it (a job file's key, an option)."""
+    problems = (
+        ("epsilon", "a positive number", _number(p.epsilon) and 0 < p.epsilon < math.inf),
+        ("delta", "a number in (0, 1)", _number(p.delta) and 0 < p.delta < 1),
+        ("seed", "a whole number", p.seed is None or _whole(p.seed)),
+        ("steps", "a whole number >= 0", _whole(p.steps) and p.steps >= 0),
+        ("metric", f"one of {list(METRICS)}", p.metric in METRICS),
+        ("search_share", "a number in (0, 1)", _number(p.search_share) and 0 < p.search_share < 1),
+        ("final", f"one of {list(FINALS)}", p.final in FINALS),
+    )
+    for key, what, ok in problems:
+        if not ok:
+            raise ConfigError(f"{name(key)} must be {what}, got {getattr(p, key)!r}")
+    g = p.generalization
+    if g is not None and not (
+        isinstance(g, Mapping)
+        and all(isinstance(c, str) and _whole(v) and v >= 0 for c, v in g.items())
+    ):
+        raise ConfigError(
+            f"{name('generalization')} is a level (a whole number >= 0) for each "
+            "quasi-identifier it names"
+        )
+
+
+def privacy_from_doc(doc: dict[str, Any]) -> Privacy | None:
+    """A job file's ``[privacy]`` table (None without one), with what does
+    not go with it refused by name: a key of ``[model]`` other than the
+    quasi-identifiers, a ``[search]`` or ``[columns]`` table."""
+    if "privacy" not in doc:
+        return None
+    t = doc["privacy"]
+    if not isinstance(t, dict):
+        raise ConfigError("job file: [privacy] must be a table")
+    unknown = sorted(set(t) - set(KEYS))
+    if unknown:
+        raise ConfigError(
+            f"job file: [privacy] has unknown key(s) {unknown}; expected {', '.join(KEYS)}"
+        )
+    for key in ("epsilon", "delta"):
+        if key not in t:
+            raise ConfigError(f"job file: [privacy] needs {key}")
+    if "generalization" in t:
+        fixed = sorted(set(SEARCH_KEYS) & set(t))
+        if fixed:
+            raise ConfigError(
+                f"job file: [privacy] {fixed} set the search, and generalization fixes the "
+                "scheme without one: give one or the other"
+            )
+    model = doc.get("model", {})
+    extra = sorted(set(model) - {"quasi_identifiers"}) if isinstance(model, dict) else []
+    if extra:
+        raise ConfigError(
+            f"job file: [model] {extra} do not go with [privacy]: k is derived from epsilon "
+            "and delta, SafePub suppresses every class of fewer than k sampled records and "
+            "takes no other criteria; [model] takes quasi_identifiers only"
+        )
+    if "search" in doc:
+        raise ConfigError(
+            "job file: [search] does not go with [privacy]: SafePub's search is set in "
+            "[privacy] (steps, metric, search_share, final)"
+        )
+    if "columns" in doc:
+        raise ConfigError(
+            "job file: [columns] does not go with [privacy]: a differentially private "
+            "release holds the quasi-identifiers only (every other column is left out)"
+        )
+    p = Privacy(**t)
+    validate(p, lambda key: f"job file: [privacy] {key}")
+    return p
+
+
+def refuse_unused(
+    engine: str,
+    k: int | None,
+    max_suppression: int | float,
+    criteria: list[dict[str, Any]],
+    roles: Roles,
+    levels: dict[str, int] | None,
+    others: Mapping[str, Any],
+) -> None:
+    """What a job with ``privacy`` cannot take, refused before the table is
+    read (`others`: the search's settings, given when not None)."""
+    given = [
+        name
+        for name, used in (
+            ("k (it is derived from epsilon and delta)", k is not None),
+            ("max_suppression (SafePub suppresses the classes smaller than k)", max_suppression),
+            ("criteria", criteria),
+            (
+                "roles of other columns (every column but the quasi-identifiers is left out)",
+                roles.identifiers or roles.insensitive,
+            ),
+            ("recorded levels (a fixed scheme is privacy's generalization)", levels is not None),
+            *((name, value is not None) for name, value in others.items()),
+        )
+        if used
+    ]
+    if given:
+        raise ConfigError(f"a job with privacy takes no {', no '.join(given)}")
+    if engine != "polars":
+        raise ConfigError(
+            f"a job with privacy runs on the polars engine only, for now (the sample is drawn "
+            f"on Polars), got engine={engine!r}"
+        )
+
+
+class JobLike(Protocol):
+    """What a run reads of its `polars_anon.Job` (not imported here: the
+    job imports this module)."""
+
+    input: Path
+    output: Path
+    quasi_identifiers: list[str]
+    k: int | None
+    max_suppression: int | float
+    criteria: list[dict[str, Any]]
+    variant: str | None
+    time_limit: float | None
+    separator: str
+    encoding: str
+    engine: str
+    levels: dict[str, int] | None
+    roles: Roles
+    numeric: list[str] | None
+
+    def resolve_hierarchies(self, data: pl.LazyFrame) -> dict[str, Hierarchy]: ...
+
+    def to_dict(self, relative_to: Path | None = None) -> dict[str, Any]: ...
+
+
+@dataclass
+class DPRun:
+    """What a SafePub job's run did: its `DPResult` (whose repr is the
+    report), the rows written (the records released) and the resolved job
+    file."""
+
+    job: JobLike
+    result: DPResult
+    rows_released: int
+    job_file: Path
+
+    @property
+    def searched(self) -> bool:
+        """Whether the scheme was searched (not fixed by generalization)."""
+        return self.result.walk is not None
+
+    @property
+    def levels(self) -> dict[str, int]:
+        return self.result.levels
+
+    def resolved_toml(self) -> str:
+        doc = self.job.to_dict(relative_to=self.job_file.parent)
+        return resolved_toml(doc, self.job.input, self.job.output, self.result)
+
+
+def run(job: JobLike, privacy: Privacy, write_job: bool = True) -> DPRun:
+    """`job` run by SafePub as `privacy` says: what it cannot take refused
+    first, the release written and proven, the resolved job beside it."""
+    others = {"variant": job.variant, "time_limit": job.time_limit, "numeric": job.numeric}
+    refuse_unused(
+        job.engine, job.k, job.max_suppression, job.criteria, job.roles, job.levels, others
+    )
+    validate(privacy)
+    data = read_table(job.input, job.separator, job.encoding, job.engine)
+    hs = job.resolve_hierarchies(data)
+    result = release(data, job.quasi_identifiers, hs, privacy, job.output, job.separator)
+    run = DPRun(job, result, result.released, Path(str(job.output) + ".job.toml"))
+    if write_job:
+        run.job_file.write_text(run.resolved_toml(), encoding="utf8")
+    return run
+
+
+def release(
+    data: Any,
+    quasi_identifiers: list[str],
+    hierarchies: dict[str, Hierarchy],
+    privacy: Privacy,
+    output: Path,
+    separator: str,
+) -> DPResult:
+    """Release `data` as `privacy` says and write it to `output` (Parquet,
+    Arrow IPC or CSV by its suffix; CSV when the suffix names none), proven
+    on the file written."""
+    result = differential_privacy(
+        data,
+        quasi_identifiers,
+        hierarchies,
+        privacy.epsilon,
+        privacy.delta,
+        privacy.seed,
+        steps=privacy.steps,
+        metric=privacy.metric,
+        search_share=privacy.search_share,
+        generalization=privacy.generalization,
+        final=privacy.final,
+    )
+    fmt = SUFFIXES.get(output.suffix.lower(), "csv")
+    if fmt == "parquet":
+        result.sink_parquet(output)
+    elif fmt == "ipc":
+        result.sink_ipc(output)
+    else:
+        result.sink_csv(output, separator=separator)
+    return result
+
+
+def job_doc(doc: dict[str, Any], privacy: Privacy) -> None:
+    """`Job.to_dict`'s document for a job with `privacy`: ``[model]`` with
+    the quasi-identifiers only, ``[privacy]``, no ``[search]``."""
+    doc["model"] = {"quasi_identifiers": doc["model"]["quasi_identifiers"]}
+    doc.pop("search", None)
+    doc.pop("columns", None)
+    doc["privacy"] = privacy.to_doc()
+
+
+def resolved_toml(doc: dict[str, Any], input: Path, output: Path, result: DPResult) -> str:
+    """The resolved job of a SafePub run: the job (`doc`, as `Job.to_dict`
+    writes it), the checksums of what it read and wrote, and in
+    ``[result]`` what the run found."""
+    doc["input"]["sha256"] = sha256(input)
+    doc["output"]["sha256"] = sha256(output)
+    doc["result"] = {
+        "algorithm": ALGORITHM,
+        "mode": result.mode,
+        "k": result.k,
+        "beta": result.beta,
+        "epsilon_search": result.epsilon_search,
+        "epsilon_anonymization": result.epsilon_anonymization,
+        "levels": dict(result.levels),
+        "rows_in": result.rows,
+        "sampled": result.sampled,
+        "suppressed": result.suppressed,
+        "rows_released": result.released,
+        "left_out": list(result.left_out),
+        "library_version": __version__,
+        "written": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    head = (
+        f"# The resolved job of {output.name}, written by polars-anon {__version__}.\n"
+        "# Run it again (polars-anon anonymize --config THIS_FILE [DATA --out FILE]) to\n"
+        "# release another input by SafePub: with the same seed and input, the same\n"
+        "# file; without a seed, a new release, which spends epsilon again. [result]\n"
+        "# records what this run found; its levels are not applied.\n"
+    )
+    return head + dumps(doc)
