@@ -210,6 +210,7 @@ mod tests {
             criteria: vec![std::sync::Arc::new(
                 crate::criteria::PAlphaSensitive::new(2, 1.0, 0, category, 4).unwrap(),
             )],
+            ..Default::default()
         };
         let hs = [zip];
         let qi = [vec![0, 0, 0, 1]];

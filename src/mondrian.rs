@@ -629,6 +629,7 @@ mod tests {
         let model = Model {
             k: 5,
             criteria: vec![Arc::new(DistinctL::new(3, 0).unwrap())],
+            ..Default::default()
         };
         let out = run(&p, &kinds, &model);
         let data = Data::new(&p, &kinds, &model).unwrap();
@@ -656,6 +657,7 @@ mod tests {
         let model = Model {
             k: 2,
             criteria: vec![Arc::new(DistinctL::new(2, 0).unwrap())],
+            ..Default::default()
         };
         let err = mondrian(&p, &[Kind::Set], &model, &mut || true).unwrap_err();
         assert!(matches!(err, AnonError::NotAnonymous(_)), "{err}");

@@ -287,6 +287,7 @@ pub(crate) fn search_with(
         Config {
             k,
             criteria: vec![],
+            dataset: vec![],
             max_suppression: sup,
             engine: Engine::Auto,
             trace: true,

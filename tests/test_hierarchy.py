@@ -107,3 +107,20 @@ def test_rows_of_the_wrong_type_are_named_by_row_and_column() -> None:
         with pytest.raises(TypeError, match=message):
             pa.Hierarchy.from_rows(rows)  # type: ignore[arg-type]
     assert pa.Hierarchy.from_rows((("a", "*"), ("b", "*"))).height == 1
+
+
+def test_text_arguments_are_refused_by_name() -> None:
+    """A non-text source, text or separator is the library's error naming
+    the parameter, not pyo3's conversion error (#37)."""
+    rows = [["a", "*"], ["b", "*"]]
+    with pytest.raises(pa.ConfigError, match="source must be text, got int"):
+        pa.Hierarchy.from_rows(rows, source=1)  # type: ignore[arg-type]
+    with pytest.raises(pa.ConfigError, match="text must be text, got bytes"):
+        pa.Hierarchy.from_csv_text(b"a;*")  # type: ignore[arg-type]
+    with pytest.raises(pa.ConfigError, match="sep must be text, got int"):
+        pa.Hierarchy.from_csv_text("a;*", sep=59)  # type: ignore[arg-type]
+    with pytest.raises(pa.ConfigError, match="path must be a file path"):
+        pa.Hierarchy.from_csv(3)  # type: ignore[arg-type]
+    with pytest.raises(pa.ConfigError, match="text must be text"):
+        pa.Hierarchy.from_json(None)  # type: ignore[arg-type]
+    assert pa.Hierarchy.from_rows(rows, source="mine") == pa.Hierarchy.from_csv_text("a;*\nb;*")

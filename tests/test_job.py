@@ -183,6 +183,8 @@ def test_a_job_records_and_replays_every_criterion(small: Path) -> None:
         pa.BetaLikeness(1.5, "disease"),
         pa.BetaLikeness(1.5, "disease", enhanced=True),
         pa.DeltaDisclosure(2, "disease"),
+        pa.AverageRisk(0.5),
+        pa.SampleUniqueness(0.0),
     ]
     # a criterion added to the registry needs an example here
     assert {type(c) for c in examples} == set(TYPES.values())

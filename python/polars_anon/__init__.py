@@ -18,6 +18,7 @@ from polars_anon._namespace import AnonFrame, AnonLazyFrame
 from polars_anon.api.check import check, generalize
 from polars_anon.api.search import incognito, mu_argus, search
 from polars_anon.criteria import (
+    AverageRisk,
     BetaLikeness,
     Criterion,
     DeltaDisclosure,
@@ -27,6 +28,7 @@ from polars_anon.criteria import (
     PPlusSensitive,
     PSensitive,
     RecursiveCLDiversity,
+    SampleUniqueness,
     TCloseness,
 )
 from polars_anon.exceptions import (
@@ -113,6 +115,7 @@ __all__ = [
     "AnonError",
     "AnonFrame",
     "AnonLazyFrame",
+    "AverageRisk",
     "BetaLikeness",
     "CheckReport",
     "ClassificationReport",
@@ -144,6 +147,7 @@ __all__ = [
     "RecursiveCLDiversity",
     "ReleaseReport",
     "RiskReport",
+    "SampleUniqueness",
     "SearchResult",
     "SearchTooLargeError",
     "TCloseness",

@@ -64,8 +64,9 @@ impl<'p> Checker<'p> {
         max_suppressed: u64,
     ) -> Result<Vec<Checked>> {
         let p = self.problem;
-        let counted =
-            self.model.criteria.is_empty() && jobs.iter().all(|j| j.from.carry.is_empty());
+        let counted = self.model.criteria.is_empty()
+            && self.model.dataset.is_empty()
+            && jobs.iter().all(|j| j.from.carry.is_empty());
         let layout = match p.native_layout(self.engine)? {
             Some(layout) if counted => layout,
             _ => {
@@ -97,7 +98,10 @@ impl<'p> Checker<'p> {
     /// fate then depends on its count alone).
     pub fn blocks(&self, attr: usize) -> Result<Option<Blocks>> {
         let p = self.problem;
-        if !self.model.criteria.is_empty() || !p.base.carry.is_empty() {
+        if !self.model.criteria.is_empty()
+            || !self.model.dataset.is_empty()
+            || !p.base.carry.is_empty()
+        {
             return Ok(None);
         }
         match p.native_layout(self.engine)? {
@@ -203,6 +207,9 @@ impl<'p> Checker<'p> {
     /// `group_stats`, telling `kept` (one flag per row of the set) whether
     /// each row's QI group is released: one grouping pass serves both.
     fn grouped(&self, fs: &FreqSet, mut kept: Option<&mut [bool]>) -> Result<GroupStats> {
+        if !self.model.dataset.is_empty() {
+            return self.grouped_release(fs, kept);
+        }
         let counts = fs.counts()?;
         if fs.carry.is_empty() {
             if let Some(kept) = kept {
@@ -241,12 +248,93 @@ impl<'p> Checker<'p> {
         Ok(s)
     }
 
+    /// `grouped` under models of the whole release: each group's verdict
+    /// first (k and the group criteria), then the kept classes suppressed
+    /// smallest first (ties by their codes, attribute by attribute) until
+    /// every model of the release holds (`criteria::dataset`).
+    fn grouped_release(&self, fs: &FreqSet, kept: Option<&mut [bool]>) -> Result<GroupStats> {
+        let counts = fs.counts()?;
+        let cols: Vec<Vec<u32>> = fs
+            .attrs
+            .iter()
+            .map(|&a| fs.codes(a))
+            .collect::<Result<_>>()?;
+        // each class: its size, whether the groups' models pass it, its rows
+        let mut classes: Vec<(u64, bool, Vec<u32>)> = Vec::new();
+        if fs.carry.is_empty() {
+            for (r, &c) in counts.iter().enumerate() {
+                classes.push((c, c >= self.model.k, vec![r as u32]));
+            }
+        } else {
+            let (keys, order, starts) = self.qi_groups(fs)?;
+            for w in starts.windows(2) {
+                let rows = &order[w[0]..w[1]];
+                let size = rows.iter().map(|&r| counts[r as usize]).sum();
+                let pass = self.group_passes(&keys, &counts, rows);
+                classes.push((size, pass, rows.to_vec()));
+            }
+        }
+        let codes = |i: usize| -> Vec<u32> {
+            let r = classes[i].2[0] as usize;
+            cols.iter().map(|col| col[r]).collect()
+        };
+        let mut order: Vec<usize> = (0..classes.len()).filter(|&i| classes[i].1).collect();
+        order.sort_by_cached_key(|&i| (classes[i].0, codes(i)));
+        let sizes: Vec<u64> = order.iter().map(|&i| classes[i].0).collect();
+        let drop = crate::criteria::dataset::to_suppress(&self.model.dataset, &sizes);
+        for &i in &order[..drop] {
+            classes[i].1 = false;
+        }
+        let mut s = GroupStats {
+            min_group: u64::MAX,
+            ..Default::default()
+        };
+        for (size, pass, _) in &classes {
+            s.groups += 1;
+            s.min_group = s.min_group.min(*size);
+            if *pass {
+                s.kept_groups += 1;
+                s.kept_sum_sq += (*size as u128) * (*size as u128);
+            } else {
+                s.suppressed += size;
+            }
+        }
+        if s.groups == 0 {
+            s.min_group = 0;
+        }
+        if let Some(kept) = kept {
+            for (_, pass, rows) in &classes {
+                for &r in rows {
+                    kept[r as usize] = *pass;
+                }
+            }
+        }
+        Ok(s)
+    }
+
     /// The QI codes (at the node's levels) of the groups the model suppresses.
     pub fn suppressed_groups(&self, node: &[u8]) -> Result<Vec<Vec<u32>>> {
         self.problem.check_floors(node)?;
         let fs = self.problem.node_set(node, self.engine)?;
         let counts = fs.counts()?;
         let mut out = Vec::new();
+        if !self.model.dataset.is_empty() {
+            let mut kept = vec![true; fs.rows()];
+            self.grouped_release(&fs, Some(&mut kept))?;
+            let cols: Vec<Vec<u32>> = fs
+                .attrs
+                .iter()
+                .map(|&a| fs.codes(a))
+                .collect::<Result<_>>()?;
+            let mut seen = std::collections::HashSet::new();
+            for (r, &k) in kept.iter().enumerate() {
+                let key: Vec<u32> = cols.iter().map(|col| col[r]).collect();
+                if !k && seen.insert(key.clone()) {
+                    out.push(key);
+                }
+            }
+            return Ok(out);
+        }
         if fs.carry.is_empty() {
             let cols: Vec<Vec<u32>> = fs
                 .attrs

@@ -299,6 +299,7 @@ mod tests {
         let m = Model {
             k: 1,
             criteria: vec![c],
+            ..Default::default()
         };
         node_stats(p, &[level], &m, Engine::Auto)
             .unwrap()
@@ -346,6 +347,7 @@ mod tests {
                 Config {
                     k: 3,
                     criteria: vec![c.clone()],
+                    dataset: vec![],
                     max_suppression: sup,
                     engine: Engine::Auto,
                     trace: false,

@@ -20,11 +20,13 @@ use std::sync::Arc;
 
 use crate::error::{AnonError, Result};
 
+pub mod dataset;
 mod l_diversity;
 mod likeness;
 mod p_sensitive;
 mod t_closeness;
 
+pub use dataset::{AverageRisk, DatasetCriterion, DatasetRef, SampleUniqueness};
 pub use l_diversity::{DistinctL, EntropyL, RecursiveCL};
 pub use likeness::{BetaLikeness, DeltaDisclosure};
 pub use p_sensitive::{PAlphaSensitive, PPlusSensitive, PSensitive};

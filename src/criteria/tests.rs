@@ -64,6 +64,7 @@ fn passes(p: &Problem, k: u64, c: CriterionRef) -> bool {
     let m = Model {
         k,
         criteria: vec![c],
+        ..Default::default()
     };
     node_stats(p, &[0, 0, 0], &m, Engine::Auto)
         .unwrap()
@@ -138,6 +139,7 @@ fn sun_tables_5_6_7() {
     let m = Model {
         k: 4,
         criteria: vec![pplus(&t5, 2)],
+        ..Default::default()
     };
     // both American groups hold a single category (One; Four)
     let checker = Checker::new(&t5, m, Engine::Auto).unwrap();
@@ -172,6 +174,7 @@ fn incognito_with_criteria_matches_the_exhaustive_search() {
                 Config {
                     k: 3,
                     criteria: vec![criterion.clone()],
+                    dataset: vec![],
                     max_suppression: sup,
                     engine: Engine::Auto,
                     trace: false,

@@ -186,6 +186,7 @@ fn errors_name_the_column_and_values() {
         Config {
             k: 7,
             criteria: vec![],
+            dataset: vec![],
             max_suppression: 0,
             engine: Engine::Auto,
             trace: true,

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use super::error::to_py;
+use super::error::{to_py, ConfigError};
 use crate::criteria::{
-    BetaLikeness, CriterionRef, DeltaDisclosure, Distance, DistinctL, EntropyL, PAlphaSensitive,
-    PPlusSensitive, PSensitive, RecursiveCL, TCloseness,
+    AverageRisk, BetaLikeness, CriterionRef, DatasetRef, DeltaDisclosure, Distance, DistinctL,
+    EntropyL, PAlphaSensitive, PPlusSensitive, PSensitive, RecursiveCL, SampleUniqueness,
+    TCloseness,
 };
 
 #[pyclass(
@@ -21,12 +22,27 @@ use crate::criteria::{
 )]
 #[derive(Clone)]
 pub struct PyCriterion {
-    pub(super) inner: CriterionRef,
+    pub(super) inner: Kind,
+}
+
+/// A model of every group, or of the whole release.
+#[derive(Clone)]
+pub(super) enum Kind {
+    Group(CriterionRef),
+    Dataset(DatasetRef),
 }
 
 fn wrap<C: crate::criteria::Criterion + 'static>(c: crate::Result<C>) -> PyResult<PyCriterion> {
     Ok(PyCriterion {
-        inner: Arc::new(c.map_err(to_py)?),
+        inner: Kind::Group(Arc::new(c.map_err(to_py)?)),
+    })
+}
+
+fn wrap_dataset<C: crate::criteria::DatasetCriterion + 'static>(
+    c: crate::Result<C>,
+) -> PyResult<PyCriterion> {
+    Ok(PyCriterion {
+        inner: Kind::Dataset(Arc::new(c.map_err(to_py)?)),
     })
 }
 
@@ -99,24 +115,85 @@ impl PyCriterion {
     fn delta_disclosure(delta: f64, attr: usize) -> PyResult<Self> {
         wrap(DeltaDisclosure::new(delta, attr))
     }
+    /// Average re-identification risk of the release at most `max_risk`.
+    #[staticmethod]
+    fn average_risk(max_risk: f64) -> PyResult<Self> {
+        wrap_dataset(AverageRisk::new(max_risk))
+    }
+    /// Share of the release's records unique in it at most `max_share`.
+    #[staticmethod]
+    fn sample_uniqueness(max_share: f64) -> PyResult<Self> {
+        wrap_dataset(SampleUniqueness::new(max_share))
+    }
     #[getter]
     fn name(&self) -> &'static str {
-        self.inner.name()
+        match &self.inner {
+            Kind::Group(c) => c.name(),
+            Kind::Dataset(c) => c.name(),
+        }
     }
     #[getter]
     fn monotone(&self) -> bool {
-        self.inner.monotone()
+        match &self.inner {
+            Kind::Group(c) => c.monotone(),
+            Kind::Dataset(c) => c.monotone(),
+        }
     }
     #[getter]
     fn monotone_with_suppression(&self) -> bool {
-        self.inner.monotone_with_suppression()
+        match &self.inner {
+            Kind::Group(c) => c.monotone_with_suppression(),
+            Kind::Dataset(c) => c.monotone_with_suppression(),
+        }
+    }
+    /// Whether it is a model of the whole release (checked after the groups').
+    #[getter]
+    fn whole_release(&self) -> bool {
+        matches!(self.inner, Kind::Dataset(_))
     }
     fn __repr__(&self) -> String {
-        format!("{:?}", self.inner)
+        match &self.inner {
+            Kind::Group(c) => format!("{c:?}"),
+            Kind::Dataset(c) => format!("{c:?}"),
+        }
     }
 }
 
-/// The core's criteria of a list of `CoreCriterion`.
-pub(super) fn unwrap(criteria: Vec<PyCriterion>) -> Vec<CriterionRef> {
-    criteria.into_iter().map(|c| c.inner).collect()
+/// The group criteria of a list of `CoreCriterion`, for a check that knows
+/// no models of the whole release (local recoding, Mondrian): one of those
+/// is refused, naming it.
+pub(super) fn unwrap(criteria: Vec<PyCriterion>) -> PyResult<Vec<CriterionRef>> {
+    criteria
+        .into_iter()
+        .map(|c| match c.inner {
+            Kind::Group(c) => Ok(c),
+            Kind::Dataset(d) => Err(ConfigError::new_err(format!(
+                "{} is a model of the whole release, which this check does not support; \
+                 use a search or generalize",
+                d.name()
+            ))),
+        })
+        .collect()
+}
+
+/// The group criteria of a list of `CoreCriterion`.
+pub(super) fn groups_of(criteria: Vec<PyCriterion>) -> Vec<CriterionRef> {
+    criteria
+        .into_iter()
+        .filter_map(|c| match c.inner {
+            Kind::Group(c) => Some(c),
+            Kind::Dataset(_) => None,
+        })
+        .collect()
+}
+
+/// The models of the whole release in a list of `CoreCriterion`.
+pub(super) fn datasets(criteria: &[PyCriterion]) -> Vec<DatasetRef> {
+    criteria
+        .iter()
+        .filter_map(|c| match &c.inner {
+            Kind::Dataset(d) => Some(d.clone()),
+            Kind::Group(_) => None,
+        })
+        .collect()
 }

@@ -25,32 +25,46 @@ pub struct PyHierarchy {
 impl PyHierarchy {
     #[staticmethod]
     #[pyo3(signature = (rows, source = None))]
-    fn from_rows(rows: &Bound<'_, PyAny>, source: Option<String>) -> PyResult<Self> {
-        let source = source.unwrap_or_else(|| "rows".into());
+    fn from_rows(rows: &Bound<'_, PyAny>, source: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let source = text_param("source", source, "rows")?;
         let rows = text_rows(rows)?;
         Ok(PyHierarchy {
             inner: Hierarchy::from_rows(rows, &source).map_err(to_py)?,
         })
     }
     #[staticmethod]
-    #[pyo3(signature = (path, sep = ";"))]
-    fn from_csv(path: PathBuf, sep: &str) -> PyResult<Self> {
+    #[pyo3(signature = (path, sep = None))]
+    fn from_csv(path: &Bound<'_, PyAny>, sep: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let path: PathBuf = path.extract().map_err(|_| {
+            ConfigError::new_err(format!(
+                "path must be a file path (str or os.PathLike), got {}",
+                type_name(path)
+            ))
+        })?;
+        let sep = text_param("sep", sep, ";")?;
         Ok(PyHierarchy {
-            inner: Hierarchy::from_csv_path(&path, sep_byte(sep)?).map_err(to_py)?,
+            inner: Hierarchy::from_csv_path(&path, sep_byte(&sep)?).map_err(to_py)?,
         })
     }
     #[staticmethod]
-    #[pyo3(signature = (text, sep = ";", source = None))]
-    fn from_csv_text(text: &str, sep: &str, source: Option<String>) -> PyResult<Self> {
-        let source = source.unwrap_or_else(|| "text".into());
+    #[pyo3(signature = (text, sep = None, source = None))]
+    fn from_csv_text(
+        text: &Bound<'_, PyAny>,
+        sep: Option<&Bound<'_, PyAny>>,
+        source: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let text = text_param("text", Some(text), "")?;
+        let sep = text_param("sep", sep, ";")?;
+        let source = text_param("source", source, "text")?;
         Ok(PyHierarchy {
-            inner: Hierarchy::from_csv_str(text, sep_byte(sep)?, &source).map_err(to_py)?,
+            inner: Hierarchy::from_csv_str(&text, sep_byte(&sep)?, &source).map_err(to_py)?,
         })
     }
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<Self> {
+    fn from_json(text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = text_param("text", Some(text), "")?;
         Ok(PyHierarchy {
-            inner: Hierarchy::from_json(text, "json").map_err(to_py)?,
+            inner: Hierarchy::from_json(&text, "json").map_err(to_py)?,
         })
     }
     fn to_json(&self) -> String {
@@ -169,6 +183,25 @@ fn check_level(h: &Hierarchy, level: u8) -> PyResult<()> {
         )));
     }
     Ok(())
+}
+
+/// A text argument (`default` when not given): anything else is a
+/// `ConfigError` naming the parameter, in the library's words rather than
+/// pyo3's.
+fn text_param(name: &str, value: Option<&Bound<'_, PyAny>>, default: &str) -> PyResult<String> {
+    match value {
+        None => Ok(default.to_owned()),
+        Some(v) => v.extract::<String>().map_err(|_| {
+            ConfigError::new_err(format!("{name} must be text, got {}", type_name(v)))
+        }),
+    }
+}
+
+fn type_name(v: &Bound<'_, PyAny>) -> String {
+    v.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "an object".into())
 }
 
 fn sep_byte(sep: &str) -> PyResult<u8> {

@@ -59,10 +59,14 @@ pub fn localpk<'py>(
             )));
         }
     }
-    let criteria = unwrap(criteria);
+    let criteria = unwrap(criteria)?;
     let values: Vec<usize> = globals.iter().map(Vec::len).collect();
     crate::criteria::validate(&criteria, &values).map_err(to_py)?;
-    let model = Model { k, criteria };
+    let model = Model {
+        k,
+        criteria,
+        ..Default::default()
+    };
     let out = run(py, || {
         crate::local::localpk(
             &crate::local::Tuples {

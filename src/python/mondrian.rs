@@ -75,7 +75,8 @@ pub fn mondrian(
     let kinds = self::kinds(kinds, values)?;
     let model = Model {
         k,
-        criteria: unwrap(criteria),
+        criteria: unwrap(criteria)?,
+        ..Default::default()
     };
     let counts: Vec<usize> = p.sensitive.iter().map(|s| s.values.len()).collect();
     crate::criteria::validate(&model.criteria, &counts).map_err(to_py)?;

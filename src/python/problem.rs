@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use pyo3::prelude::*;
 
 use super::arrow;
-use super::criteria::{unwrap, PyCriterion};
+use super::criteria::{datasets, groups_of, PyCriterion};
 use super::error::{run, to_py, without_gil, ConfigError};
 use super::hierarchy::PyHierarchy;
 use super::results::{PyMetricTable, PyNodeMetrics, PySearchOutcome};
@@ -32,7 +32,8 @@ impl PyProblem {
     fn checker(&self, k: u64, criteria: Vec<PyCriterion>, engine: Engine) -> PyResult<Checker<'_>> {
         let model = Model {
             k,
-            criteria: unwrap(criteria),
+            dataset: datasets(&criteria),
+            criteria: groups_of(criteria),
         };
         Checker::new(&self.inner, model, engine).map_err(to_py)
     }
@@ -340,7 +341,8 @@ impl PyProblem {
         };
         let config = Config {
             k,
-            criteria: unwrap(criteria),
+            dataset: datasets(&criteria),
+            criteria: groups_of(criteria),
             max_suppression,
             engine,
             trace,

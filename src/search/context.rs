@@ -56,6 +56,7 @@ impl<'p> Searcher<'p> {
         let model = Model {
             k: config.k,
             criteria: config.criteria.clone(),
+            dataset: config.dataset.clone(),
         };
         Ok(Searcher {
             checker: Checker::new(problem, model, config.engine)?,
@@ -171,14 +172,20 @@ impl<'p> Searcher<'p> {
     pub fn run(mut self, algorithm: &dyn Algorithm) -> Result<Outcome> {
         let suppressing = self.config.max_suppression > 0;
         if algorithm.infers() {
-            let not_monotone = self.config.criteria.iter().find(|c| {
-                if suppressing {
-                    !c.monotone_with_suppression()
-                } else {
-                    !c.monotone()
-                }
-            });
-            if let Some(c) = not_monotone {
+            let flags = self
+                .config
+                .criteria
+                .iter()
+                .map(|c| (c.name(), c.monotone(), c.monotone_with_suppression()))
+                .chain(
+                    (self.config.dataset.iter())
+                        .map(|c| (c.name(), c.monotone(), c.monotone_with_suppression())),
+                );
+            let not_monotone = flags
+                .filter(|&(_, plain, with)| if suppressing { !with } else { !plain })
+                .map(|(name, _, _)| name)
+                .next();
+            if let Some(name) = not_monotone {
                 let when = if suppressing {
                     "when failing groups are suppressed"
                 } else {
@@ -187,7 +194,7 @@ impl<'p> Searcher<'p> {
                 return Err(AnonError::Config(format!(
                     "{} is not monotone {when}, so {} could miss or wrongly infer nodes; \
                      use algorithm=\"mingen\" (every node checked){}",
-                    c.name(),
+                    name,
                     algorithm.label(),
                     if suppressing {
                         " or max_suppression=0"

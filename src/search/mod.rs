@@ -7,7 +7,7 @@
 //! interruption, statistics); each algorithm is one file, listed once in
 //! [`registry`], which alone knows their names, variants and defaults.
 
-use crate::criteria::CriterionRef;
+use crate::criteria::{CriterionRef, DatasetRef};
 use crate::freq::Engine;
 use crate::lattice::Node;
 
@@ -45,6 +45,9 @@ pub struct Config {
     pub k: u64,
     /// Sensitive-attribute criteria checked on every QI group besides k.
     pub criteria: Vec<CriterionRef>,
+    /// Criteria on the whole release, checked after the groups' (their
+    /// failures suppress the smallest classes).
+    pub dataset: Vec<DatasetRef>,
     pub max_suppression: u64,
     pub engine: Engine,
     /// Record every graph searched in `Outcome::trace` (costly on large lattices).
@@ -74,6 +77,7 @@ impl Config {
         Config {
             k,
             criteria: Vec::new(),
+            dataset: Vec::new(),
             max_suppression,
             engine: Engine::Auto,
             trace: false,

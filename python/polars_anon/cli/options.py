@@ -273,7 +273,7 @@ def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
             flag,
             action="append",
             default=[],
-            metavar="ATTR:X",
+            metavar="X" if cls.whole_release else "ATTR:X",
             dest=cls.kind,
             help=what + " (repeatable)",
         )
@@ -327,13 +327,21 @@ def criteria_of(args: argparse.Namespace) -> list[Criterion]:
         param = next(p for p in parameters(cls)[1] if p != "attribute")
         for spec in getattr(args, kind, []):
             attr, _, value = spec.rpartition(":")
-            if not attr:
+            if cls.whole_release:
+                attr, value = "", spec
+            elif not attr:
                 raise ConfigError(f"{cls.option[0]} takes ATTR:VALUE, got {spec!r}")
             try:
                 number: float = int(value)
             except ValueError:
-                number = float(value)
-            out.append(criterion({"type": kind, param: number, "attribute": attr}))
+                try:
+                    number = float(value)
+                except ValueError:
+                    raise ConfigError(f"{cls.option[0]} takes a number, got {value!r}") from None
+            given: dict[str, object] = {"type": kind, param: number}
+            if not cls.whole_release:
+                given["attribute"] = attr
+            out.append(criterion(given))
     return out
 
 

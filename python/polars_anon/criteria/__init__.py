@@ -11,10 +11,12 @@ from polars_anon.criteria.l_diversity import (
 )
 from polars_anon.criteria.likeness import BetaLikeness, DeltaDisclosure
 from polars_anon.criteria.p_sensitive import PAlphaSensitive, PPlusSensitive, PSensitive
+from polars_anon.criteria.risk import AverageRisk, SampleUniqueness
 from polars_anon.criteria.t_closeness import TCloseness
 
 __all__ = [
     "TYPES",
+    "AverageRisk",
     "BetaLikeness",
     "Criteria",
     "Criterion",
@@ -25,6 +27,7 @@ __all__ = [
     "PPlusSensitive",
     "PSensitive",
     "RecursiveCLDiversity",
+    "SampleUniqueness",
     "TCloseness",
     "listed",
     "sensitive_of",

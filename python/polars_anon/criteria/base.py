@@ -45,8 +45,12 @@ class Criterion:
     # with a kind is registered in TYPES
     kind: ClassVar[str]
     # the command line's option for a model of one parameter besides the
-    # attribute (``--p-sensitive ATTR:P``) and its help, or None
+    # attribute (``--p-sensitive ATTR:P``; a model of the whole release:
+    # ``--average-risk X``) and its help, or None
     option: ClassVar[tuple[str, str] | None] = None
+    # a model of the whole release (`criteria.risk`) rather than of each
+    # group's sensitive values: it has no attribute
+    whole_release: ClassVar[bool] = False
     attribute: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -91,19 +95,23 @@ class Criterion:
                 f"lower {name}"
             )
 
+    def _probe(self) -> dict[str, list[str]]:
+        """Sensitive values to build the core's form with, for its flags."""
+        return {} if self.whole_release else {self.attribute: []}
+
     def _validate(self) -> None:
         """Check the parameters now (the core names the one out of range)."""
-        self.core({self.attribute: []})
+        self.core(self._probe())
 
     @property
     def monotone(self) -> bool:
         """Merging groups never breaks it (when nothing is suppressed)."""
-        return self.core({self.attribute: []}).monotone
+        return self.core(self._probe()).monotone
 
     @property
     def monotone_with_suppression(self) -> bool:
         """Still monotone when the groups that fail are suppressed."""
-        return self.core({self.attribute: []}).monotone_with_suppression
+        return self.core(self._probe()).monotone_with_suppression
 
 
 # kind -> criterion class, filled by each family's module (`Criterion.kind`)
@@ -141,7 +149,7 @@ def specs(
     `check` answers "no" instead."""
     out = []
     for c in listed(criteria):
-        if feasible:
+        if feasible and not c.whole_release:
             c.feasible(values_of[c.attribute])
         out.append(c.core(values_of))
     return out
@@ -150,6 +158,6 @@ def specs(
 def sensitive_of(criteria: Criteria) -> list[str]:
     out: list[str] = []
     for c in listed(criteria):
-        if c.attribute not in out:
+        if not c.whole_release and c.attribute not in out:
             out.append(c.attribute)
     return out

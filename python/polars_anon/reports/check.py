@@ -100,7 +100,11 @@ class CheckReport:
             ("rows", self.rows),
             ("groups", self.groups),
             ("smallest group", self.min_group_size),
-            ("suppressed (in groups < k)", f"{self.suppressed} (allowed {self.max_suppression})"),
+            (
+                "suppressed (in groups < k"
+                + (" or failing the criteria)" if self.criteria else ")"),
+                f"{self.suppressed} (allowed {self.max_suppression})",
+            ),
             ("height", self.height),
             ("precision (Prec)", round(self.precision, 4)),
             ("discernibility (DM)", self.discernibility),
