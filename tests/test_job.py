@@ -185,6 +185,8 @@ def test_a_job_records_and_replays_every_criterion(small: Path) -> None:
         pa.DeltaDisclosure(2, "disease"),
         pa.AverageRisk(0.5),
         pa.SampleUniqueness(0.0),
+        pa.PopulationUniqueness(0.5, population=1000, model="zayatz"),
+        pa.KMap(2, population=100),
     ]
     # a criterion added to the registry needs an example here
     assert {type(c) for c in examples} == set(TYPES.values())

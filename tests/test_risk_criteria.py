@@ -8,6 +8,7 @@ releases recounted."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -306,3 +307,167 @@ def test_from_the_command_line_and_a_job_file(tmp_path: Path) -> None:
     bad = ["anonymize", str(data), "--sep", ";", "--qi", "age", "--average-risk", "x"]
     bad += ["--out", str(out)]
     assert main(bad) == 2
+
+
+# ---- k-map and population uniqueness ---------------------------------------
+
+
+def poisson_threshold(k: int, rows: int, population: float, alpha: float, truncated: bool) -> int:
+    """k' of estimated k-map, from the definition (El Emam and Dankar 2008):
+    the sample count a population class of k exceeds with probability at
+    most alpha, plus one (D4) or two (D3), at most k and the rows."""
+    lam = rows / population * k
+    if alpha >= 1:
+        return 1
+    pmf = [math.exp(-lam)]
+    for j in range(1, k + 3):
+        pmf.append(pmf[-1] * lam / j)
+    cap = min(k, rows)
+    if truncated:
+        norm = 1 - pmf[0]
+        for m in range(1, k + 2):
+            if sum(pmf[1 : m + 1]) / norm >= 1 - alpha:
+                return min(m + 1, cap)
+        return cap
+    for m in range(0, k + 2):
+        if sum(pmf[: m + 1]) >= 1 - alpha:
+            return min(m + 2, cap)
+    return cap
+
+
+def test_kmap_thresholds_by_hand() -> None:
+    # ARX 3.9.2's figures (k, alpha, sampling fraction) -> (D3, D4)
+    for k, alpha, f, d3, d4 in [
+        (5, 0.05, 0.1, 4, 3),
+        (10, 0.05, 0.1, 5, 4),
+        (10, 0.05, 0.01, 3, 2),
+        (20, 0.05, 0.5, 17, 16),
+        (5, 0.05, 0.5, 5, 5),
+        (5, 0.1, 0.1, 3, 3),
+    ]:
+        assert poisson_threshold(k, 1000, 1000 / f, alpha, False) == d3
+        assert poisson_threshold(k, 1000, 1000 / f, alpha, True) == d4
+    # classes of 1, 2, 3 and 4 records of 10, population 100, k = 5: k' = 4 (D3)
+    df = pl.DataFrame({"q": ["a", "b", "b", "c", "c", "c", "d", "d", "d", "d"]})
+    hs = {"q": pa.Hierarchy.from_rows([[v, "*"] for v in "abcd"])}
+    for estimator, gone in [("poisson", 6), ("zero_truncated_poisson", 3)]:
+        c = pa.KMap(5, population=100, estimator=estimator)
+        assert pa.check(df, ["q"], 1, hs, {"q": 0}, 10, criteria=[c]).suppressed == gone
+
+
+def zayatz_share(sizes: Sequence[int], population: float) -> float | None:
+    """Zayatz's estimate of the population's uniques, as a share, from the
+    hypergeometric P(one of j population records drawn in n)."""
+    n, c1 = sum(sizes), sum(1 for s in sizes if s == 1)
+    hist: dict[int, int] = {}
+    for s in sizes:
+        hist[s] = hist.get(s, 0) + 1
+
+    def ln_choose(a: float, b: float) -> float:
+        return math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(a - b + 1)
+
+    def drawn(j: int) -> float:
+        return math.exp(math.log(j) + ln_choose(population - j, n - 1) - ln_choose(population, n))
+
+    denominator = sum(c * drawn(j) for j, c in hist.items())
+    if denominator <= 0:
+        return None
+    uniques = c1 * (c1 * drawn(1) / denominator) * population / n
+    share = uniques / population
+    return share if 0 < share <= 1 else None
+
+
+def pop_holds(c: pa.PopulationUniqueness, sizes: Sequence[int]) -> bool:
+    if not sizes or 1 not in sizes:
+        return True
+    if sum(sizes) >= c.population:
+        return sum(1 for s in sizes if s == 1) / c.population <= c.max_share
+    share = zayatz_share(sizes, c.population)
+    return share is not None and share <= c.max_share * (1 + 1e-9)
+
+
+def bisected(sizes: Sequence[int], k: int, c: pa.PopulationUniqueness) -> int:
+    """The suppressed tuples as ARX finds them for a model not monotone
+    under suppression: the classes smaller than k, then a prefix of the kept
+    ones by size found by bisection (the least where it holds, when holding
+    is monotone; some prefix where it holds otherwise)."""
+    small = sum(s for s in sizes if s < k)
+    kept = sorted(s for s in sizes if s >= k)
+    if pop_holds(c, kept):
+        return small
+    lo, hi = 0, len(kept)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pop_holds(c, kept[mid:]):
+            hi = mid
+        else:
+            lo = mid
+    return small + sum(kept[:hi])
+
+
+def test_population_uniqueness_by_hand() -> None:
+    # classes of 1, 2, 3 and 4 in a population of 20: Zayatz estimates
+    # 0.59926 uniques (ARX), a share of 0.02996
+    assert zayatz_share([1, 2, 3, 4], 20) == pytest.approx(0.59926 / 20, rel=1e-4)
+    df = pl.DataFrame({"q": ["a", "b", "b", "c", "c", "c", "d", "d", "d", "d"]})
+    hs = {"q": pa.Hierarchy.from_rows([[v, "*"] for v in "abcd"])}
+    for t, gone in [(0.05, 0), (0.01, 1)]:
+        c = pa.PopulationUniqueness(t, population=20, model="zayatz")
+        assert pa.check(df, ["q"], 1, hs, {"q": 0}, 10, criteria=[c]).suppressed == gone
+    assert not pa.PopulationUniqueness(0.1, 100).monotone_with_suppression
+    assert pa.PopulationUniqueness(0.1, 100, model="zayatz").monotone
+    assert not pa.PopulationUniqueness(0.1, 100, model="pitman").monotone
+    with pytest.raises(pa.ConfigError, match="model must be one of"):
+        pa.PopulationUniqueness(0.1, 100, model="laplace")
+    with pytest.raises(pa.ConfigError, match="population table is not supported yet"):
+        pa.KMap(5, population=df)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+@pytest.mark.parametrize("max_sup", [0, 0.05])
+def test_kmap_and_zayatz_on_adult_equal_the_brute_force(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+    adult_sizes: dict[tuple[int, ...], list[int]],
+    k: int,
+    max_sup: float,
+) -> None:
+    df, hs = adult
+    sup = int(max_sup * df.height)
+    kmap = pa.KMap(8, population=10 * df.height)
+    kp = poisson_threshold(8, df.height, 10 * df.height, 0.05, False)
+    expect = {n for n, s in adult_sizes.items() if sum(x for x in s if x < max(k, kp)) <= sup}
+    for algorithm, variant in [("incognito", "basic"), ("optimal", None), ("mingen", None)]:
+        r = pa.search(
+            df,
+            QIS,
+            hs,
+            k,
+            max_sup,
+            algorithm=algorithm,
+            variant=variant,
+            criteria=[kmap],
+            progress=False,
+        )
+        if algorithm == "optimal":
+            assert nodes(r.anonymous, QIS) <= expect
+        else:
+            assert nodes(r.anonymous, QIS) == expect, (algorithm, k, max_sup)
+    pop = pa.PopulationUniqueness(0.0005, population=20 * df.height, model="zayatz")
+    expect = {n for n, s in adult_sizes.items() if bisected(s, k, pop) <= sup}
+    searches = [("mingen", None)] + ([("incognito", "basic")] if sup == 0 else [])
+    for algorithm, variant in searches:
+        r = pa.search(
+            df,
+            QIS,
+            hs,
+            k,
+            max_sup,
+            algorithm=algorithm,
+            variant=variant,
+            criteria=[pop],
+            progress=False,
+        )
+        assert nodes(r.anonymous, QIS) == expect, (algorithm, k, max_sup)
+    if sup:
+        with pytest.raises(pa.ConfigError, match="PopulationUniqueness is not monotone"):
+            pa.search(df, QIS, hs, k, max_sup, algorithm="incognito", criteria=[pop])

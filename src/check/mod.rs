@@ -281,7 +281,8 @@ impl<'p> Checker<'p> {
         let mut order: Vec<usize> = (0..classes.len()).filter(|&i| classes[i].1).collect();
         order.sort_by_cached_key(|&i| (classes[i].0, codes(i)));
         let sizes: Vec<u64> = order.iter().map(|&i| classes[i].0).collect();
-        let drop = crate::criteria::dataset::to_suppress(&self.model.dataset, &sizes);
+        let drop =
+            crate::criteria::dataset::to_suppress(&self.model.dataset, &sizes, self.problem.rows);
         for &i in &order[..drop] {
             classes[i].1 = false;
         }

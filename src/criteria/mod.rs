@@ -26,7 +26,10 @@ mod likeness;
 mod p_sensitive;
 mod t_closeness;
 
-pub use dataset::{AverageRisk, DatasetCriterion, DatasetRef, SampleUniqueness};
+pub use dataset::{
+    AverageRisk, DatasetCriterion, DatasetRef, Estimator, KMap, PopulationUniqueness,
+    SampleUniqueness,
+};
 pub use l_diversity::{DistinctL, EntropyL, RecursiveCL};
 pub use likeness::{BetaLikeness, DeltaDisclosure};
 pub use p_sensitive::{PAlphaSensitive, PPlusSensitive, PSensitive};

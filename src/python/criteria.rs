@@ -10,8 +10,8 @@ use pyo3::prelude::*;
 use super::error::{to_py, ConfigError};
 use crate::criteria::{
     AverageRisk, BetaLikeness, CriterionRef, DatasetRef, DeltaDisclosure, Distance, DistinctL,
-    EntropyL, PAlphaSensitive, PPlusSensitive, PSensitive, RecursiveCL, SampleUniqueness,
-    TCloseness,
+    EntropyL, Estimator, KMap, PAlphaSensitive, PPlusSensitive, PSensitive, PopulationUniqueness,
+    RecursiveCL, SampleUniqueness, TCloseness,
 };
 
 #[pyclass(
@@ -124,6 +124,17 @@ impl PyCriterion {
     #[staticmethod]
     fn sample_uniqueness(max_share: f64) -> PyResult<Self> {
         wrap_dataset(SampleUniqueness::new(max_share))
+    }
+    /// The estimated share of population uniques at most `max_share`.
+    #[staticmethod]
+    fn population_uniqueness(max_share: f64, population: f64, model: &str) -> PyResult<Self> {
+        let model: Estimator = model.parse().map_err(to_py)?;
+        wrap_dataset(PopulationUniqueness::new(max_share, population, model))
+    }
+    /// k-map against a population of `population` records, estimated.
+    #[staticmethod]
+    fn kmap(k: u64, population: f64, significance: f64, truncated: bool) -> PyResult<Self> {
+        wrap_dataset(KMap::new(k, population, significance, truncated))
     }
     #[getter]
     fn name(&self) -> &'static str {

@@ -11,7 +11,7 @@ from polars_anon.criteria.l_diversity import (
 )
 from polars_anon.criteria.likeness import BetaLikeness, DeltaDisclosure
 from polars_anon.criteria.p_sensitive import PAlphaSensitive, PPlusSensitive, PSensitive
-from polars_anon.criteria.risk import AverageRisk, SampleUniqueness
+from polars_anon.criteria.risk import AverageRisk, KMap, PopulationUniqueness, SampleUniqueness
 from polars_anon.criteria.t_closeness import TCloseness
 
 __all__ = [
@@ -23,9 +23,11 @@ __all__ = [
     "DeltaDisclosure",
     "DistinctLDiversity",
     "EntropyLDiversity",
+    "KMap",
     "PAlphaSensitive",
     "PPlusSensitive",
     "PSensitive",
+    "PopulationUniqueness",
     "RecursiveCLDiversity",
     "SampleUniqueness",
     "TCloseness",

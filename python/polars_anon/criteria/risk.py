@@ -1,18 +1,18 @@
-"""Risk thresholds on the whole release (ARX's sample-based models): the
-average re-identification risk and the share of sample uniques, checked
-after every group's criteria; ``src/criteria/dataset.rs``. When one fails,
-whole classes are suppressed, the smallest first (ties by their values),
-until it holds, and the node is anonymous when all the suppression, the
-groups' and this, stays within ``max_suppression``. Both are monotone,
-with and without suppression, so every search takes them; with ``k=1``
-they are the only model."""
+"""Risk thresholds on the whole release (ARX's sample-based models, and
+estimated k-map): the average re-identification risk, the shares of sample
+and of estimated population uniques, and k-map against a population size,
+checked after every group's criteria; ``src/criteria/dataset.rs``. When one
+fails, whole classes are suppressed, the smallest first (ties by their
+values), until it holds, and the node is anonymous when all the
+suppression, the groups' and this, stays within ``max_suppression``. With
+``k=1`` they are the only model."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from polars_anon._core import CoreCriterion
-from polars_anon.criteria.base import Criterion, real_param
+from polars_anon._core import ConfigError, CoreCriterion
+from polars_anon.criteria.base import Criterion, count_param, real_param
 
 
 class AverageRisk(Criterion):
@@ -64,3 +64,94 @@ class SampleUniqueness(Criterion):
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.sample_uniqueness(self.max_share)
+
+
+MODELS = ("dankar", "pitman", "zayatz", "snb")
+ESTIMATORS = ("poisson", "zero_truncated_poisson")
+
+
+def _population(criterion: str, population: Any) -> float:
+    if isinstance(population, bool) or not isinstance(population, int | float):
+        raise ConfigError(
+            f"{criterion}: population is the population's number of records, got "
+            f"{type(population).__name__} {population!r:.40} (a population table is not "
+            "supported yet: give its number of records)"
+        )
+    return float(population)
+
+
+class PopulationUniqueness(Criterion):
+    """The share of the population's records estimated to be unique in it,
+    from the release's classes, at most ``max_share``; met when no released
+    record is unique. ``population``: the population's number of records
+    (the sampling fraction is the released records over it, as ARX takes
+    it). ``model``: ``"dankar"`` (Dankar et al.'s rule: Pitman up to a
+    sampling fraction of 0.1, else the smaller of Zayatz and SNB; no
+    estimate fails), ``"pitman"``, ``"zayatz"`` or ``"snb"`` (the estimators
+    of `polars_anon.risk`, which differ from ARX's where its fits go
+    outside the models' parameter spaces). Not monotone with suppression,
+    nor under generalization except with Zayatz (ARX): searches other than
+    ``algorithm="mingen"`` refuse it then."""
+
+    _fields = ("max_share", "population", "model")
+    kind = "population_uniqueness"
+    whole_release: ClassVar[bool] = True
+
+    max_share: float
+    population: float
+    model: str
+
+    def __init__(self, max_share: float, population: float, model: str = "dankar") -> None:
+        object.__setattr__(
+            self, "max_share", real_param("PopulationUniqueness", "max_share", max_share)
+        )
+        object.__setattr__(self, "population", _population("PopulationUniqueness", population))
+        if not isinstance(model, str) or model not in MODELS:
+            raise ConfigError(f"PopulationUniqueness: model must be one of {MODELS}, got {model!r}")
+        object.__setattr__(self, "model", model)
+        self._validate()
+
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        return CoreCriterion.population_uniqueness(self.max_share, self.population, self.model)
+
+
+class KMap(Criterion):
+    """k-map: every released class matches at least ``k`` individuals of the
+    population. With the population's number of records (``population``),
+    estimated as El Emam and Dankar (2008) and ARX do: a class of f released
+    records is taken to match k individuals when f reaches k', the least
+    count that a population class of k would exceed in the sample with
+    probability at most ``significance`` under a Poisson model of sampling
+    (``estimator="poisson"``, their D3; ``"zero_truncated_poisson"``, D4) at
+    the table's sampling fraction; k' is at most k. (ARX's API has no
+    default significance; 0.05 is the usual choice.) Monotone with and
+    without suppression."""
+
+    _fields = ("k", "population", "significance", "estimator")
+    kind = "kmap"
+    whole_release: ClassVar[bool] = True
+
+    k: int
+    population: float
+    significance: float
+    estimator: str
+
+    def __init__(
+        self,
+        k: int,
+        population: float,
+        significance: float = 0.05,
+        estimator: str = "poisson",
+    ) -> None:
+        object.__setattr__(self, "k", count_param("KMap", "k", k))
+        object.__setattr__(self, "population", _population("KMap", population))
+        object.__setattr__(self, "significance", real_param("KMap", "significance", significance))
+        if not isinstance(estimator, str) or estimator not in ESTIMATORS:
+            raise ConfigError(f"KMap: estimator must be one of {ESTIMATORS}, got {estimator!r}")
+        object.__setattr__(self, "estimator", estimator)
+        self._validate()
+
+    def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        return CoreCriterion.kmap(
+            self.k, self.population, self.significance, self.estimator != "poisson"
+        )
