@@ -12,6 +12,7 @@ import polars as pl
 
 from polars_anon import engines
 from polars_anon._core import ConfigError
+from polars_anon.dp import engines as on_engine
 from polars_anon.dp.parameters import dp_parameters
 from polars_anon.dp.randomness import Draws, key_of, sample_expr
 from polars_anon.dp.scores import METRICS, NEED_ROWS, Scorer
@@ -74,7 +75,9 @@ def differential_privacy(
     release is collected or written, so the table is read twice in all
     (three times for a LazyFrame whose rows must be counted: the entropy
     and discernibility scores weigh the records left out of the sample by
-    the table's size).
+    the table's size). A DuckDB relation or Spark DataFrame is sampled
+    there, by a keyed hash of each record's place (`polars_anon.dp.engines`;
+    a DuckDB relation whose rows come out in no fixed order is refused).
 
     The release holds the quasi-identifiers only: every other column is
     left out (``result.left_out``), since a value passed through unchanged
@@ -115,17 +118,18 @@ def differential_privacy(
     k, beta = dp_parameters(eps_anon, delta)
     qis = columns_of(quasi_identifiers)
     where = engines.engine_of(data)
-    if where != "polars":
-        raise ConfigError(
-            f"differential_privacy samples Polars tables for now; a {where} table can be "
-            "collected (or exported to Parquet) first"
-        )
     key = key_of(seed)
     hs = resolve_hierarchies(hierarchies)
-    lf = as_lazy(data)
-    columns = lf.collect_schema().names()
-    index = fresh_name("__polars_anon_row", columns)
-    sample = lf.with_row_index(index).filter(sample_expr(key, beta, index)).drop(index)
+    if where == "polars":
+        lf = as_lazy(data)
+        columns = lf.collect_schema().names()
+        index = fresh_name("__polars_anon_row", columns)
+        sample = lf.with_row_index(index).filter(sample_expr(key, beta, index)).drop(index)
+    else:
+        # drawn where the rows are (refuses a frequency set, or a relation
+        # whose rows cannot be numbered the same way twice)
+        sample = on_engine.sampled(data, where, key, beta)
+        columns = engines.schema(data, where).names()
     prep = prepare(sample, qis, hs, nulls=nulls)
     if prep.rows < k:
         raise ConfigError(
@@ -137,7 +141,10 @@ def differential_privacy(
     if isinstance(data, pl.DataFrame):
         rows = data.height
     elif metric in NEED_ROWS and generalization is None:
-        rows = int(lf.select(pl.len()).collect(engine="streaming").item())
+        if where == "polars":
+            rows = int(lf.select(pl.len()).collect(engine="streaming").item())
+        else:
+            rows = on_engine.count(data, where)
     left_out = [c for c in columns if c not in qis]
     path = None
     if generalization is None:

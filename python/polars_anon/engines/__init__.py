@@ -35,7 +35,9 @@ def engine_of(data: Any, engine: str | None = None) -> str:
     if isinstance(data, FrequencySet):
         found = "counts"
     else:
-        found = next((e for e, p in PREFIXES.items() if module.startswith(p)), "polars")
+        # DuckDB 1.4 names its classes' module "_duckdb"
+        bare = module.lstrip("_")
+        found = next((e for e, p in PREFIXES.items() if bare.startswith(p)), "polars")
     if engine not in (None, "auto") and engine != found:
         if engine not in ENGINES:
             raise ConfigError(f"unknown engine {engine!r}; expected one of {list(ENGINES)}")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_anon._core import ConfigError
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
@@ -108,7 +109,8 @@ class DPResult:
         """The release: the sample's quasi-identifiers at ``levels``, the
         classes of fewer than ``k`` records suppressed; a LazyFrame that
         draws the same sample each time it is collected and checks it holds
-        the classes checked here."""
+        the classes checked here (on DuckDB and Spark, a relation or
+        DataFrame built there, drawn again and checked the same way)."""
         return generalize_prepared(
             self.prep, self._levels(), self.k, self.prep.rows, None, self._roles()
         )
@@ -142,6 +144,11 @@ class DPResult:
     def _sink(
         self, path: str | Path, fmt: str, partition_rows: int | None = None, separator: str = ","
     ) -> Path:
+        if self.prep.engine != "polars":
+            raise ConfigError(
+                f"a release on {self.prep.engine} is written where it lives: result.apply() "
+                f"gives it there, checked, to write with {self.prep.engine}'s own writer"
+            )
         parts = fmt == "parquet" and is_folder(path, partition_rows)
         kind = destination(path, partition_rows) if parts else fmt  # before any work
         if not parts:
