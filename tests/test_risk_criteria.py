@@ -471,3 +471,30 @@ def test_kmap_and_zayatz_on_adult_equal_the_brute_force(
     if sup:
         with pytest.raises(pa.ConfigError, match="PopulationUniqueness is not monotone"):
             pa.search(df, QIS, hs, k, max_sup, algorithm="incognito", criteria=[pop])
+
+
+def test_the_reports_say_which_model_bound_each_suppressed_group(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+    adult_sizes: dict[tuple[int, ...], list[int]],
+) -> None:
+    df, hs = adult
+    node = (1, 0, 0, 1, 1)
+    levels = dict(zip(QIS, node, strict=True))
+    criteria = [pa.AverageRisk(0.01), pa.DistinctLDiversity(2, "salary-class")]
+    r = pa.check(df, QIS, 3, hs, levels, df.height, criteria=criteria)
+    groups = r.suppressed_groups
+    assert int(groups.get_column("tuples").sum()) == r.suppressed > 0
+    reasons = dict(groups.group_by("reason").agg(pl.col("tuples").sum()).iter_rows())
+    assert set(reasons) == {"k", "DistinctLDiversity", "AverageRisk"}, reasons
+    # the groups smaller than k are those the brute force counts
+    small = sum(s for s in adult_sizes[node] if s < 3)
+    assert reasons["k"] == small
+    # the groups the risk threshold took are no larger than any released one
+    by_risk = groups.filter(pl.col("reason") == "AverageRisk").get_column("tuples")
+    assert int(by_risk.max()) <= int(r.released_sizes.min())  # type: ignore[arg-type]
+    assert "suppressed by" in repr(r) and "AverageRisk:" in repr(r)
+    # the release's own report says the same
+    result = pa.search(df, QIS, hs, 3, 0.2, criteria=criteria, algorithm="mingen", progress=False)
+    report = result.release_report(levels=levels)
+    assert report.suppressed_groups.sort(QIS).equals(groups.sort(QIS))
+    assert "AverageRisk:" in str(report)

@@ -34,6 +34,17 @@ pub struct Evaluated {
     pub attribute_loss: Vec<f64>,
 }
 
+/// One class of a node under the model (`Checker::verdicts`).
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub size: u64,
+    /// Why it is suppressed: "k", a group criterion's name, or the models of
+    /// the whole release that made it go; None when it is released.
+    pub reason: Option<String>,
+    /// Its rows in the node's frequency set.
+    pub rows: Vec<u32>,
+}
+
 /// A checked node: the tuples its groups would suppress, and its frequency
 /// set when the caller asked to keep it and the node failed.
 pub type Checked = (u64, Option<FreqSet>);
@@ -167,14 +178,20 @@ impl<'p> Checker<'p> {
 
     /// Does one QI group (rows `rows` of a set) pass the model? Its size first.
     fn group_passes(&self, keys: &[u64], counts: &[u64], rows: &[u32]) -> bool {
+        self.group_verdict(keys, counts, rows).is_none()
+    }
+
+    /// Why one QI group fails the model: "k" when it is smaller than k, else
+    /// the first criterion it fails; None when it passes.
+    fn group_verdict(&self, keys: &[u64], counts: &[u64], rows: &[u32]) -> Option<&'static str> {
         let size: u64 = rows.iter().map(|&r| counts[r as usize]).sum();
         if size < self.model.k {
-            return false;
+            return Some("k");
         }
         let p = self.problem;
         let layout = p.layout.as_ref().expect("checked by qi_groups");
         let n = p.n_attrs();
-        self.model.criteria.iter().all(|c| {
+        let failed = self.model.criteria.iter().find(|c| {
             let j = c.attr();
             let mut hist: Vec<(u32, u64)> = rows
                 .iter()
@@ -189,8 +206,9 @@ impl<'p> Checker<'p> {
                     false
                 }
             });
-            c.holds(&hist, &p.sensitive[j].global)
-        })
+            !c.holds(&hist, &p.sensitive[j].global)
+        });
+        failed.map(|c| c.name())
     }
 
     /// Group statistics of a frequency set under the model: tuples of groups
@@ -248,94 +266,142 @@ impl<'p> Checker<'p> {
         Ok(s)
     }
 
-    /// `grouped` under models of the whole release: each group's verdict
-    /// first (k and the group criteria), then the kept classes suppressed
-    /// smallest first (ties by their codes, attribute by attribute) until
-    /// every model of the release holds (`criteria::dataset`).
-    fn grouped_release(&self, fs: &FreqSet, kept: Option<&mut [bool]>) -> Result<GroupStats> {
+    /// Every class of a set under the model: its size, why it is suppressed
+    /// (None: released) and its rows. Each group's verdict first (k, then
+    /// the group criteria in order); then, under models of the whole
+    /// release, the kept classes suppressed smallest first (ties by their
+    /// codes, attribute by attribute) until every one holds
+    /// (`criteria::dataset`), those named by the models that failed.
+    pub fn verdicts(&self, fs: &FreqSet) -> Result<Vec<Verdict>> {
         let counts = fs.counts()?;
-        let cols: Vec<Vec<u32>> = fs
-            .attrs
-            .iter()
-            .map(|&a| fs.codes(a))
-            .collect::<Result<_>>()?;
-        // each class: its size, whether the groups' models pass it, its rows
-        let mut classes: Vec<(u64, bool, Vec<u32>)> = Vec::new();
+        let mut classes: Vec<Verdict> = Vec::new();
         if fs.carry.is_empty() {
             for (r, &c) in counts.iter().enumerate() {
-                classes.push((c, c >= self.model.k, vec![r as u32]));
+                let reason = (c < self.model.k).then(|| "k".to_string());
+                classes.push(Verdict {
+                    size: c,
+                    reason,
+                    rows: vec![r as u32],
+                });
             }
         } else {
             let (keys, order, starts) = self.qi_groups(fs)?;
             for w in starts.windows(2) {
                 let rows = &order[w[0]..w[1]];
                 let size = rows.iter().map(|&r| counts[r as usize]).sum();
-                let pass = self.group_passes(&keys, &counts, rows);
-                classes.push((size, pass, rows.to_vec()));
+                let reason = self.group_verdict(&keys, &counts, rows).map(str::to_string);
+                classes.push(Verdict {
+                    size,
+                    reason,
+                    rows: rows.to_vec(),
+                });
             }
         }
-        let codes = |i: usize| -> Vec<u32> {
-            let r = classes[i].2[0] as usize;
+        if self.model.dataset.is_empty() {
+            return Ok(classes);
+        }
+        let cols: Vec<Vec<u32>> = fs
+            .attrs
+            .iter()
+            .map(|&a| fs.codes(a))
+            .collect::<Result<_>>()?;
+        let codes = |v: &Verdict| -> Vec<u32> {
+            let r = v.rows[0] as usize;
             cols.iter().map(|col| col[r]).collect()
         };
-        let mut order: Vec<usize> = (0..classes.len()).filter(|&i| classes[i].1).collect();
-        order.sort_by_cached_key(|&i| (classes[i].0, codes(i)));
-        let sizes: Vec<u64> = order.iter().map(|&i| classes[i].0).collect();
-        let drop =
-            crate::criteria::dataset::to_suppress(&self.model.dataset, &sizes, self.problem.rows);
-        for &i in &order[..drop] {
-            classes[i].1 = false;
+        let mut order: Vec<usize> = (0..classes.len())
+            .filter(|&i| classes[i].reason.is_none())
+            .collect();
+        order.sort_by_cached_key(|&i| (classes[i].size, codes(&classes[i])));
+        let sizes: Vec<u64> = order.iter().map(|&i| classes[i].size).collect();
+        let dataset = &self.model.dataset;
+        let drop = crate::criteria::dataset::to_suppress(dataset, &sizes, self.problem.rows);
+        if drop > 0 {
+            // the models that fail before any class of the release goes
+            let failing: Vec<&str> = dataset
+                .iter()
+                .filter(|c| {
+                    crate::criteria::dataset::to_suppress(
+                        &[(*c).clone()],
+                        &sizes,
+                        self.problem.rows,
+                    ) > 0
+                })
+                .map(|c| c.name())
+                .collect();
+            let reason = failing.join("+");
+            for &i in &order[..drop] {
+                classes[i].reason = Some(reason.clone());
+            }
         }
+        Ok(classes)
+    }
+
+    /// `grouped` under models of the whole release (see `verdicts`).
+    fn grouped_release(&self, fs: &FreqSet, kept: Option<&mut [bool]>) -> Result<GroupStats> {
+        let classes = self.verdicts(fs)?;
         let mut s = GroupStats {
             min_group: u64::MAX,
             ..Default::default()
         };
-        for (size, pass, _) in &classes {
+        for v in &classes {
             s.groups += 1;
-            s.min_group = s.min_group.min(*size);
-            if *pass {
+            s.min_group = s.min_group.min(v.size);
+            if v.reason.is_none() {
                 s.kept_groups += 1;
-                s.kept_sum_sq += (*size as u128) * (*size as u128);
+                s.kept_sum_sq += (v.size as u128) * (v.size as u128);
             } else {
-                s.suppressed += size;
+                s.suppressed += v.size;
             }
         }
         if s.groups == 0 {
             s.min_group = 0;
         }
         if let Some(kept) = kept {
-            for (_, pass, rows) in &classes {
-                for &r in rows {
-                    kept[r as usize] = *pass;
+            for v in &classes {
+                for &r in &v.rows {
+                    kept[r as usize] = v.reason.is_none();
                 }
             }
         }
         Ok(s)
     }
 
+    /// The suppressed groups of a full-lattice node: their QI codes (at the
+    /// node's levels), tuples and why each is suppressed (`verdicts`).
+    #[allow(clippy::type_complexity)]
+    pub fn suppression_reasons(&self, node: &[u8]) -> Result<Vec<(Vec<u32>, u64, String)>> {
+        self.problem.check_floors(node)?;
+        let fs = self.problem.node_set(node, self.engine)?;
+        let cols: Vec<Vec<u32>> = fs
+            .attrs
+            .iter()
+            .map(|&a| fs.codes(a))
+            .collect::<Result<_>>()?;
+        Ok(self
+            .verdicts(&fs)?
+            .into_iter()
+            .filter_map(|v| {
+                let r = v.rows[0] as usize;
+                v.reason
+                    .map(|why| (cols.iter().map(|col| col[r]).collect(), v.size, why))
+            })
+            .collect())
+    }
+
     /// The QI codes (at the node's levels) of the groups the model suppresses.
     pub fn suppressed_groups(&self, node: &[u8]) -> Result<Vec<Vec<u32>>> {
+        if !self.model.dataset.is_empty() {
+            return Ok(self
+                .suppression_reasons(node)?
+                .into_iter()
+                .map(|(codes, _, _)| codes)
+                .collect());
+        }
         self.problem.check_floors(node)?;
         let fs = self.problem.node_set(node, self.engine)?;
         let counts = fs.counts()?;
         let mut out = Vec::new();
-        if !self.model.dataset.is_empty() {
-            let mut kept = vec![true; fs.rows()];
-            self.grouped_release(&fs, Some(&mut kept))?;
-            let cols: Vec<Vec<u32>> = fs
-                .attrs
-                .iter()
-                .map(|&a| fs.codes(a))
-                .collect::<Result<_>>()?;
-            let mut seen = std::collections::HashSet::new();
-            for (r, &k) in kept.iter().enumerate() {
-                let key: Vec<u32> = cols.iter().map(|col| col[r]).collect();
-                if !k && seen.insert(key.clone()) {
-                    out.push(key);
-                }
-            }
-            return Ok(out);
-        }
         if fs.carry.is_empty() {
             let cols: Vec<Vec<u32>> = fs
                 .attrs

@@ -259,6 +259,31 @@ impl PyProblem {
         let checker = self.checker(k, criteria, Engine::Auto)?;
         run(py, || checker.suppressed_groups(&levels))
     }
+    /// The groups the model suppresses at a node: their QI codes (at the
+    /// node's levels, one list per group), tuples, and why each goes ("k",
+    /// a group criterion's name, or the models of the whole release).
+    #[pyo3(signature = (levels, k, criteria = Vec::new()))]
+    #[allow(clippy::type_complexity)]
+    fn suppression_reasons(
+        &self,
+        py: Python<'_>,
+        levels: Vec<u32>,
+        k: u64,
+        criteria: Vec<PyCriterion>,
+    ) -> PyResult<(Vec<Vec<u32>>, Vec<u64>, Vec<String>)> {
+        let levels = self.levels_u8(levels)?;
+        let checker = self.checker(k, criteria, Engine::Auto)?;
+        let found = run(py, || checker.suppression_reasons(&levels))?;
+        let mut codes = Vec::with_capacity(found.len());
+        let mut tuples = Vec::with_capacity(found.len());
+        let mut reasons = Vec::with_capacity(found.len());
+        for (c, t, r) in found {
+            codes.push(c);
+            tuples.push(t);
+            reasons.push(r);
+        }
+        Ok((codes, tuples, reasons))
+    }
     /// Metrics of many nodes, as columns.
     #[pyo3(signature = (nodes, k, criteria = Vec::new()))]
     fn evaluate_many(

@@ -20,6 +20,7 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared, group_frame
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
 from polars_anon.release.parts import Unproven, destination, write_release
+from polars_anon.release.suppressed import framed
 from polars_anon.reports.check import CheckReport
 from polars_anon.roles.resolve import resolve
 from polars_anon.roles.spec import Identifiers, Roles, roles_of
@@ -74,15 +75,17 @@ def check_prepared(
     m = prep.problem.evaluate(lv, k, "auto", model)
     groups = group_frame(prep, lv)
     counts = groups.get_column("n").alias("count")
-    # the groups to leave out of the released sizes (none to look for when
-    # nothing is suppressed)
-    dropped = prep.problem.suppressed_groups(lv, k, model) if m.suppressed else []
+    # the groups to leave out of the released sizes, and why each goes (none
+    # to look for when nothing is suppressed)
+    found = prep.problem.suppression_reasons(lv, k, model) if m.suppressed else ([], [], [])
+    dropped = found[0]
     if dropped:
         keys = [f"q{i}" for i in range(len(lv))]
         drop = pl.DataFrame(
             {q: pl.Series([g[i] for g in dropped], dtype=pl.UInt32) for i, q in enumerate(keys)}
         )
         groups = groups.join(drop, on=keys, how="anti")
+    why = framed(prep, lv, *found) if m.suppressed else pl.DataFrame()
     sizes = (
         counts.value_counts(name="groups")
         .rename({"count": "size"})
@@ -109,6 +112,7 @@ def check_prepared(
         criteria=[repr(c) for c in listed(criteria)],
         released_sizes=groups.get_column("n"),
         columns=_columns(prep, lv, m.suppressed, roles or Roles()),
+        suppressed_groups=why,
         _source=(prep, criteria),
     )
 

@@ -154,7 +154,7 @@ def _checked(
             f"values ({type(e).__name__}: {str(e).splitlines()[0][:200]}); refusing to release"
         ) from None
     gen = gen.with_columns(as_text)
-    drop = _labels(prep, levels, prep.problem.suppressed_groups(levels, k, model))
+    drop = labels_of(prep, levels, prep.problem.suppressed_groups(levels, k, model))
     small = groups.filter(pl.col(count) < k)
     if small.join(drop, on=qis, how="anti").height:
         raise AnonError("internal check failed: a group smaller than k was not suppressed")
@@ -232,7 +232,7 @@ def same_groups(
         )
 
 
-def _labels(prep: Prepared, levels: list[int], codes: list[list[int]]) -> pl.DataFrame:
+def labels_of(prep: Prepared, levels: list[int], codes: list[list[int]]) -> pl.DataFrame:
     """Groups given by QI codes at `levels`, as a frame of labels."""
     cols = {}
     for i, (q, h, lvl) in enumerate(

@@ -9,6 +9,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError
 from polars_anon.reports.render import aligned, column_rows, levels_text, table_html
+from polars_anon.reports.suppressed import informative, reasons_text
 
 if TYPE_CHECKING:
     from polars_anon.reports.risk import RiskReport
@@ -41,6 +42,9 @@ class CheckReport:
     # what a release at these levels does with each column: ``column``,
     # ``role``, ``released_as`` (`polars_anon.roles`)
     columns: pl.DataFrame = field(default_factory=pl.DataFrame)
+    # the groups suppressed: each quasi-identifier's label, ``tuples`` and the
+    # ``reason`` (`release.suppressed`)
+    suppressed_groups: pl.DataFrame = field(default_factory=pl.DataFrame, repr=False)
     # the checked table and criteria, for `quality` (not pickled)
     _source: Any = field(default=None, repr=False, compare=False)
 
@@ -50,6 +54,7 @@ class CheckReport:
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickles made before reports listed the columns
         state.setdefault("columns", pl.DataFrame())
+        state.setdefault("suppressed_groups", pl.DataFrame())
         state.setdefault("_source", None)
         self.__dict__.update(state)
 
@@ -104,6 +109,11 @@ class CheckReport:
                 "suppressed (in groups < k"
                 + (" or failing the criteria)" if self.criteria else ")"),
                 f"{self.suppressed} (allowed {self.max_suppression})",
+            ),
+            *(
+                [("suppressed by", reasons_text(self.suppressed_groups))]
+                if informative(self.suppressed_groups)
+                else []
             ),
             ("height", self.height),
             ("precision (Prec)", round(self.precision, 4)),

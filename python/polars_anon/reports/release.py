@@ -3,24 +3,31 @@ it suppresses, and what becomes of every column of the table."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
 from polars_anon.reports.render import aligned, column_rows, levels_text, table_html
+from polars_anon.reports.suppressed import informative, reasons_text
 
 
 @dataclass(frozen=True, repr=False)
 class ReleaseReport:
     """A release's levels, suppressed rows and columns (``columns``: a frame
-    of ``column``, ``role``, ``released_as``, one row per column)."""
+    of ``column``, ``role``, ``released_as``, one row per column), and the
+    groups suppressed with why each went (``suppressed_groups``: each
+    quasi-identifier's label, ``tuples``, ``reason``: ``k``, a criterion's
+    name, or the models of the whole release that needed it)."""
 
     k: int
     levels: dict[str, int]
     rows: int
     suppressed: int
     columns: pl.DataFrame
+    # the groups suppressed: each quasi-identifier's label, ``tuples`` and the
+    # ``reason`` (`release.suppressed`)
+    suppressed_groups: pl.DataFrame = field(default_factory=pl.DataFrame, repr=False)
 
     @property
     def refused(self) -> list[str]:
@@ -34,6 +41,11 @@ class ReleaseReport:
             ("levels", levels_text(self.levels)),
             ("rows", self.rows),
             ("suppressed", self.suppressed),
+            *(
+                [("suppressed by", reasons_text(self.suppressed_groups))]
+                if informative(self.suppressed_groups)
+                else []
+            ),
             *column_rows(self.columns, most=1000),
         ]
 

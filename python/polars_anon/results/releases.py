@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import polars as pl
+
 from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criterion, specs
 from polars_anon.prepare.f0 import prepare
@@ -16,6 +18,7 @@ from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
 from polars_anon.release.parts import destination, is_folder, write_release
+from polars_anon.release.suppressed import suppressed_groups
 from polars_anon.release.write import target
 from polars_anon.reports.release import ReleaseReport
 from polars_anon.roles.resolve import resolve
@@ -89,6 +92,7 @@ class Releases:
             raise ConfigError("a frequency set has no columns to release: pass the table")
         model = specs(self.criteria, prep.sensitive_values, feasible=False)
         suppressed = prep.problem.evaluate(lv, self.k, "auto", model).suppressed
+        why = suppressed_groups(prep, lv, self.k, model) if suppressed else pl.DataFrame()
         source = prep.lazy if prep.engine == "polars" else prep.source
         resolved = resolve(
             source,
@@ -105,6 +109,7 @@ class Releases:
             rows=prep.rows,
             suppressed=suppressed,
             columns=columns_released(prep, lv, suppressed, roles, resolved),
+            suppressed_groups=why,
         )
 
     def quality(
