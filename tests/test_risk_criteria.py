@@ -498,3 +498,21 @@ def test_the_reports_say_which_model_bound_each_suppressed_group(
     report = result.release_report(levels=levels)
     assert report.suppressed_groups.sort(QIS).equals(groups.sort(QIS))
     assert "AverageRisk:" in str(report)
+
+
+def test_population_models_on_the_command_line(tmp_path: Path) -> None:
+    from polars_anon.cli import main
+
+    data = pa.datasets.data_dir() / "adult" / "adult.csv"
+    base = ["anonymize", str(data), "--sep", ";", "--qi", "age,sex,race", "--k", "1"]
+    base += ["--hierarchies", str(Path(__file__).parent.parent / "hierarchies" / "adult")]
+    base += ["--max-suppression", "0.05", "--algorithm", "mingen"]
+    out = tmp_path / "out.parquet"
+    argv = [*base, "--kmap", "5:300000", "--population-uniqueness", "0.001:300000:zayatz"]
+    assert main([*argv, "--out", str(out)]) == 0
+    sizes = pl.read_parquet(out).group_by(["age", "sex", "race"]).len().get_column("len")
+    kp = poisson_threshold(5, 30162, 300000, 0.05, False)
+    assert int(sizes.min()) >= kp  # type: ignore[arg-type]
+    for bad in ["5", "5:x:0.05", "5:300000:0.05:gamma", "::"]:
+        assert main([*base, "--kmap", bad, "--out", str(tmp_path / "no.parquet")]) == 2
+    assert not (tmp_path / "no.parquet").exists()

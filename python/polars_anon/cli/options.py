@@ -273,7 +273,7 @@ def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
             flag,
             action="append",
             default=[],
-            metavar="X" if cls.whole_release else "ATTR:X",
+            metavar=_fields_metavar(cls) if cls.whole_release else "ATTR:X",
             dest=cls.kind,
             help=what + " (repeatable)",
         )
@@ -326,10 +326,11 @@ def criteria_of(args: argparse.Namespace) -> list[Criterion]:
             continue
         param = next(p for p in parameters(cls)[1] if p != "attribute")
         for spec in getattr(args, kind, []):
-            attr, _, value = spec.rpartition(":")
             if cls.whole_release:
-                attr, value = "", spec
-            elif not attr:
+                out.append(criterion({"type": kind, **_fields(cls, spec)}))
+                continue
+            attr, _, value = spec.rpartition(":")
+            if not attr:
                 raise ConfigError(f"{cls.option[0]} takes ATTR:VALUE, got {spec!r}")
             try:
                 number: float = int(value)
@@ -342,6 +343,36 @@ def criteria_of(args: argparse.Namespace) -> list[Criterion]:
             if not cls.whole_release:
                 given["attribute"] = attr
             out.append(criterion(given))
+    return out
+
+
+def _fields_metavar(cls: type[Criterion]) -> str:
+    """``MAX_SHARE:POPULATION[:MODEL]``: a model's parameters in order."""
+    names, required = parameters(cls)
+    shown = ":".join(n.upper() for n in required)
+    optional = "".join(f"[:{n.upper()}" for n in names if n not in required)
+    return shown + optional + "]" * sum(1 for n in names if n not in required)
+
+
+def _fields(cls: type[Criterion], spec: str) -> dict[str, Any]:
+    """A model's parameters from ``V1:V2:...`` in its constructor's order
+    (numbers read as numbers)."""
+    names, required = parameters(cls)
+    values = spec.split(":")
+    if not len(required) <= len(values) <= len(names) or not all(values):
+        flag = cls.option[0] if cls.option else cls.kind
+        raise ConfigError(f"{flag} takes {_fields_metavar(cls)}, got {spec!r}")
+    out: dict[str, Any] = {}
+    for name, value in zip(names, values, strict=False):
+        number: Any
+        try:
+            number = int(value)
+        except ValueError:
+            try:
+                number = float(value)
+            except ValueError:
+                number = value
+        out[name] = number
     return out
 
 

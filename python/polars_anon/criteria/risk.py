@@ -32,7 +32,7 @@ class AverageRisk(Criterion):
 
     _fields = ("max_risk",)
     kind = "average_risk"
-    option = ("--average-risk", "average re-identification risk of the release at most X")
+    option = ("--average-risk", "average re-identification risk of the release at most MAX_RISK")
     whole_release: ClassVar[bool] = True
 
     max_risk: float
@@ -51,7 +51,10 @@ class SampleUniqueness(Criterion):
 
     _fields = ("max_share",)
     kind = "sample_uniqueness"
-    option = ("--sample-uniqueness", "share of the release's records unique in it at most X")
+    option = (
+        "--sample-uniqueness",
+        "share of the release's records unique in it at most MAX_SHARE",
+    )
     whole_release: ClassVar[bool] = True
 
     max_share: float
@@ -95,6 +98,11 @@ class PopulationUniqueness(Criterion):
 
     _fields = ("max_share", "population", "model")
     kind = "population_uniqueness"
+    option = (
+        "--population-uniqueness",
+        "estimated share of population uniques at most MAX_SHARE, of a population of "
+        "POPULATION records; MODEL dankar (default), pitman, zayatz or snb",
+    )
     whole_release: ClassVar[bool] = True
 
     max_share: float
@@ -129,6 +137,11 @@ class KMap(Criterion):
 
     _fields = ("k", "population", "significance", "estimator")
     kind = "kmap"
+    option = (
+        "--kmap",
+        "k-map against a population of POPULATION records, estimated (SIGNIFICANCE 0.05, "
+        "ESTIMATOR poisson or zero_truncated_poisson)",
+    )
     whole_release: ClassVar[bool] = True
 
     k: int
