@@ -35,18 +35,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from polars_anon.datasets import ADULT_QUASI_IDENTIFIERS
+
 HERE = Path(__file__).parent
-QIS = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-    "salary-class",
-]
+QIS = list(ADULT_QUASI_IDENTIFIERS)
 
 
 def granularity(out: Any, levels: dict[str, int], hs: dict[str, Any], rows: int) -> float:

@@ -55,6 +55,35 @@ def brute_anonymous(
     return out
 
 
+def random_qis(
+    draw: Any, rows: int, attrs: int = 2, leaves: int = 5
+) -> tuple[dict[str, list[str]], dict[str, pa.Hierarchy]]:
+    """Hypothesis's draw of up to `attrs` quasi-identifier columns of `rows`
+    values, each from up to `leaves` leaves of a random hierarchy (height 0
+    to 3, its top level a single value)."""
+    from hypothesis import strategies as st
+
+    hs: dict[str, pa.Hierarchy] = {}
+    columns: dict[str, list[str]] = {}
+    for a in range(draw(st.integers(1, attrs))):
+        values = [f"v{i}" for i in range(draw(st.integers(1, leaves)))]
+        hrows = [[leaf] for leaf in values]
+        labels = list(values)
+        height = draw(st.integers(0, 3))
+        for lvl in range(1, height + 1):
+            if lvl == height:
+                parent = {lab: "*" for lab in labels}
+            else:
+                buckets = draw(st.integers(1, len(set(labels))))
+                parent = {lab: f"g{lvl}_{draw(st.integers(0, buckets - 1))}" for lab in set(labels)}
+            labels = [parent[lab] for lab in labels]
+            for row, lab in zip(hrows, labels, strict=True):
+                row.append(lab)
+        hs[f"q{a}"] = pa.Hierarchy.from_rows(hrows)
+        columns[f"q{a}"] = [draw(st.sampled_from(values)) for _ in range(rows)]
+    return columns, hs
+
+
 def nodes(frame: pl.DataFrame, qis: Sequence[str]) -> set[tuple[int, ...]]:
     return {tuple(int(v) for v in row) for row in frame.select(list(qis)).iter_rows()}
 

@@ -23,17 +23,7 @@ from polars_anon.prepare.f0 import prepare
 
 DATA = Path(__file__).parent / "data" / "dp"
 QIS5 = ["sex", "age", "race", "marital-status", "education"]
-ADULT_QIS = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-    "salary-class",
-]
+ADULT_QIS = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
 
 
 def adult3000() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:

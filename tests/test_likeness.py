@@ -19,7 +19,7 @@ from pycanon import anonymity
 
 import polars_anon as pa
 from polars_anon.criteria import BetaLikeness, DeltaDisclosure
-from tests.conftest import SEARCHES, nodes
+from tests.conftest import SEARCHES, nodes, random_qis
 
 Likeness = BetaLikeness | DeltaDisclosure
 
@@ -396,24 +396,7 @@ def test_releases_meet_the_criteria_by_plain_polars_and_pycanon(
 @st.composite
 def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]]:
     rows = draw(st.integers(1, 24))
-    hs: dict[str, pa.Hierarchy] = {}
-    columns: dict[str, list[str]] = {}
-    for a in range(draw(st.integers(1, 2))):
-        leaves = [f"v{i}" for i in range(draw(st.integers(1, 5)))]
-        hrows = [[leaf] for leaf in leaves]
-        labels = list(leaves)
-        height = draw(st.integers(0, 3))
-        for lvl in range(1, height + 1):
-            if lvl == height:
-                parent = {lab: "*" for lab in labels}
-            else:
-                buckets = draw(st.integers(1, len(set(labels))))
-                parent = {lab: f"g{lvl}_{draw(st.integers(0, buckets - 1))}" for lab in set(labels)}
-            labels = [parent[lab] for lab in labels]
-            for row, lab in zip(hrows, labels, strict=True):
-                row.append(lab)
-        hs[f"q{a}"] = pa.Hierarchy.from_rows(hrows)
-        columns[f"q{a}"] = [draw(st.sampled_from(leaves)) for _ in range(rows)]
+    columns, hs = random_qis(draw, rows)
     # few sensitive values, some common, so that shares meet the bounds exactly
     values = [f"s{i}" for i in range(draw(st.integers(1, 3)))]
     weights = [draw(st.integers(1, 3)) for _ in values]

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
-from tests.conftest import SEARCHES, brute_counts, nodes
+from tests.conftest import SEARCHES, brute_counts, nodes, random_qis
 
 Risk = pa.AverageRisk | pa.SampleUniqueness
 QIS = ["age", "sex", "race", "marital-status", "education"]
@@ -190,25 +190,7 @@ def test_parameters_and_where_they_are_refused(
 
 @st.composite
 def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]]:
-    rows = draw(st.integers(1, 30))
-    hs: dict[str, pa.Hierarchy] = {}
-    columns: dict[str, list[str]] = {}
-    for a in range(draw(st.integers(1, 2))):
-        leaves = [f"v{i}" for i in range(draw(st.integers(1, 6)))]
-        hrows = [[leaf] for leaf in leaves]
-        labels = list(leaves)
-        height = draw(st.integers(0, 3))
-        for lvl in range(1, height + 1):
-            if lvl == height:
-                parent = {lab: "*" for lab in labels}
-            else:
-                buckets = draw(st.integers(1, len(set(labels))))
-                parent = {lab: f"g{lvl}_{draw(st.integers(0, buckets - 1))}" for lab in set(labels)}
-            labels = [parent[lab] for lab in labels]
-            for row, lab in zip(hrows, labels, strict=True):
-                row.append(lab)
-        hs[f"q{a}"] = pa.Hierarchy.from_rows(hrows)
-        columns[f"q{a}"] = [draw(st.sampled_from(leaves)) for _ in range(rows)]
+    columns, hs = random_qis(draw, draw(st.integers(1, 30)), leaves=6)
     return pl.DataFrame(columns), hs, list(columns)
 
 
