@@ -136,11 +136,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help (0) or a usage error (2), already printed
         return e.code if isinstance(e.code, int) else 2
     out = getattr(args, "out", None)
-    if isinstance(out, Path) and not out.parent.is_dir():
-        return _fail(f"cannot write {out}: the folder {out.parent} does not exist")
     data = getattr(args, "data", None)
-    if isinstance(data, Path) and not data.exists():
-        return _fail(f"cannot read {data}: no such file")
+    try:
+        for name, path in (("--out", out), ("DATA", data)):
+            if isinstance(path, Path) and ("\n" in str(path) or "\r" in str(path)):
+                return _fail(f"{name} {str(path)!r}: a path on one line, please")
+        if isinstance(out, Path) and not out.parent.is_dir():
+            return _fail(
+                f"cannot write --out {str(out)!r}: the folder {str(out.parent)!r} does not exist"
+            )
+    except OSError as e:  # a name too long for the file system
+        return _fail(f"cannot write --out {str(out)!r}: {e.strerror}")
+    try:
+        if isinstance(data, Path) and not data.exists():
+            return _fail(f"cannot read the data {str(data)!r}: no such file")
+    except OSError as e:
+        return _fail(f"cannot read the data {str(data)!r}: {e.strerror}")
     try:
         code: int = args.run(args)
         return code

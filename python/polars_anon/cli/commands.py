@@ -14,9 +14,9 @@ from polars_anon._core import AnonError, ConfigError
 from polars_anon.api.check import check
 from polars_anon.api.risk import risk
 from polars_anon.api.search import search
+from polars_anon.cli.criteria import criteria_of
 from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
-    criteria_of,
     hierarchies,
     identifiers_arg,
     qis_of,

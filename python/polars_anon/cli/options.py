@@ -16,9 +16,8 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.api.search import VARIANTS
-from polars_anon.criteria import TYPES, Criterion
+from polars_anon.cli.criteria import criteria_options
 from polars_anon.inputs.params import suppression
-from polars_anon.jobs.criteria import criterion, parameters
 from polars_anon.jobs.sources import folder_sources, hierarchy_source, resolve_hierarchies
 from polars_anon.results.best import CRITERIA
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
@@ -29,6 +28,15 @@ def suppression_arg(text: str) -> int | float:
         return suppression(text)
     except ConfigError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def separator_arg(text: str) -> str:
+    """A CSV's field separator: one character of one byte."""
+    if len(text.encode("utf8")) != 1:
+        raise argparse.ArgumentTypeError(
+            f"a field separator is one character (one byte, such as , or ;), got {text!r:.40}"
+        )
+    return text
 
 
 def names(text: str) -> list[str]:
@@ -101,7 +109,12 @@ def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None
         nargs=None if data_required else "?",
         help="the table: a CSV or Parquet file",
     )
-    p.add_argument("--sep", default=",", help="the CSV's field separator (output CSVs use it too)")
+    p.add_argument(
+        "--sep",
+        default=",",
+        type=separator_arg,
+        help="the CSV's field separator (output CSVs use it too)",
+    )
     p.add_argument(
         "--encoding", default="utf8", help="the CSV's text encoding (utf8, latin-1, ...)"
     )
@@ -263,20 +276,8 @@ def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
         action=Given,
         help="tuples that may be suppressed: a count (300) or a fraction (0.01, 1e-2, 1%%)",
     )
-    if not criteria:
-        return
-    for cls in TYPES.values():
-        if cls.option is None:
-            continue
-        flag, what = cls.option
-        p.add_argument(
-            flag,
-            action="append",
-            default=[],
-            metavar=_fields_metavar(cls) if cls.whole_release else "ATTR:X",
-            dest=cls.kind,
-            help=what + " (repeatable)",
-        )
+    if criteria:
+        criteria_options(p)
 
 
 def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
@@ -315,65 +316,6 @@ def preference(p: argparse.ArgumentParser) -> None:
         action=Given,
         help="how the released generalization is chosen",
     )
-
-
-def criteria_of(args: argparse.Namespace) -> list[Criterion]:
-    """The criteria the options name: each model with an option (`Criterion.option`),
-    ``ATTR:VALUE`` giving its attribute and its one other parameter."""
-    out = []
-    for kind, cls in TYPES.items():
-        if cls.option is None:
-            continue
-        param = next(p for p in parameters(cls)[1] if p != "attribute")
-        for spec in getattr(args, kind, []):
-            if cls.whole_release:
-                out.append(criterion({"type": kind, **_fields(cls, spec)}))
-                continue
-            attr, _, value = spec.rpartition(":")
-            if not attr:
-                raise ConfigError(f"{cls.option[0]} takes ATTR:VALUE, got {spec!r}")
-            try:
-                number: float = int(value)
-            except ValueError:
-                try:
-                    number = float(value)
-                except ValueError:
-                    raise ConfigError(f"{cls.option[0]} takes a number, got {value!r}") from None
-            given: dict[str, object] = {"type": kind, param: number}
-            if not cls.whole_release:
-                given["attribute"] = attr
-            out.append(criterion(given))
-    return out
-
-
-def _fields_metavar(cls: type[Criterion]) -> str:
-    """``MAX_SHARE:POPULATION[:MODEL]``: a model's parameters in order."""
-    names, required = parameters(cls)
-    shown = ":".join(n.upper() for n in required)
-    optional = "".join(f"[:{n.upper()}" for n in names if n not in required)
-    return shown + optional + "]" * sum(1 for n in names if n not in required)
-
-
-def _fields(cls: type[Criterion], spec: str) -> dict[str, Any]:
-    """A model's parameters from ``V1:V2:...`` in its constructor's order
-    (numbers read as numbers)."""
-    names, required = parameters(cls)
-    values = spec.split(":")
-    if not len(required) <= len(values) <= len(names) or not all(values):
-        flag = cls.option[0] if cls.option else cls.kind
-        raise ConfigError(f"{flag} takes {_fields_metavar(cls)}, got {spec!r}")
-    out: dict[str, Any] = {}
-    for name, value in zip(names, values, strict=False):
-        number: Any
-        try:
-            number = int(value)
-        except ValueError:
-            try:
-                number = float(value)
-            except ValueError:
-                number = value
-        out[name] = number
-    return out
 
 
 def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

@@ -101,6 +101,10 @@ class Criterion:
 
     def _validate(self) -> None:
         """Check the parameters now (the core names the one out of range)."""
+        if not self.whole_release and (not isinstance(self.attribute, str) or not self.attribute):
+            raise ConfigError(
+                f"{type(self).__name__}: attribute is a column's name, got {self.attribute!r:.60}"
+            )
         self.core(self._probe())
 
     @property

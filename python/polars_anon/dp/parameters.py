@@ -34,6 +34,14 @@ MAX_K = 1 << 16
 # takes more than seconds (5: k = 1704 at delta = 1e-5, in 11 s)
 MAX_EPSILON = 5.0
 
+# the smallest taken: below, beta samples a thousandth of the records or
+# fewer, and finding k takes tens of seconds (1e-4: 17 s)
+MIN_EPSILON = 1e-3
+
+# the smallest delta taken: the binomial tails delta(k) is found from must
+# stay far from the doubles' underflow
+MIN_DELTA = 1e-30
+
 
 def beta_of(epsilon: float) -> float:
     """The sampling probability for the anonymization budget ``epsilon``,
@@ -77,8 +85,11 @@ def delta_of(k: int, epsilon: float) -> float:
     worst = -math.inf
     while True:
         worst = max(worst, _tail(n, beta, gamma))
-        if worst > math.exp(-n * rate):
+        bound = math.exp(-n * rate)
+        if worst > bound:
             return worst
+        if bound == 0.0:  # underflow: refused by the bounds on epsilon and delta
+            raise ParameterError("delta(k) underflows: raise delta or epsilon")
         n += 1
 
 
@@ -95,12 +106,13 @@ def dp_parameters(epsilon: float, delta: float) -> tuple[int, float]:
     for name, value in (("epsilon", epsilon), ("delta", delta)):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ParameterError(f"{name} must be a number, got {value!r}")
-    if not (math.isfinite(epsilon) and 0 < epsilon <= MAX_EPSILON):
+    if not (math.isfinite(epsilon) and MIN_EPSILON <= epsilon <= MAX_EPSILON):
         raise ParameterError(
-            f"epsilon (the anonymization budget) must be in (0, {MAX_EPSILON:g}], got {epsilon!r}"
+            f"epsilon (the anonymization budget) must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}], "
+            f"got {epsilon!r}"
         )
-    if not 0 < delta < 1:
-        raise ParameterError(f"delta must be in (0, 1), got {delta!r}")
+    if not MIN_DELTA <= delta < 1:
+        raise ParameterError(f"delta must be in [{MIN_DELTA:g}, 1), got {delta!r}")
     epsilon, delta = float(epsilon), float(delta)
     # the smallest k with delta(k) < delta: delta(k) falls as k grows, so
     # by doubling and halving (ARX tries every k from 1; the same k, in

@@ -42,6 +42,8 @@ def read(path: Path, separator: str, encoding: str) -> pl.LazyFrame:
         return pl.scan_parquet(path / "*.parquet")
     if path.suffix.lower() == ".parquet":
         return pl.scan_parquet(path)
+    if path.is_file() and path.stat().st_size == 0:
+        raise ConfigError(f"cannot read {str(path)!r}: the file is empty")
     plain = encoding.lower().replace("-", "").replace("_", "")
     if plain == "utf8":
         return pl.scan_csv(path, separator=separator)

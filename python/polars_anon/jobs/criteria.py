@@ -20,9 +20,11 @@ def parameters(cls: type[Criterion]) -> tuple[list[str], list[str]]:
 
 def criterion(spec: dict[str, Any]) -> Criterion:
     """The criterion a job file's ``{type = ..., ...}`` describes."""
+    if not isinstance(spec, dict):
+        raise ConfigError(f"a criterion is a table {{ type = ..., ... }}, got {spec!r:.60}")
     spec = dict(spec)
     kind = spec.pop("type", None)
-    if kind not in TYPES:
+    if not isinstance(kind, str) or kind not in TYPES:
         raise ConfigError(f"unknown criterion type {kind!r}; expected one of {sorted(TYPES)}")
     cls = TYPES[kind]
     params, required = parameters(cls)

@@ -333,7 +333,7 @@ def resolved_toml(doc: dict[str, Any], input: Path, output: Path, result: DPResu
         "written": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     head = (
-        f"# The resolved job of {output.name}, written by polars-anon {__version__}.\n"
+        f"# The resolved job of {output.name!r}, written by polars-anon {__version__}.\n"
         "# Run it again (polars-anon anonymize --config THIS_FILE [DATA --out FILE]) to\n"
         "# release another input by SafePub: with the same seed and input, the same\n"
         "# file; without a seed, a new release, which spends epsilon again. [result]\n"

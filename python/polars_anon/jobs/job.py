@@ -78,7 +78,7 @@ from polars_anon.api.search import mu_argus_prepared, searched
 from polars_anon.criteria.base import sensitive_of
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.params import suppression
-from polars_anon.jobs import dp, mondrian
+from polars_anon.jobs import dp, mondrian, values
 from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
 from polars_anon.jobs.sources import resolve_hierarchies
@@ -136,9 +136,13 @@ class Job:
         try:
             doc = tomllib.loads(path.read_text(encoding="utf8"))
         except FileNotFoundError:
-            raise ConfigError(f"cannot read job file {path}: no such file") from None
+            raise ConfigError(f"cannot read job file {str(path)!r}: no such file") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"job file {str(path)!r} is not UTF-8 text") from None
+        except OSError as e:
+            raise ConfigError(f"cannot read job file {str(path)!r}: {e.strerror}") from None
         except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"job file {path} is not valid TOML: {e}") from None
+            raise ConfigError(f"job file {str(path)!r} is not valid TOML: {e}") from None
         return cls.from_dict(doc, path.parent)
 
     @classmethod
@@ -160,18 +164,7 @@ class Job:
             return t[key]
 
         inp, model, search, out = table("input"), table("model"), table("search"), table("output")
-        hierarchies = {}
-        for col, h in table("hierarchies").items():
-            if not isinstance(h, dict) or ("path" in h) == ("builder" in h):
-                raise ConfigError(
-                    f"job file: [hierarchies.{col}] needs either path = (an ARX CSV or JSON "
-                    "file) or builder = (interval, date, masking, ordered)"
-                )
-            h = dict(h)
-            h.pop("sha256", None)
-            if "path" in h:
-                h["path"] = str(base / h["path"])
-            hierarchies[col] = h
+        hierarchies = values.hierarchies(table("hierarchies"), base)
         result = table("result")
         preference = search.get("preference", "min_loss")
         if preference not in CRITERIA:
@@ -181,23 +174,29 @@ class Job:
         mondrian.refuse_keys(search)
         privacy = dp.privacy_from_doc(doc)
         return cls(
-            input=base / need(inp, "input", "path"),
-            separator=inp.get("separator", ","),
+            input=values.path("[input] path", need(inp, "input", "path"), base),
+            separator=values.separator("[input] separator", inp.get("separator", ",")),
             encoding=inp.get("encoding", "utf8"),
             engine=inp.get("engine", "polars"),
-            quasi_identifiers=list(need(model, "model", "quasi_identifiers")),
+            quasi_identifiers=values.names(
+                "[model] quasi_identifiers", need(model, "model", "quasi_identifiers")
+            ),
             k=None if privacy else need(model, "model", "k"),
             max_suppression=suppression(model.get("max_suppression", 0)),
-            criteria=list(model.get("criteria", [])),
+            criteria=values.tables("[model] criteria", model.get("criteria", [])),
             hierarchies=hierarchies,
-            algorithm=search.get("algorithm", "incognito"),
+            algorithm=values.text("[search] algorithm", search.get("algorithm", "incognito")),
             variant=search.get("variant"),
             preference=preference,
             time_limit=search.get("time_limit"),
             mode=search.get("mode", "strict"),
             numeric=list(search["numeric"]) if "numeric" in search else None,
-            output=base / need(out, "output", "path"),
-            levels=dict(result["levels"]) if "levels" in result and not privacy else None,
+            output=values.path("[output] path", need(out, "output", "path"), base),
+            levels=(
+                values.levels("[result] levels", result["levels"])
+                if "levels" in result and not privacy
+                else None
+            ),
             roles=roles_from_doc(table("columns"), base),
             privacy=privacy,
         )
@@ -391,8 +390,9 @@ class JobRun:
         fates = fates_doc(self.columns if self.columns is not None else self.report.columns)
         if fates:
             doc["result"]["columns"] = fates
+        name = self.job.output.name
         head = (
-            f"# The resolved job of {self.job.output.name}, written by polars-anon {__version__}.\n"
+            f"# The resolved job of {name!r}, written by polars-anon {__version__}.\n"
             "# Run it again (polars-anon anonymize --config THIS_FILE [DATA --out FILE]) to apply\n"
             "# the same levels, re-checked, to another input.\n"
         )

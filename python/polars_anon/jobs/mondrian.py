@@ -124,7 +124,7 @@ def resolved_toml(
     if fates:
         doc["result"]["columns"] = fates
     head = (
-        f"# The resolved job of {output.name}, written by polars-anon {__version__}.\n"
+        f"# The resolved job of {output.name!r}, written by polars-anon {__version__}.\n"
         "# Run it again (polars-anon anonymize --config THIS_FILE [DATA --out FILE]) to\n"
         "# partition another input by Mondrian's deterministic split, re-checked. The\n"
         "# partition itself is not stored: [result] records what this run found.\n"

@@ -34,7 +34,7 @@ def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, An
     """A folder of ``<column>.csv`` (or ARX's ``*_hierarchy_<column>.csv``) files
     as job entries, after reading them all once (a bad folder fails here)."""
     if not folder.is_dir():
-        raise ConfigError(f"cannot read hierarchies from {folder}: no such folder")
+        raise ConfigError(f"cannot read hierarchies from {str(folder)!r}: no such folder")
     read_hierarchies(folder)
     return {
         f.stem.rsplit("_hierarchy_", 1)[-1]: {"path": str(f), "separator": separator}

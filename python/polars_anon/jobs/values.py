@@ -1,0 +1,83 @@
+"""A job file's values read with their types checked: a value of the wrong
+type (a number where a path goes, a string where a list of names goes) is
+a `ConfigError` naming the table, the key and the value, not whatever
+Python raises when it is used."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from polars_anon._core import ConfigError
+
+
+def _bad(where: str, what: str, value: Any) -> ConfigError:
+    return ConfigError(f"job file: {where} must be {what}, got {value!r:.80}")
+
+
+def path(where: str, value: Any, base: Path) -> Path:
+    """A file path, relative to the job file's folder."""
+    if not isinstance(value, str) or not value.strip():
+        raise _bad(where, "a file path (text)", value)
+    try:
+        (base / value).exists()
+    except OSError as e:  # a name too long for the file system
+        raise ConfigError(f"job file: {where} {value!r:.80}: {e.strerror}") from None
+    return base / value
+
+
+def text(where: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise _bad(where, "text", value)
+    return value
+
+
+def separator(where: str, value: Any) -> str:
+    """A CSV's field separator: one character of one byte."""
+    if not isinstance(value, str) or len(value.encode("utf8")) != 1:
+        raise _bad(where, "one character (one byte, such as , or ;)", value)
+    return value
+
+
+def names(where: str, value: Any) -> list[str]:
+    """A list of column names."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _bad(where, "a list of column names", value)
+    return list(value)
+
+
+def tables(where: str, value: Any) -> list[dict[str, Any]]:
+    """A list of tables (``[{ type = ..., ... }]``)."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise _bad(where, "a list of tables ({ type = ..., ... })", value)
+    return list(value)
+
+
+def levels(where: str, value: Any) -> dict[str, int]:
+    """Each quasi-identifier's level."""
+    if not isinstance(value, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 256 for v in value.values()
+    ):
+        raise _bad(where, "a table of column = level (a whole number from 0)", value)
+    return dict(value)
+
+
+def hierarchies(table: dict[str, Any], base: Path) -> dict[str, dict[str, Any]]:
+    """The ``[hierarchies.<column>]`` entries: each a path (relative to the
+    job file's folder) or a builder and its parameters; a recorded checksum
+    is dropped (the hierarchy is read again)."""
+    out = {}
+    for col, h in table.items():
+        if not isinstance(h, dict) or ("path" in h) == ("builder" in h):
+            raise ConfigError(
+                f"job file: [hierarchies.{col}] needs either path = (an ARX CSV or JSON "
+                "file) or builder = (interval, date, masking, ordered)"
+            )
+        h = dict(h)
+        h.pop("sha256", None)
+        if "path" in h:
+            h["path"] = str(path(f"[hierarchies.{col}] path", h["path"], base))
+        else:
+            text(f"[hierarchies.{col}] builder", h["builder"])
+        out[col] = h
+    return out
