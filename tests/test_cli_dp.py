@@ -195,7 +195,6 @@ def test_a_job_file_with_a_fixed_scheme(tmp_path: Path) -> None:
         (["--criterion", "min_height"], "--preference does not go with --epsilon"),
         (["--numeric", "age"], "--numeric does not go with --epsilon"),
         (["--levels", "age=1", "--steps", "10"], "--steps sets the search, and --levels fixes"),
-        (["--engine", "duckdb"], "polars engine only"),
         (["--search-share", "1.5"], "--search-share must be a number in (0, 1), got 1.5"),
     ],
 )
@@ -258,7 +257,6 @@ def test_epsilon_and_its_options_go_together(
         (lambda d: d["privacy"].update(epsilon="1"), r"\[privacy\] epsilon must be a positive"),
         (lambda d: d["privacy"].update(seed=1.5), r"\[privacy\] seed must be a whole number"),
         (lambda d: d["privacy"].update(steps=-1), r"\[privacy\] steps must be a whole number"),
-        (lambda d: d["input"].update(engine="duckdb"), "polars engine only"),
     ],
 )
 def test_a_bad_privacy_job_is_refused_by_name(tmp_path: Path, edit: Any, message: str) -> None:

@@ -62,15 +62,7 @@ COLUMNS = [
     *pl.read_csv(PATIENTS, separator=";", n_rows=1).columns,
     *pl.read_csv(ADULT, separator=";", n_rows=1).columns,
 ]
-LIBRARY = {
-    "AnonError",
-    "ConfigError",
-    "HierarchyError",
-    "MissingValueError",
-    "NotAnonymousError",
-    "ParameterError",
-    "SearchTooLargeError",
-}
+LIBRARY = set(pa.exceptions.__all__)
 # Python's own errors: a bug when they reach the user (OSError's family is
 # the file system's, and is judged by what its message names)
 FOREIGN = {

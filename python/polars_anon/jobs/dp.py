@@ -47,7 +47,7 @@ from polars_anon._core import ConfigError, Hierarchy, __version__
 from polars_anon.api.dp import SEARCH_SHARE, STEPS, differential_privacy
 from polars_anon.dp.scores import METRICS
 from polars_anon.dp.search import FINALS
-from polars_anon.jobs.tables import read_table, sha256
+from polars_anon.jobs.tables import read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps
 from polars_anon.release.write import SUFFIXES
 from polars_anon.results.dp import DPResult
@@ -167,7 +167,6 @@ def privacy_from_doc(doc: dict[str, Any]) -> Privacy | None:
 
 
 def refuse_unused(
-    engine: str,
     k: int | None,
     max_suppression: int | float,
     criteria: list[dict[str, Any]],
@@ -194,11 +193,6 @@ def refuse_unused(
     ]
     if given:
         raise ConfigError(f"a job with privacy takes no {', no '.join(given)}")
-    if engine != "polars":
-        raise ConfigError(
-            f"a job with privacy runs on the polars engine only, for now (the sample is drawn "
-            f"on Polars), got engine={engine!r}"
-        )
 
 
 class JobLike(Protocol):
@@ -254,9 +248,7 @@ def run(job: JobLike, privacy: Privacy, write_job: bool = True) -> DPRun:
     """`job` run by SafePub as `privacy` says: what it cannot take refused
     first, the release written and proven, the resolved job beside it."""
     others = {"variant": job.variant, "time_limit": job.time_limit, "numeric": job.numeric}
-    refuse_unused(
-        job.engine, job.k, job.max_suppression, job.criteria, job.roles, job.levels, others
-    )
+    refuse_unused(job.k, job.max_suppression, job.criteria, job.roles, job.levels, others)
     validate(privacy)
     data = read_table(job.input, job.separator, job.encoding, job.engine)
     hs = job.resolve_hierarchies(data)
@@ -291,6 +283,10 @@ def release(
         generalization=privacy.generalization,
         final=privacy.final,
     )
+    if result.prep.engine != "polars":
+        # sampled and released where the table lives, and written there
+        write_table(result.apply(), output, separator)
+        return result
     fmt = SUFFIXES.get(output.suffix.lower(), "csv")
     if fmt == "parquet":
         result.sink_parquet(output)
