@@ -59,10 +59,29 @@ def brute_optimum(
     for node in brute_anonymous(df, qis, hs, k, sup):
         report = pa.check(df, qis, k, hs, list(node), sup)
         assert report.k_anonymous
+        # ARX's AECS: the released classes, and the suppressed records as one
+        kept = report.released_sizes.len()
+        aecs = df.height / (kept + (report.suppressed > 0)) if df.height else 0.0
         values.append(
-            {"loss": report.loss, "height": report.height, "precision": -report.precision}[metric]
+            {
+                "loss": report.loss,
+                "height": report.height,
+                "precision": -report.precision,
+                "discernibility": report.discernibility,
+                "aecs": aecs,
+            }[metric]
         )
     return min(values) if values else None
+
+
+def least(result: pa.SearchResult, metric: str, rows: int) -> float:
+    """The least discernibility or AECS over the anonymous nodes a search
+    evaluated, from its columns."""
+    a = result.anonymous
+    if metric == "discernibility":
+        return float(a.get_column("discernibility").min())  # type: ignore[arg-type]
+    classes = a.get_column("groups") + (a.get_column("suppressed") > 0).cast(pl.UInt64)
+    return float((rows / classes).min())  # type: ignore[arg-type]
 
 
 def optimal_matches_brute_force(
@@ -77,6 +96,15 @@ def optimal_matches_brute_force(
             continue
         got = value(opt, metric)
         assert (-got if metric == "precision" else got) == pytest.approx(want, abs=1e-12), metric
+        assert opt.proven_optimal
+    # the objectives bounded through the classes a node can have
+    for metric in ("discernibility", "aecs"):
+        want = brute_optimum(df, qis, hs, k, sup, metric)
+        opt = pa.search(df, qis, hs, k, sup, algorithm="optimal", metric=metric, progress=False)
+        if want is None:
+            assert opt.anonymous.height == 0
+            continue
+        assert least(opt, metric, df.height) == pytest.approx(want, rel=1e-12), metric
         assert opt.proven_optimal
 
 
@@ -274,3 +302,16 @@ def test_a_hundred_columns_answer_within_the_time_limit() -> None:
     release = r.apply(df, criterion="min_loss").collect()
     sizes = release.group_by(qis).len().get_column("len")
     assert int(sizes.min()) >= 5 and df.height - release.height <= 0.01 * df.height
+
+
+@pytest.mark.parametrize("metric", ["discernibility", "aecs"])
+@pytest.mark.parametrize("sup", [0, 0.01])
+def test_discernibility_and_aecs_optima_on_adult(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], metric: str, sup: float
+) -> None:
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:6])
+    complete = pa.search(df, qis, hs, 5, sup, algorithm="incognito", progress=False)
+    opt = pa.search(df, qis, hs, 5, sup, algorithm="optimal", metric=metric, progress=False)
+    assert opt.proven_optimal
+    assert least(opt, metric, df.height) == least(complete, metric, df.height)

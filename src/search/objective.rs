@@ -8,8 +8,18 @@
 //! marginal (a suppressed record costs 1, at least what its generalized value
 //! costs), 1 - Prec from the levels alone (a suppressed record counts as fully
 //! generalized), the height itself. Without suppression each objective is
-//! monotone under generalization and equals its bound; with suppression only
-//! the height is (suppression can fall as nodes rise).
+//! monotone under generalization; with suppression only the height is
+//! (suppression can fall as nodes rise).
+//!
+//! Discernibility (DM: a released record costs its class's size, a
+//! suppressed one the table's N) and ARX's AECS (N over the classes, the
+//! suppressed records counted as one class) are bounded through the most
+//! classes a node and any generalization of it can have, C = min(N, the
+//! product of the domains' sizes at its levels): every record costs at least
+//! its class's size (a suppressed one N, at least any), and the sum of the
+//! sizes' squares is at least N^2 over the classes, so DM >= N^2 / C; when
+//! anything is suppressed at least one class is, so the classes AECS counts
+//! are at most C, and AECS >= N / C.
 
 use crate::error::{AnonError, Result};
 use crate::freq::Problem;
@@ -24,6 +34,10 @@ pub enum Objective {
     Height,
     /// 1 - Sweeney's Prec.
     Precision,
+    /// Bayardo and Agrawal's discernibility (`metrics::discernibility`).
+    Discernibility,
+    /// ARX's AECS: records over classes, the suppressed ones one class.
+    Aecs,
 }
 
 impl std::str::FromStr for Objective {
@@ -33,8 +47,11 @@ impl std::str::FromStr for Objective {
             "loss" => Ok(Objective::Loss),
             "height" => Ok(Objective::Height),
             "precision" => Ok(Objective::Precision),
+            "discernibility" => Ok(Objective::Discernibility),
+            "aecs" => Ok(Objective::Aecs),
             _ => Err(AnonError::Config(format!(
-                "unknown metric {s:?}; expected one of \"loss\", \"height\", \"precision\""
+                "unknown metric {s:?}; expected one of \"loss\", \"height\", \"precision\", \
+                 \"discernibility\", \"aecs\""
             ))),
         }
     }
@@ -46,6 +63,8 @@ impl Objective {
             Objective::Loss => "loss",
             Objective::Height => "height",
             Objective::Precision => "precision",
+            Objective::Discernibility => "discernibility",
+            Objective::Aecs => "aecs",
         }
     }
 
@@ -53,6 +72,17 @@ impl Objective {
     /// generalization of an anonymous node can then never do better.
     pub fn monotone(self, max_suppression: u64) -> bool {
         self == Objective::Height || max_suppression == 0
+    }
+}
+
+/// ARX's AECS of a node: its records over its classes, the suppressed
+/// records one class (0 for an empty table).
+pub fn aecs(m: &crate::metrics::Metrics, rows: f64) -> f64 {
+    let classes = m.groups as f64 + if m.suppressed > 0 { 1.0 } else { 0.0 };
+    if classes == 0.0 {
+        0.0
+    } else {
+        rows / classes
     }
 }
 
@@ -66,6 +96,9 @@ pub struct Bounds {
     cost: Vec<Vec<f64>>,
     /// The loss's attribute weights (`None`: each 1).
     weights: Option<Vec<f64>>,
+    /// `domain[a][g]`: attribute a's distinct values at level g.
+    domain: Vec<Vec<f64>>,
+    rows: f64,
 }
 
 impl Bounds {
@@ -96,11 +129,18 @@ impl Bounds {
                 cost.push(by_level);
             }
         }
+        let domain = problem
+            .hierarchies
+            .iter()
+            .map(|h| (0..=h.height()).map(|g| h.domain_size(g) as f64).collect())
+            .collect();
         Ok(Bounds {
             objective,
             heights,
             cost,
             weights: None,
+            domain,
+            rows: problem.rows as f64,
         })
     }
 
@@ -133,6 +173,22 @@ impl Bounds {
                     .collect();
                 loss::loss(&per, self.weights.as_deref())
             }
+            Objective::Discernibility | Objective::Aecs => {
+                if self.rows == 0.0 {
+                    return 0.0;
+                }
+                let cells = node
+                    .iter()
+                    .enumerate()
+                    .map(|(a, &l)| self.domain[a][l as usize])
+                    .product::<f64>();
+                let classes = cells.min(self.rows).max(1.0);
+                if self.objective == Objective::Aecs {
+                    self.rows / classes
+                } else {
+                    self.rows * self.rows / classes
+                }
+            }
         }
     }
 
@@ -146,6 +202,8 @@ impl Bounds {
             },
             Objective::Height => node.iter().map(|&l| l as f64).sum(),
             Objective::Precision => 1.0 - m.precision,
+            Objective::Discernibility => m.discernibility,
+            Objective::Aecs => aecs(m, self.rows),
         }
     }
 }

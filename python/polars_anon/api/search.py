@@ -41,7 +41,7 @@ AUTO_OPTIMAL = 10**8
 # the heuristic's time limit when none is given (seconds)
 HEURISTIC_SECONDS = 10.0
 
-METRICS = ("loss", "height", "precision")
+METRICS = ("loss", "height", "precision", "discernibility", "aecs")
 
 
 def _auto(heights: Sequence[int]) -> tuple[str, str]:
@@ -99,7 +99,8 @@ def search(
     complete Incognito up to a million nodes, ``"optimal"`` up to 10^8, the
     ``"heuristic"`` beyond; ``result.algorithm`` and ``result.reason`` say
     which and why. ``"optimal"`` finds one node of the least ``metric``
-    (``"loss"``, ARX's; ``"height"``; ``"precision"``, 1 - Prec) without
+    (``"loss"``, ARX's; ``"height"``; ``"precision"``, 1 - Prec;
+    ``"discernibility"``; ``"aecs"``, ARX's average class size) without
     enumerating the anonymous set: a best-first walk in order of the metric's
     lower bound; ``result.best("min_loss")`` (or ``"min_height"``,
     ``"max_precision"``) is that optimum, ``result.minimal`` the nodes of the
