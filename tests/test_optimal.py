@@ -315,3 +315,17 @@ def test_discernibility_and_aecs_optima_on_adult(
     opt = pa.search(df, qis, hs, 5, sup, algorithm="optimal", metric=metric, progress=False)
     assert opt.proven_optimal
     assert least(opt, metric, df.height) == least(complete, metric, df.height)
+
+
+def test_best_by_aecs_is_the_least_aecs(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:5])
+    complete = pa.search(df, qis, hs, 5, 0.01, algorithm="incognito", progress=False)
+    best = complete.best("min_aecs")
+    row = complete.anonymous.filter(**best)
+    classes = int(row.get_column("groups").item()) + int(row.get_column("suppressed").item() > 0)
+    assert df.height / classes == least(complete, "aecs", df.height)
+    opt = pa.search(df, qis, hs, 5, 0.01, algorithm="optimal", metric="aecs", progress=False)
+    assert least(opt, "aecs", df.height) == df.height / classes

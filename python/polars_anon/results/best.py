@@ -8,8 +8,9 @@ value only the nodes tied on them; ``min_loss`` and ``max_precision`` value
 nodes in order of their metric's lower bound (the metric as if nothing were
 suppressed, which no node goes below) until none left can do better
 (`valued_by_bound`, `src/search/best.rs`), a few dozen of thousands on
-Adult and cup; ``max_distribution``, ``min_suppression`` and
-``min_discernibility`` have no such bound and value every anonymous node."""
+Adult and cup; ``max_distribution``, ``min_suppression``,
+``min_discernibility`` and ``min_aecs`` have no such bound and value every
+anonymous node."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ CRITERIA = (
     "min_suppression",
     "max_precision",
     "min_discernibility",
+    "min_aecs",
 )
 
 
@@ -116,6 +118,12 @@ def key(
         "min_suppression": (pl.col(column("suppressed")), False),
         "max_precision": (pl.col(column("precision")).round(12), True),
         "min_discernibility": (pl.col(column("discernibility")), False),
+        # ARX's AECS, records over classes (the suppressed records one class):
+        # least where the classes so counted are most
+        "min_aecs": (
+            pl.col(column("groups")) + (pl.col(column("suppressed")) > 0).cast(pl.UInt64),
+            True,
+        ),
     }[criterion]
 
 

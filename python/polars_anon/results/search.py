@@ -274,7 +274,8 @@ class SearchResult(Releases):
         ``weights``), ``min_relative_distance`` (steps divided by hierarchy heights,
         weighted), ``max_distribution`` (most distinct released tuples),
         ``min_suppression``, ``max_precision`` (Sweeney's Prec),
-        ``min_discernibility`` (DM). ``bounds`` keeps each named attribute at or
+        ``min_discernibility`` (DM), ``min_aecs`` (ARX's average class size, the
+        suppressed records one class). ``bounds`` keeps each named attribute at or
         below a level (an int) or within ``(low, high)``. Ties are broken by
         height, then suppression, then the levels compared in quasi-identifier
         order (lowest first), so the answer is deterministic.
