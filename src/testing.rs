@@ -285,17 +285,9 @@ pub(crate) fn search_with(
     Searcher::new(
         problem,
         Config {
-            k,
-            criteria: vec![],
-            dataset: vec![],
-            max_suppression: sup,
-            engine: Engine::Auto,
             trace: true,
             infer_projections,
-            time_limit: None,
-            memory_budget: crate::search::budget::DEFAULT_BYTES,
-            objective: Default::default(),
-            seed: 0,
+            ..Config::new(k, sup)
         },
     )
     .unwrap()

@@ -40,9 +40,17 @@ pub struct Verdict {
     pub size: u64,
     /// Why it is suppressed: "k", a group criterion's name, or the models of
     /// the whole release that made it go; None when it is released.
-    pub reason: Option<String>,
-    /// Its rows in the node's frequency set.
-    pub rows: Vec<u32>,
+    pub reason: Option<Cow<'static, str>>,
+    /// Its rows in the node's frequency set: `Verdicts::order[rows]`.
+    pub rows: std::ops::Range<usize>,
+}
+
+/// Every class of a node's set under the model, and the set's rows in class
+/// order (each class's rows are a run of `order`).
+#[derive(Clone, Debug)]
+pub struct Verdicts {
+    pub order: Vec<u32>,
+    pub classes: Vec<Verdict>,
 }
 
 /// A checked node: the tuples its groups would suppress, and its frequency
@@ -272,33 +280,32 @@ impl<'p> Checker<'p> {
     /// release, the kept classes suppressed smallest first (ties by their
     /// codes, attribute by attribute) until every one holds
     /// (`criteria::dataset`), those named by the models that failed.
-    pub fn verdicts(&self, fs: &FreqSet) -> Result<Vec<Verdict>> {
+    pub fn verdicts(&self, fs: &FreqSet) -> Result<Verdicts> {
         let counts = fs.counts()?;
         let mut classes: Vec<Verdict> = Vec::new();
-        if fs.carry.is_empty() {
+        let order = if fs.carry.is_empty() {
             for (r, &c) in counts.iter().enumerate() {
-                let reason = (c < self.model.k).then(|| "k".to_string());
                 classes.push(Verdict {
                     size: c,
-                    reason,
-                    rows: vec![r as u32],
+                    reason: (c < self.model.k).then_some(Cow::Borrowed("k")),
+                    rows: r..r + 1,
                 });
             }
+            (0..counts.len() as u32).collect()
         } else {
             let (keys, order, starts) = self.qi_groups(fs)?;
             for w in starts.windows(2) {
                 let rows = &order[w[0]..w[1]];
-                let size = rows.iter().map(|&r| counts[r as usize]).sum();
-                let reason = self.group_verdict(&keys, &counts, rows).map(str::to_string);
                 classes.push(Verdict {
-                    size,
-                    reason,
-                    rows: rows.to_vec(),
+                    size: rows.iter().map(|&r| counts[r as usize]).sum(),
+                    reason: self.group_verdict(&keys, &counts, rows).map(Cow::Borrowed),
+                    rows: w[0]..w[1],
                 });
             }
-        }
+            order
+        };
         if self.model.dataset.is_empty() {
-            return Ok(classes);
+            return Ok(Verdicts { order, classes });
         }
         let cols: Vec<Vec<u32>> = fs
             .attrs
@@ -306,14 +313,14 @@ impl<'p> Checker<'p> {
             .map(|&a| fs.codes(a))
             .collect::<Result<_>>()?;
         let codes = |v: &Verdict| -> Vec<u32> {
-            let r = v.rows[0] as usize;
+            let r = order[v.rows.start] as usize;
             cols.iter().map(|col| col[r]).collect()
         };
-        let mut order: Vec<usize> = (0..classes.len())
+        let mut by_size: Vec<usize> = (0..classes.len())
             .filter(|&i| classes[i].reason.is_none())
             .collect();
-        order.sort_by_cached_key(|&i| (classes[i].size, codes(&classes[i])));
-        let sizes: Vec<u64> = order.iter().map(|&i| classes[i].size).collect();
+        by_size.sort_by_cached_key(|&i| (classes[i].size, codes(&classes[i])));
+        let sizes: Vec<u64> = by_size.iter().map(|&i| classes[i].size).collect();
         let dataset = &self.model.dataset;
         let drop = crate::criteria::dataset::to_suppress(dataset, &sizes, self.problem.rows);
         if drop > 0 {
@@ -330,16 +337,16 @@ impl<'p> Checker<'p> {
                 .map(|c| c.name())
                 .collect();
             let reason = failing.join("+");
-            for &i in &order[..drop] {
-                classes[i].reason = Some(reason.clone());
+            for &i in &by_size[..drop] {
+                classes[i].reason = Some(Cow::Owned(reason.clone()));
             }
         }
-        Ok(classes)
+        Ok(Verdicts { order, classes })
     }
 
     /// `grouped` under models of the whole release (see `verdicts`).
     fn grouped_release(&self, fs: &FreqSet, kept: Option<&mut [bool]>) -> Result<GroupStats> {
-        let classes = self.verdicts(fs)?;
+        let Verdicts { order, classes } = self.verdicts(fs)?;
         let mut s = GroupStats {
             min_group: u64::MAX,
             ..Default::default()
@@ -359,7 +366,7 @@ impl<'p> Checker<'p> {
         }
         if let Some(kept) = kept {
             for v in &classes {
-                for &r in &v.rows {
+                for &r in &order[v.rows.clone()] {
                     kept[r as usize] = v.reason.is_none();
                 }
             }
@@ -378,57 +385,26 @@ impl<'p> Checker<'p> {
             .iter()
             .map(|&a| fs.codes(a))
             .collect::<Result<_>>()?;
-        Ok(self
-            .verdicts(&fs)?
+        let Verdicts { order, classes } = self.verdicts(&fs)?;
+        Ok(classes
             .into_iter()
             .filter_map(|v| {
-                let r = v.rows[0] as usize;
-                v.reason
-                    .map(|why| (cols.iter().map(|col| col[r]).collect(), v.size, why))
+                let r = order[v.rows.start] as usize;
+                let codes = cols.iter().map(|col| col[r]).collect();
+                v.reason.map(|why| (codes, v.size, why.into_owned()))
             })
             .collect())
     }
 
-    /// The QI codes (at the node's levels) of the groups the model suppresses.
+    /// The QI codes (at the node's levels) of the groups the model
+    /// suppresses: those `suppression_reasons` gives, so that a release
+    /// drops exactly the groups its report explains.
     pub fn suppressed_groups(&self, node: &[u8]) -> Result<Vec<Vec<u32>>> {
-        if !self.model.dataset.is_empty() {
-            return Ok(self
-                .suppression_reasons(node)?
-                .into_iter()
-                .map(|(codes, _, _)| codes)
-                .collect());
-        }
-        self.problem.check_floors(node)?;
-        let fs = self.problem.node_set(node, self.engine)?;
-        let counts = fs.counts()?;
-        let mut out = Vec::new();
-        if fs.carry.is_empty() {
-            let cols: Vec<Vec<u32>> = fs
-                .attrs
-                .iter()
-                .map(|&a| fs.codes(a))
-                .collect::<Result<_>>()?;
-            for (r, &c) in counts.iter().enumerate() {
-                if c < self.model.k {
-                    out.push(cols.iter().map(|col| col[r]).collect());
-                }
-            }
-            return Ok(out);
-        }
-        let layout = self
-            .problem
-            .layout
-            .as_ref()
-            .expect("sets with sensitive columns are packed");
-        let (keys, order, starts) = self.qi_groups(&fs)?;
-        for w in starts.windows(2) {
-            let rows = &order[w[0]..w[1]];
-            if !self.group_passes(&keys, &counts, rows) {
-                let key = keys[rows[0] as usize];
-                out.push(fs.attrs.iter().map(|&a| layout.get(key, a)).collect());
-            }
-        }
-        Ok(out)
+        Ok(self
+            .suppression_reasons(node)?
+            .into_iter()
+            .map(|(codes, _, _)| codes)
+            .collect())
     }
 
     /// A full-lattice node's group statistics and each attribute's mean cost

@@ -172,17 +172,8 @@ fn incognito_with_criteria_matches_the_exhaustive_search() {
             Searcher::new(
                 &p,
                 Config {
-                    k: 3,
                     criteria: vec![criterion.clone()],
-                    dataset: vec![],
-                    max_suppression: sup,
-                    engine: Engine::Auto,
-                    trace: false,
-                    infer_projections: true,
-                    time_limit: None,
-                    memory_budget: crate::search::budget::DEFAULT_BYTES,
-                    objective: Default::default(),
-                    seed: 0,
+                    ..Config::new(3, sup)
                 },
             )
             .unwrap()

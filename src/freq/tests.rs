@@ -184,17 +184,8 @@ fn errors_name_the_column_and_values() {
     let e = Searcher::new(
         &p,
         Config {
-            k: 7,
-            criteria: vec![],
-            dataset: vec![],
-            max_suppression: 0,
-            engine: Engine::Auto,
             trace: true,
-            infer_projections: true,
-            time_limit: None,
-            memory_budget: crate::search::budget::DEFAULT_BYTES,
-            objective: Default::default(),
-            seed: 0,
+            ..Config::new(7, 0)
         },
     )
     .err()

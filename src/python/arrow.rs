@@ -6,13 +6,15 @@
 //! side needs neither numpy nor pyarrow (importing either is a noticeable
 //! part of a short run), and no Arrow struct is declared here.
 
-use polars_arrow::ffi::ArrowArrayStream;
+use polars_arrow::array::Array;
+use polars_arrow::ffi::{ArrowArrayStream, ArrowArrayStreamReader};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyCapsule, PyCapsuleMethods};
 
 use super::error::to_py;
+use crate::error::AnonError;
 use crate::hierarchy::Column;
 
 /// `obj`'s values, taken out of Python: bytes as `width`-byte little-endian
@@ -47,4 +49,18 @@ pub fn stream(obj: &Bound<'_, PyAny>) -> PyResult<Box<ArrowArrayStream>> {
     Ok(Box::new(unsafe {
         std::ptr::replace(ptr, ArrowArrayStream::empty())
     }))
+}
+
+/// The Arrow arrays of `obj`'s stream (`what` names it in an error).
+pub fn arrays(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Box<dyn Array>>> {
+    let input = stream(obj)?;
+    let unreadable = |e| to_py(AnonError::Column(format!("could not read {what}: {e}")));
+    // SAFETY: a stream its producer exported under the C stream interface
+    let mut reader = unsafe { ArrowArrayStreamReader::try_new(input) }.map_err(unreadable)?;
+    let mut out = Vec::new();
+    // SAFETY: the reader's stream is valid until it is dropped here
+    while let Some(chunk) = unsafe { reader.next() } {
+        out.push(chunk.map_err(unreadable)?);
+    }
+    Ok(out)
 }

@@ -3,10 +3,9 @@
 
 use polars_arrow::array::{Array, BooleanArray, PrimitiveArray};
 use polars_arrow::datatypes::ArrowDataType;
-use polars_arrow::ffi::ArrowArrayStreamReader;
 use pyo3::prelude::*;
 
-use super::arrow::stream;
+use super::arrow::arrays;
 use super::error::{run, to_py};
 use super::problem::PyProblem;
 use super::pseudonym::PyArrowColumn;
@@ -24,21 +23,8 @@ pub fn sampled(
     beta: f64,
 ) -> PyResult<PyArrowColumn> {
     let mut keys = Keystream::new(key).map_err(to_py)?;
-    let input = stream(index)?;
-    // SAFETY: a stream its producer exported under the C stream interface
-    let mut reader = unsafe { ArrowArrayStreamReader::try_new(input) }.map_err(|e| {
-        to_py(AnonError::Column(format!(
-            "could not read the row numbers: {e}"
-        )))
-    })?;
     let mut chunks: Vec<Box<dyn Array>> = Vec::new();
-    // SAFETY: the reader's stream is valid until it is dropped here
-    while let Some(chunk) = unsafe { reader.next() } {
-        let chunk = chunk.map_err(|e| {
-            to_py(AnonError::Column(format!(
-                "could not read the row numbers: {e}"
-            )))
-        })?;
+    for chunk in arrays(index, "the row numbers")? {
         let rows = chunk
             .as_any()
             .downcast_ref::<PrimitiveArray<u64>>()

@@ -7,14 +7,13 @@ use std::sync::Mutex;
 
 use polars_arrow::array::Array;
 use polars_arrow::datatypes::{ArrowDataType, Field};
-use polars_arrow::ffi::{export_iterator, ArrowArrayStreamReader};
+use polars_arrow::ffi::export_iterator;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use super::arrow::stream;
+use super::arrow::arrays;
 use super::error::to_py;
-use crate::error::AnonError;
 use crate::pseudonym::Pseudonymizer;
 
 /// The HMAC-SHA-256 pseudonyms of `column`'s values (text) under `key`, as
@@ -27,19 +26,7 @@ pub fn pseudonyms(
     length: usize,
 ) -> PyResult<PyArrowColumn> {
     let p = Pseudonymizer::new(key, length).map_err(to_py)?;
-    let input = stream(column)?;
-    // SAFETY: a stream its producer exported under the C stream interface
-    let mut reader = unsafe { ArrowArrayStreamReader::try_new(input) }
-        .map_err(|e| to_py(AnonError::Column(format!("could not read the column: {e}"))))?;
-    let mut chunks = Vec::new();
-    // SAFETY: the reader's stream is valid until it is dropped here
-    while let Some(chunk) = unsafe { reader.next() } {
-        chunks.push(chunk.map_err(|e| {
-            to_py(AnonError::Column(format!(
-                "could not read a chunk of the column: {e}"
-            )))
-        })?);
-    }
+    let chunks = arrays(column, "the column")?;
     let out = py
         .detach(|| {
             chunks
