@@ -21,19 +21,13 @@ from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.frames import as_lazy, fresh_name
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.nulls import Nulls
-from polars_anon.inputs.params import as_int, choice, columns_of
+from polars_anon.inputs.params import as_int, as_real, choice, columns_of
 from polars_anon.prepare.f0 import prepare
 from polars_anon.results.dp import DPResult
 
 # SafePub's evaluation: 300 steps, a tenth of epsilon for the search
 STEPS = 300
 SEARCH_SHARE = 0.1
-
-
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ParameterError(f"{name} must be a number, got {value!r}")
-    return float(value)
 
 
 def differential_privacy(
@@ -93,7 +87,7 @@ def differential_privacy(
     >>> int(out.group_by(qis).len().get_column("len").min()) >= r.k
     True
     """
-    eps = _number("epsilon", epsilon)
+    eps = as_real("epsilon", epsilon)
     if not (math.isfinite(eps) and eps > 0):
         raise ParameterError(f"epsilon must be a positive number, got {epsilon!r}")
     metric = choice("metric", metric, METRICS)
@@ -101,7 +95,7 @@ def differential_privacy(
     n_steps = as_int("steps", steps)
     if n_steps < 0:
         raise ParameterError(f"steps must be >= 0, got {n_steps}")
-    share = _number("search_share", search_share)
+    share = as_real("search_share", search_share)
     if generalization is None:
         if not 0 < share < 1:
             raise ParameterError(f"search_share must be in (0, 1), got {search_share!r}")

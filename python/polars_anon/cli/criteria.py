@@ -44,18 +44,21 @@ def criteria_of(args: argparse.Namespace) -> list[Criterion]:
             attr, _, value = spec.rpartition(":")
             if not attr:
                 raise ConfigError(f"{cls.option[0]} takes ATTR:VALUE, got {spec!r}")
-            try:
-                number: float = int(value)
-            except ValueError:
-                try:
-                    number = float(value)
-                except ValueError:
-                    raise ConfigError(f"{cls.option[0]} takes a number, got {value!r}") from None
-            given: dict[str, object] = {"type": kind, param: number}
-            if not cls.whole_release:
-                given["attribute"] = attr
-            out.append(criterion(given))
+            number = _read(value)
+            if isinstance(number, str):
+                raise ConfigError(f"{cls.option[0]} takes a number, got {value!r}")
+            out.append(criterion({"type": kind, param: number, "attribute": attr}))
     return out
+
+
+def _read(text: str) -> int | float | str:
+    """An option's value: a whole number, else a number, else the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def _fields_metavar(cls: type[Criterion]) -> str:
@@ -74,15 +77,4 @@ def _fields(cls: type[Criterion], spec: str) -> dict[str, Any]:
     if not len(required) <= len(values) <= len(names) or not all(values):
         flag = cls.option[0] if cls.option else cls.kind
         raise ConfigError(f"{flag} takes {_fields_metavar(cls)}, got {spec!r}")
-    out: dict[str, Any] = {}
-    for name, value in zip(names, values, strict=False):
-        number: Any
-        try:
-            number = int(value)
-        except ValueError:
-            try:
-                number = float(value)
-            except ValueError:
-                number = value
-        out[name] = number
-    return out
+    return {name: _read(value) for name, value in zip(names, values, strict=False)}

@@ -25,6 +25,7 @@ import math
 from functools import lru_cache
 
 from polars_anon.exceptions import ParameterError
+from polars_anon.inputs.params import as_real
 
 # the largest k searched for (a larger one would suppress nearly any table)
 MAX_K = 1 << 16
@@ -103,9 +104,7 @@ def dp_parameters(epsilon: float, delta: float) -> tuple[int, float]:
     >>> dp_parameters(1.0, 1e-5)
     (62, 0.6321205588285574)
     """
-    for name, value in (("epsilon", epsilon), ("delta", delta)):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ParameterError(f"{name} must be a number, got {value!r}")
+    epsilon, delta = as_real("epsilon", epsilon), as_real("delta", delta)
     if not (math.isfinite(epsilon) and MIN_EPSILON <= epsilon <= MAX_EPSILON):
         raise ParameterError(
             f"epsilon (the anonymization budget) must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}], "
@@ -113,7 +112,6 @@ def dp_parameters(epsilon: float, delta: float) -> tuple[int, float]:
         )
     if not MIN_DELTA <= delta < 1:
         raise ParameterError(f"delta must be in [{MIN_DELTA:g}, 1), got {delta!r}")
-    epsilon, delta = float(epsilon), float(delta)
     # the smallest k with delta(k) < delta: delta(k) falls as k grows, so
     # by doubling and halving (ARX tries every k from 1; the same k, in
     # fewer evaluations of delta(k), which cost more as k grows)

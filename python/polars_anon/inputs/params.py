@@ -27,6 +27,13 @@ def as_int(name: str, value: Any) -> int:
         ) from None
 
 
+def as_real(name: str, value: Any) -> float:
+    """`value` as a float: an int or float, not a bool or a string."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ParameterError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
 def check_k(k: Any, rows: int) -> int:
     """`k` as an int in [1, rows]."""
     n = as_int("k", k)

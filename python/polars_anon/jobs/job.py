@@ -77,7 +77,7 @@ from polars_anon.api.check import check_prepared
 from polars_anon.api.search import mu_argus_prepared, searched
 from polars_anon.criteria.base import sensitive_of
 from polars_anon.hierarchy import from_dict
-from polars_anon.inputs.params import suppression
+from polars_anon.inputs.params import names, suppression
 from polars_anon.jobs import dp, mondrian, values
 from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
@@ -178,8 +178,8 @@ class Job:
             separator=values.separator("[input] separator", inp.get("separator", ",")),
             encoding=inp.get("encoding", "utf8"),
             engine=inp.get("engine", "polars"),
-            quasi_identifiers=values.names(
-                "[model] quasi_identifiers", need(model, "model", "quasi_identifiers")
+            quasi_identifiers=names(
+                "job file: [model] quasi_identifiers", need(model, "model", "quasi_identifiers")
             ),
             k=None if privacy else need(model, "model", "k"),
             max_suppression=suppression(model.get("max_suppression", 0)),

@@ -39,13 +39,6 @@ def separator(where: str, value: Any) -> str:
     return value
 
 
-def names(where: str, value: Any) -> list[str]:
-    """A list of column names."""
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _bad(where, "a list of column names", value)
-    return list(value)
-
-
 def tables(where: str, value: Any) -> list[dict[str, Any]]:
     """A list of tables (``[{ type = ..., ... }]``)."""
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):

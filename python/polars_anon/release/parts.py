@@ -158,8 +158,19 @@ def write_release(
     path: str | os.PathLike[str],
     kind: str,
     partition_rows: int | None = None,
+    separator: str = ",",
 ) -> Path:
-    """`release` written to `path` as `destination` found it (`kind`)."""
+    """`release` written to `path` as `destination` or `sink_kind` found it
+    (`kind`; a CSV's fields separated by `separator`)."""
     if kind == "parts":
         return write_parts(release, path, partition_rows)
-    return release.write(path, kind)
+    return release.write(path, kind, separator)
+
+
+def sink_kind(path: str | os.PathLike[str], fmt: str, partition_rows: int | None = None) -> str:
+    """Where a ``sink_<fmt>`` goes, checked before any work: ``"parts"`` for
+    Parquet into a folder (`destination`), else `fmt` at a file target."""
+    if fmt == "parquet" and is_folder(path, partition_rows):
+        return destination(path, partition_rows)
+    target(path)
+    return fmt

@@ -14,8 +14,7 @@ from polars_anon._core import ConfigError
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
-from polars_anon.release.parts import destination, is_folder, write_release
-from polars_anon.release.write import target
+from polars_anon.release.parts import sink_kind, write_release
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.roles.spec import Roles
 
@@ -149,15 +148,10 @@ class DPResult:
                 f"a release on {self.prep.engine} is written where it lives: result.apply() "
                 f"gives it there, checked, to write with {self.prep.engine}'s own writer"
             )
-        parts = fmt == "parquet" and is_folder(path, partition_rows)
-        kind = destination(path, partition_rows) if parts else fmt  # before any work
-        if not parts:
-            target(path)
+        kind = sink_kind(path, fmt, partition_rows)  # before any work
         release = guarded(self.prep, self._levels(), self.k, self.prep.rows, None, self._roles())
         assert isinstance(release, Guarded)
-        if kind == "csv":
-            return release.write(path, kind, separator)
-        return write_release(release, path, kind, partition_rows)
+        return write_release(release, path, kind, partition_rows, separator)
 
     def _rows(self) -> list[tuple[str, Any]]:
         rows: list[tuple[str, Any]] = [

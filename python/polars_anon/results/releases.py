@@ -17,9 +17,8 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
-from polars_anon.release.parts import destination, is_folder, write_release
+from polars_anon.release.parts import sink_kind, write_release
 from polars_anon.release.suppressed import suppressed_groups
-from polars_anon.release.write import target
 from polars_anon.reports.release import ReleaseReport
 from polars_anon.roles.resolve import resolve
 from polars_anon.roles.spec import Identifiers, Roles, roles_of
@@ -211,10 +210,7 @@ class Releases:
         insensitive: Sequence[str] | None = None,
         partition_rows: int | None = None,
     ) -> Path:
-        parts = fmt == "parquet" and is_folder(path, partition_rows)
-        kind = destination(path, partition_rows) if parts else fmt  # before any work
-        if not parts:
-            target(path)
+        kind = sink_kind(path, fmt, partition_rows)  # before any work
         prep, lv = self._release_of(data, levels, criterion)
         if prep.engine != "polars":
             raise ConfigError(
