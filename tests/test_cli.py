@@ -59,7 +59,7 @@ def test_the_options_come_from_the_registries(capsys: pytest.CaptureFixture[str]
     assert main(["search", "--help"]) == 0
     text = capsys.readouterr().out
     offered = [c.option[0] for c in TYPES.values() if c.option is not None]
-    assert len(offered) == 10
+    assert len(offered) == 11
     assert all(flag in text for flag in offered)
 
 

@@ -401,8 +401,9 @@ def test_population_uniqueness_by_hand() -> None:
     assert not pa.PopulationUniqueness(0.1, 100, model="pitman").monotone
     with pytest.raises(pa.ConfigError, match="model must be one of"):
         pa.PopulationUniqueness(0.1, 100, model="laplace")
-    with pytest.raises(pa.ConfigError, match="population table is not supported yet"):
-        pa.KMap(5, population=df)  # type: ignore[arg-type]
+    # population uniqueness is estimated: a table of the population is refused
+    with pytest.raises(pa.ConfigError, match="population's number of records, got DataFrame"):
+        pa.PopulationUniqueness(0.1, population=df)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("k", [1, 3, 10])

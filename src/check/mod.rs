@@ -13,6 +13,7 @@ use crate::freq::{Blocks, Engine, FreqSet, Layout, Problem, RollupJob};
 use crate::lattice::node_height;
 use crate::metrics::loss;
 
+mod figures;
 mod model;
 
 use crate::metrics::GroupStats;
@@ -24,6 +25,8 @@ pub struct Checker<'p> {
     pub problem: &'p Problem,
     pub model: Model,
     pub engine: Engine,
+    /// Evaluations work out ARX's KL divergence too (a pass over F0 each).
+    pub kl_divergence: bool,
 }
 
 /// A node's group statistics, and each attribute's mean cost per record
@@ -32,6 +35,13 @@ pub struct Checker<'p> {
 pub struct Evaluated {
     pub stats: GroupStats,
     pub attribute_loss: Vec<f64>,
+    /// Per attribute, what suppression adds to ARX's non-uniform entropy
+    /// (`figures`).
+    pub suppressed_entropy: Vec<f64>,
+    /// ARX's ambiguity (`figures`).
+    pub ambiguity: f64,
+    /// ARX's KL divergence, when the checker was asked for it (`figures`).
+    pub kl_divergence: Option<f64>,
 }
 
 /// One class of a node under the model (`Checker::verdicts`).
@@ -63,10 +73,14 @@ impl<'p> Checker<'p> {
     pub fn new(problem: &'p Problem, model: Model, engine: Engine) -> Result<Self> {
         let values: Vec<usize> = problem.sensitive.iter().map(|s| s.values.len()).collect();
         crate::criteria::validate(&model.criteria, &values)?;
+        for c in &model.population {
+            c.fits(problem)?;
+        }
         Ok(Checker {
             problem,
             model,
             engine,
+            kl_divergence: false,
         })
     }
 
@@ -83,9 +97,7 @@ impl<'p> Checker<'p> {
         max_suppressed: u64,
     ) -> Result<Vec<Checked>> {
         let p = self.problem;
-        let counted = self.model.criteria.is_empty()
-            && self.model.dataset.is_empty()
-            && jobs.iter().all(|j| j.from.carry.is_empty());
+        let counted = self.model.only_k() && jobs.iter().all(|j| j.from.carry.is_empty());
         let layout = match p.native_layout(self.engine)? {
             Some(layout) if counted => layout,
             _ => {
@@ -117,10 +129,7 @@ impl<'p> Checker<'p> {
     /// fate then depends on its count alone).
     pub fn blocks(&self, attr: usize) -> Result<Option<Blocks>> {
         let p = self.problem;
-        if !self.model.criteria.is_empty()
-            || !self.model.dataset.is_empty()
-            || !p.base.carry.is_empty()
-        {
+        if !self.model.only_k() || !p.base.carry.is_empty() {
             return Ok(None);
         }
         match p.native_layout(self.engine)? {
@@ -233,7 +242,7 @@ impl<'p> Checker<'p> {
     /// `group_stats`, telling `kept` (one flag per row of the set) whether
     /// each row's QI group is released: one grouping pass serves both.
     fn grouped(&self, fs: &FreqSet, mut kept: Option<&mut [bool]>) -> Result<GroupStats> {
-        if !self.model.dataset.is_empty() {
+        if !self.model.dataset.is_empty() || !self.model.population.is_empty() {
             return self.grouped_release(fs, kept);
         }
         let counts = fs.counts()?;
@@ -276,7 +285,8 @@ impl<'p> Checker<'p> {
 
     /// Every class of a set under the model: its size, why it is suppressed
     /// (None: released) and its rows. Each group's verdict first (k, then
-    /// the group criteria in order); then, under models of the whole
+    /// the group criteria in order, then those against a population table,
+    /// `criteria::population`); then, under models of the whole
     /// release, the kept classes suppressed smallest first (ties by their
     /// codes, attribute by attribute) until every one holds
     /// (`criteria::dataset`), those named by the models that failed.
@@ -304,7 +314,7 @@ impl<'p> Checker<'p> {
             }
             order
         };
-        if self.model.dataset.is_empty() {
+        if self.model.dataset.is_empty() && self.model.population.is_empty() {
             return Ok(Verdicts { order, classes });
         }
         let cols: Vec<Vec<u32>> = fs
@@ -316,6 +326,26 @@ impl<'p> Checker<'p> {
             let r = order[v.rows.start] as usize;
             cols.iter().map(|col| col[r]).collect()
         };
+        for c in &self.model.population {
+            let mut found = c.classes(&fs.attrs, &fs.levels, self.engine)?;
+            for v in classes.iter_mut() {
+                let big_f = found.remove(&codes(v)).unwrap_or(0);
+                if v.reason.is_none() && !c.holds(v.size, big_f) {
+                    v.reason = Some(Cow::Borrowed(c.name()));
+                }
+            }
+            // what is left are the population's classes without records of
+            // the data (see `criteria::population`)
+            let absent = !found.is_empty() || c.population.outside > 0;
+            if absent && c.fails_absent() {
+                for v in classes.iter_mut().filter(|v| v.reason.is_none()) {
+                    v.reason = Some(Cow::Borrowed(c.name()));
+                }
+            }
+        }
+        if self.model.dataset.is_empty() {
+            return Ok(Verdicts { order, classes });
+        }
         let mut by_size: Vec<usize> = (0..classes.len())
             .filter(|&i| classes[i].reason.is_none())
             .collect();
@@ -426,9 +456,17 @@ impl<'p> Checker<'p> {
             .collect();
         let attribute_loss =
             loss::attribute_loss(&extra, &leaves, stats.suppressed, self.problem.rows);
+        let p = self.problem;
+        let kl_divergence = match self.kl_divergence {
+            true => Some(figures::kl_divergence(p, fs, &kept, stats.suppressed)?),
+            false => None,
+        };
         Ok(Evaluated {
-            stats,
             attribute_loss,
+            suppressed_entropy: figures::suppressed_entropy(p, fs, &kept, stats.suppressed)?,
+            ambiguity: figures::ambiguity(p, fs, &kept)?,
+            kl_divergence,
+            stats,
         })
     }
 

@@ -24,6 +24,7 @@ pub mod dataset;
 mod l_diversity;
 mod likeness;
 mod p_sensitive;
+pub mod population;
 mod t_closeness;
 
 pub use dataset::{
@@ -33,6 +34,7 @@ pub use dataset::{
 pub use l_diversity::{DistinctL, EntropyL, RecursiveCL};
 pub use likeness::{BetaLikeness, DeltaDisclosure};
 pub use p_sensitive::{PAlphaSensitive, PPlusSensitive, PSensitive};
+pub use population::{Population, PopulationCriterion, PopulationRef, Rule};
 pub use t_closeness::{emd, Distance, TCloseness};
 
 /// A requirement on the sensitive values of every QI group, on top of k.

@@ -8,10 +8,12 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 
 use super::error::{to_py, ConfigError};
+use super::problem::PyProblem;
 use crate::criteria::{
     AverageRisk, BetaLikeness, CriterionRef, DatasetRef, DeltaDisclosure, Distance, DistinctL,
-    EntropyL, Estimator, KMap, PAlphaSensitive, PPlusSensitive, PSensitive, PopulationUniqueness,
-    RecursiveCL, SampleUniqueness, TCloseness,
+    EntropyL, Estimator, KMap, PAlphaSensitive, PPlusSensitive, PSensitive, Population,
+    PopulationCriterion, PopulationRef, PopulationUniqueness, RecursiveCL, SampleUniqueness,
+    TCloseness,
 };
 
 #[pyclass(
@@ -25,11 +27,29 @@ pub struct PyCriterion {
     pub(super) inner: Kind,
 }
 
-/// A model of every group, or of the whole release.
+/// A model of every group, of every class against a population table, or
+/// of the whole release.
 #[derive(Clone)]
 pub(super) enum Kind {
     Group(CriterionRef),
+    Population(PopulationRef),
     Dataset(DatasetRef),
+}
+
+/// A population table counted through the data's hierarchies (`population`,
+/// a problem over the same quasi-identifiers), with `outside` records whose
+/// values no level of them matches.
+fn population(population: &PyProblem, outside: u64) -> Arc<Population> {
+    Arc::new(Population {
+        problem: population.inner.clone(),
+        outside,
+    })
+}
+
+fn wrap_population(c: crate::Result<PopulationCriterion>) -> PyResult<PyCriterion> {
+    Ok(PyCriterion {
+        inner: Kind::Population(Arc::new(c.map_err(to_py)?)),
+    })
 }
 
 fn wrap<C: crate::criteria::Criterion + 'static>(c: crate::Result<C>) -> PyResult<PyCriterion> {
@@ -136,10 +156,29 @@ impl PyCriterion {
     fn kmap(k: u64, population: f64, significance: f64, truncated: bool) -> PyResult<Self> {
         wrap_dataset(KMap::new(k, population, significance, truncated))
     }
+    /// k-map against a population table, exact: every released class
+    /// matches at least `k` of its records.
+    #[staticmethod]
+    fn kmap_table(k: u64, population: PyRef<'_, PyProblem>, outside: u64) -> PyResult<Self> {
+        let p = self::population(&population, outside);
+        wrap_population(PopulationCriterion::k_map(k, p))
+    }
+    /// (d_min, d_max)-presence against a population table.
+    #[staticmethod]
+    fn d_presence(
+        d_min: f64,
+        d_max: f64,
+        population: PyRef<'_, PyProblem>,
+        outside: u64,
+    ) -> PyResult<Self> {
+        let p = self::population(&population, outside);
+        wrap_population(PopulationCriterion::d_presence(d_min, d_max, p))
+    }
     #[getter]
     fn name(&self) -> &'static str {
         match &self.inner {
             Kind::Group(c) => c.name(),
+            Kind::Population(c) => c.name(),
             Kind::Dataset(c) => c.name(),
         }
     }
@@ -147,6 +186,7 @@ impl PyCriterion {
     fn monotone(&self) -> bool {
         match &self.inner {
             Kind::Group(c) => c.monotone(),
+            Kind::Population(c) => c.monotone(),
             Kind::Dataset(c) => c.monotone(),
         }
     }
@@ -154,6 +194,7 @@ impl PyCriterion {
     fn monotone_with_suppression(&self) -> bool {
         match &self.inner {
             Kind::Group(c) => c.monotone_with_suppression(),
+            Kind::Population(c) => c.monotone_with_suppression(),
             Kind::Dataset(c) => c.monotone_with_suppression(),
         }
     }
@@ -162,9 +203,15 @@ impl PyCriterion {
     fn whole_release(&self) -> bool {
         matches!(self.inner, Kind::Dataset(_))
     }
+    /// Whether it judges each class against a population table.
+    #[getter]
+    fn against_population(&self) -> bool {
+        matches!(self.inner, Kind::Population(_))
+    }
     fn __repr__(&self) -> String {
         match &self.inner {
             Kind::Group(c) => format!("{c:?}"),
+            Kind::Population(c) => format!("{}({:?})", c.name(), c.rule),
             Kind::Dataset(c) => format!("{c:?}"),
         }
     }
@@ -178,6 +225,11 @@ pub(super) fn unwrap(criteria: Vec<PyCriterion>) -> PyResult<Vec<CriterionRef>> 
         .into_iter()
         .map(|c| match c.inner {
             Kind::Group(c) => Ok(c),
+            Kind::Population(p) => Err(ConfigError::new_err(format!(
+                "{} against a population table is a model this check does not support; \
+                 use a search or generalize",
+                p.name()
+            ))),
             Kind::Dataset(d) => Err(ConfigError::new_err(format!(
                 "{} is a model of the whole release, which this check does not support; \
                  use a search or generalize",
@@ -193,7 +245,7 @@ pub(super) fn groups_of(criteria: Vec<PyCriterion>) -> Vec<CriterionRef> {
         .into_iter()
         .filter_map(|c| match c.inner {
             Kind::Group(c) => Some(c),
-            Kind::Dataset(_) => None,
+            Kind::Population(_) | Kind::Dataset(_) => None,
         })
         .collect()
 }
@@ -204,7 +256,18 @@ pub(super) fn datasets(criteria: &[PyCriterion]) -> Vec<DatasetRef> {
         .iter()
         .filter_map(|c| match &c.inner {
             Kind::Dataset(d) => Some(d.clone()),
-            Kind::Group(_) => None,
+            Kind::Group(_) | Kind::Population(_) => None,
+        })
+        .collect()
+}
+
+/// The models against a population table in a list of `CoreCriterion`.
+pub(super) fn populations(criteria: &[PyCriterion]) -> Vec<PopulationRef> {
+    criteria
+        .iter()
+        .filter_map(|c| match &c.inner {
+            Kind::Population(p) => Some(p.clone()),
+            Kind::Group(_) | Kind::Dataset(_) => None,
         })
         .collect()
 }

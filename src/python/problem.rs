@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use pyo3::prelude::*;
 
 use super::arrow;
-use super::criteria::{datasets, groups_of, PyCriterion};
+use super::criteria::{datasets, groups_of, populations, PyCriterion};
 use super::error::{run, to_py, without_gil, ConfigError};
 use super::hierarchy::PyHierarchy;
 use super::results::{PyMetricTable, PyNodeMetrics, PySearchOutcome};
@@ -33,6 +33,7 @@ impl PyProblem {
         let model = Model {
             k,
             dataset: datasets(&criteria),
+            population: populations(&criteria),
             criteria: groups_of(criteria),
         };
         Checker::new(&self.inner, model, engine).map_err(to_py)
@@ -298,8 +299,9 @@ impl PyProblem {
         let evaluated = run(py, || checker.evaluate_many(&nodes))?;
         Ok(self.metric_table(nodes.iter(), evaluated, k))
     }
-    /// The best of `nodes` (anonymous ones) by `metric` ("loss", optionally
-    /// weighted, or "precision"), valuing them in order of its lower bound
+    /// The best of `nodes` (anonymous ones) by `metric` (one of the searches'
+    /// objectives, the loss and the entropy optionally weighted), valuing
+    /// them in order of its lower bound
     /// until none left can do better (`search::best`): the indices of the
     /// nodes valued and their figures, every node of the best value among
     /// them.
@@ -314,7 +316,8 @@ impl PyProblem {
         weights: Option<Vec<f64>>,
     ) -> PyResult<(Vec<usize>, PyMetricTable)> {
         let objective: crate::search::Objective = metric.parse().map_err(to_py)?;
-        let checker = self.checker(k, criteria, Engine::Auto)?;
+        let mut checker = self.checker(k, criteria, Engine::Auto)?;
+        checker.kl_divergence = objective == crate::search::Objective::KlDivergence;
         let nodes = self.nodes_u8(nodes)?;
         let mut bounds = crate::search::Bounds::new(&self.inner, objective).map_err(to_py)?;
         if let Some(w) = weights {
@@ -327,11 +330,11 @@ impl PyProblem {
             }
             bounds = bounds.weighted(w);
         }
-        let (valued, evaluated) = run(py, || {
+        let (valued, evaluated, values) = run(py, || {
             crate::search::best::best_of(&checker, &bounds, &nodes)
         })?;
         let table = self.metric_table(valued.iter().map(|&i| &nodes[i]), evaluated, k);
-        Ok((valued, table))
+        Ok((valued, table.with_values(values)))
     }
     /// Run one search (`algorithm` and `variant` as in `ALGORITHMS`).
     #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES, metric = "loss", seed = 0))]
@@ -367,6 +370,7 @@ impl PyProblem {
         let config = Config {
             k,
             dataset: datasets(&criteria),
+            population: populations(&criteria),
             criteria: groups_of(criteria),
             max_suppression,
             engine,

@@ -58,6 +58,8 @@ pub struct PyMetricTable {
     metrics: Vec<Metrics>,
     /// Per node, each attribute's mean cost under ARX's loss.
     attribute_loss: Vec<Vec<f64>>,
+    /// Per node, the objective it was valued by (`Problem.best_of`).
+    values: Option<Vec<f64>>,
 }
 
 impl PyMetricTable {
@@ -65,7 +67,14 @@ impl PyMetricTable {
         PyMetricTable {
             metrics,
             attribute_loss,
+            values: None,
         }
+    }
+
+    /// The table with each node's value under the objective it was valued by.
+    pub(super) fn with_values(mut self, values: Vec<f64>) -> Self {
+        self.values = Some(values);
+        self
     }
 }
 
@@ -103,6 +112,10 @@ impl PyMetricTable {
             .iter()
             .map(|l| crate::metrics::loss::loss(l, Some(&weights)))
             .collect())
+    }
+    /// Each node's value under the objective it was valued by, when it was.
+    fn values(&self) -> Option<Vec<f64>> {
+        self.values.clone()
     }
     fn __len__(&self) -> usize {
         self.metrics.len()

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use super::early::Early;
-use super::{Algorithm, Config, IterationTrace, Outcome, Stats};
+use super::{Algorithm, Config, IterationTrace, Objective, Outcome, Stats};
 use crate::check::{Checked, Checker, Model};
 use crate::error::{AnonError, Result};
 use crate::freq::rollup::serial;
@@ -57,9 +57,12 @@ impl<'p> Searcher<'p> {
             k: config.k,
             criteria: config.criteria.clone(),
             dataset: config.dataset.clone(),
+            population: config.population.clone(),
         };
+        let mut checker = Checker::new(problem, model, config.engine)?;
+        checker.kl_divergence = config.objective == Objective::KlDivergence;
         Ok(Searcher {
-            checker: Checker::new(problem, model, config.engine)?,
+            checker,
             early: Early::new(config.memory_budget),
             config,
             stats: Stats::default(),
@@ -179,6 +182,10 @@ impl<'p> Searcher<'p> {
                 .map(|c| (c.name(), c.monotone(), c.monotone_with_suppression()))
                 .chain(
                     (self.config.dataset.iter())
+                        .map(|c| (c.name(), c.monotone(), c.monotone_with_suppression())),
+                )
+                .chain(
+                    (self.config.population.iter())
                         .map(|c| (c.name(), c.monotone(), c.monotone_with_suppression())),
                 );
             let not_monotone = flags

@@ -205,7 +205,7 @@ impl Explorer {
                 s.config.k,
                 &ev.attribute_loss,
             );
-            let v = self.bounds.value(node, &m, &ev.attribute_loss);
+            let v = self.bounds.value(node, &m, &ev);
             self.anonymous.push(node.to_vec());
             s.confirmed.push(node.to_vec());
             if self.minimal.len() < MAX_FAILING {

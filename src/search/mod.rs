@@ -7,7 +7,7 @@
 //! interruption, statistics); each algorithm is one file, listed once in
 //! [`registry`], which alone knows their names, variants and defaults.
 
-use crate::criteria::{CriterionRef, DatasetRef};
+use crate::criteria::{CriterionRef, DatasetRef, PopulationRef};
 use crate::freq::Engine;
 use crate::lattice::Node;
 
@@ -48,6 +48,8 @@ pub struct Config {
     /// Criteria on the whole release, checked after the groups' (their
     /// failures suppress the smallest classes).
     pub dataset: Vec<DatasetRef>,
+    /// Criteria on each class against a population table.
+    pub population: Vec<PopulationRef>,
     pub max_suppression: u64,
     pub engine: Engine,
     /// Record every graph searched in `Outcome::trace` (costly on large lattices).
@@ -78,6 +80,7 @@ impl Config {
             k,
             criteria: Vec::new(),
             dataset: Vec::new(),
+            population: Vec::new(),
             max_suppression,
             engine: Engine::Auto,
             trace: false,

@@ -20,7 +20,26 @@
 //! sizes' squares is at least N^2 over the classes, so DM >= N^2 / C; when
 //! anything is suppressed at least one class is, so the classes AECS counts
 //! are at most C, and AECS >= N / C.
+//!
+//! ARX's non-uniform entropy (`createEntropyMetric()`'s default,
+//! MetricMDNUNMEntropy) sums over the attributes, for each record, -log2 of
+//! the share its value has among the records sharing its generalized value
+//! (each attribute's value rounded down to 1e-10, as ARX rounds it); the
+//! suppressed records add S times the entropy of their values at the node's
+//! levels (S of them). Its bound is the first part alone, which rises as a
+//! generalized value gathers more records; without suppression it is the
+//! value.
+//!
+//! ARX's ambiguity (a record costs the product over the attributes of the
+//! leaves under its value; a suppressed one, of all the leaves) is bounded
+//! by the geometric mean: the sum over N records of a product is at least N
+//! times the product over the attributes of exp(the mean over records of
+//! ln(leaves under the record's value)), which the marginals give and which
+//! rises with every level. ARX's KL divergence (`check::figures`) has no
+//! bound and is monotone in no case: its bound is 0, so the optimal search
+//! values every node it reaches.
 
+use crate::check::Evaluated;
 use crate::error::{AnonError, Result};
 use crate::freq::Problem;
 use crate::metrics::loss;
@@ -38,6 +57,12 @@ pub enum Objective {
     Discernibility,
     /// ARX's AECS: records over classes, the suppressed ones one class.
     Aecs,
+    /// ARX's non-uniform entropy, suppressed records counted.
+    Entropy,
+    /// ARX's ambiguity.
+    Ambiguity,
+    /// ARX's KL divergence.
+    KlDivergence,
 }
 
 impl std::str::FromStr for Objective {
@@ -49,9 +74,12 @@ impl std::str::FromStr for Objective {
             "precision" => Ok(Objective::Precision),
             "discernibility" => Ok(Objective::Discernibility),
             "aecs" => Ok(Objective::Aecs),
+            "entropy" => Ok(Objective::Entropy),
+            "ambiguity" => Ok(Objective::Ambiguity),
+            "kl_divergence" => Ok(Objective::KlDivergence),
             _ => Err(AnonError::Config(format!(
                 "unknown metric {s:?}; expected one of \"loss\", \"height\", \"precision\", \
-                 \"discernibility\", \"aecs\""
+                 \"discernibility\", \"aecs\", \"entropy\", \"ambiguity\", \"kl_divergence\""
             ))),
         }
     }
@@ -65,13 +93,20 @@ impl Objective {
             Objective::Precision => "precision",
             Objective::Discernibility => "discernibility",
             Objective::Aecs => "aecs",
+            Objective::Entropy => "entropy",
+            Objective::Ambiguity => "ambiguity",
+            Objective::KlDivergence => "kl_divergence",
         }
     }
 
     /// Monotone under generalization with this much suppression allowed: a
     /// generalization of an anonymous node can then never do better.
     pub fn monotone(self, max_suppression: u64) -> bool {
-        self == Objective::Height || max_suppression == 0
+        match self {
+            Objective::Height => true,
+            Objective::KlDivergence => false,
+            _ => max_suppression == 0,
+        }
     }
 }
 
@@ -92,9 +127,10 @@ pub struct Bounds {
     objective: Objective,
     heights: Vec<u8>,
     /// `cost[a][g]`: attribute a's mean loss per record at level g with
-    /// every record released.
+    /// every record released (the loss), or its non-uniform entropy with
+    /// nothing suppressed (the entropy).
     cost: Vec<Vec<f64>>,
-    /// The loss's attribute weights (`None`: each 1).
+    /// The loss's or the entropy's attribute weights (`None`: each 1).
     weights: Option<Vec<f64>>,
     /// `domain[a][g]`: attribute a's distinct values at level g.
     domain: Vec<Vec<f64>>,
@@ -129,6 +165,16 @@ impl Bounds {
                 cost.push(by_level);
             }
         }
+        if objective == Objective::Entropy {
+            for a in 0..heights.len() {
+                cost.push(generalization_entropy(problem, a)?);
+            }
+        }
+        if objective == Objective::Ambiguity {
+            for a in 0..heights.len() {
+                cost.push(mean_log_leaves(problem, a)?);
+            }
+        }
         let domain = problem
             .hierarchies
             .iter()
@@ -144,10 +190,10 @@ impl Bounds {
         })
     }
 
-    /// The bounds of the loss weighted by `weights` (one per attribute); the
-    /// other objectives take no weights.
+    /// The bounds of the loss or the entropy weighted by `weights` (one per
+    /// attribute); the other objectives take no weights.
     pub fn weighted(mut self, weights: Vec<f64>) -> Self {
-        if self.objective == Objective::Loss {
+        if matches!(self.objective, Objective::Loss | Objective::Entropy) {
             self.weights = Some(weights);
         }
         self
@@ -173,6 +219,17 @@ impl Bounds {
                     .collect();
                 loss::loss(&per, self.weights.as_deref())
             }
+            Objective::Entropy => self.entropy(node, None),
+            Objective::Ambiguity => {
+                let mean_log: f64 = node
+                    .iter()
+                    .enumerate()
+                    .map(|(a, &l)| self.cost[a][l as usize])
+                    .sum();
+                // a hair below, for the rounding of the sums it bounds
+                self.rows * mean_log.exp() * (1.0 - 1e-12)
+            }
+            Objective::KlDivergence => 0.0,
             Objective::Discernibility | Objective::Aecs => {
                 if self.rows == 0.0 {
                     return 0.0;
@@ -192,18 +249,89 @@ impl Bounds {
         }
     }
 
-    /// The objective of an evaluated node (`attribute_loss`: its
-    /// attributes' mean costs, which the weighted loss combines).
-    pub fn value(&self, node: &[u8], m: &crate::metrics::Metrics, attribute_loss: &[f64]) -> f64 {
+    /// The objective of an evaluated node (`e`: its attributes' mean costs,
+    /// which the weighted loss combines, and what suppression adds to the
+    /// entropy).
+    pub fn value(&self, node: &[u8], m: &crate::metrics::Metrics, e: &Evaluated) -> f64 {
         match self.objective {
             Objective::Loss => match &self.weights {
                 None => m.loss,
-                Some(w) => loss::loss(attribute_loss, Some(w)),
+                Some(w) => loss::loss(&e.attribute_loss, Some(w)),
             },
             Objective::Height => node.iter().map(|&l| l as f64).sum(),
             Objective::Precision => 1.0 - m.precision,
             Objective::Discernibility => m.discernibility,
             Objective::Aecs => aecs(m, self.rows),
+            Objective::Entropy => self.entropy(node, Some(&e.suppressed_entropy)),
+            Objective::Ambiguity => e.ambiguity,
+            Objective::KlDivergence => e.kl_divergence.unwrap_or(f64::NAN),
         }
     }
+
+    /// The weighted sum over the attributes of their entropy at `node`'s
+    /// levels, plus what suppression adds to each (`suppressed`), each
+    /// rounded down to 1e-10 as ARX rounds it.
+    fn entropy(&self, node: &[u8], suppressed: Option<&[f64]>) -> f64 {
+        node.iter()
+            .enumerate()
+            .map(|(a, &l)| {
+                let plus = suppressed.and_then(|s| s.get(a)).copied().unwrap_or(0.0);
+                let value = ((self.cost[a][l as usize] + plus) * 1e10).floor() / 1e10;
+                value * self.weights.as_ref().map_or(1.0, |w| w[a])
+            })
+            .sum()
+    }
+}
+
+/// Attribute `a`'s mean over records of ln(leaves under the record's value)
+/// at each level (0 for an empty table).
+fn mean_log_leaves(problem: &Problem, a: usize) -> Result<Vec<f64>> {
+    let counts = problem.base.counts()?;
+    let h = &problem.hierarchies[a];
+    let mut per_leaf = vec![0u64; h.domain_size(0)];
+    for (&code, &c) in problem.base.codes(a)?.iter().zip(counts.iter()) {
+        per_leaf[code as usize] += c;
+    }
+    let rows = problem.rows.max(1) as f64;
+    Ok((0..=h.height())
+        .map(|g| {
+            let (map, under) = (h.leaf_map(g), h.leaves_under(g));
+            per_leaf
+                .iter()
+                .zip(map)
+                .map(|(&n, &code)| n as f64 * f64::from(under[code as usize]).ln())
+                .sum::<f64>()
+                / rows
+        })
+        .collect())
+}
+
+/// Attribute `a`'s non-uniform entropy at each level with nothing
+/// suppressed: -sum over its leaves v of n_v log2(n_v / n_g), n_v the
+/// records holding v and n_g those whose value generalizes to v's at that
+/// level.
+fn generalization_entropy(problem: &Problem, a: usize) -> Result<Vec<f64>> {
+    let counts = problem.base.counts()?;
+    let h = &problem.hierarchies[a];
+    let mut per_leaf = vec![0u64; h.domain_size(0)];
+    for (&code, &c) in problem.base.codes(a)?.iter().zip(counts.iter()) {
+        per_leaf[code as usize] += c;
+    }
+    Ok((0..=h.height())
+        .map(|g| {
+            let map = h.leaf_map(g);
+            let mut per_value = vec![0u64; h.domain_size(g)];
+            for (&n, &code) in per_leaf.iter().zip(map) {
+                per_value[code as usize] += n;
+            }
+            per_leaf
+                .iter()
+                .zip(map)
+                .filter(|(&n, _)| n > 0)
+                .map(|(&n, &code)| {
+                    -(n as f64) * (n as f64 / per_value[code as usize] as f64).log2()
+                })
+                .sum()
+        })
+        .collect())
 }

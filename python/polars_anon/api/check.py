@@ -11,7 +11,7 @@ import polars as pl
 
 from polars_anon import engines
 from polars_anon._core import ConfigError
-from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
+from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
 from polars_anon.inputs.frames import as_lazy
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.nulls import Nulls
@@ -71,7 +71,7 @@ def check_prepared(
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     lv = prep.levels(levels)
-    model = specs(criteria, prep.sensitive_values, feasible=False)
+    model = prep.model(criteria, feasible=False)
     m = prep.problem.evaluate(lv, k, "auto", model)
     groups = group_frame(prep, lv)
     counts = groups.get_column("n").alias("count")
@@ -205,7 +205,7 @@ def generalize(
         hs,
         sensitive_of(criteria),
         nulls,
-        floors_for=(k, max_suppression),
+        floors_for=None if against_population(criteria) else (k, max_suppression),
     )
     lv = prep.levels(levels)
     if out is None:

@@ -5,50 +5,19 @@ table."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError, MissingValueError
-from polars_anon.engines.polars import group_strings
+from polars_anon._core import ConfigError
 from polars_anon.inputs.frames import as_lazy
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels
 from polars_anon.prepare.f0 import prepare
-from polars_anon.prepare.prepared import Prepared, group_sizes
-from polars_anon.release.exprs import generalization_exprs
+from polars_anon.prepare.prepared import group_sizes
+from polars_anon.release.population import classes_in
 from polars_anon.reports.risk import RiskReport, report
-
-
-def _labelled(prep: Prepared, lazy: pl.LazyFrame, levels: list[int], count: str) -> pl.DataFrame:
-    """The classes of `lazy` at `levels` as labels and sizes, generalized by
-    `prep`'s hierarchies; values they do not know are an error naming them."""
-    qis = prep.quasi_identifiers
-    grouped = group_strings(lazy, qis, count)
-    for q, h, lvl in zip(qis, prep.hierarchies, levels, strict=True):
-        if lvl == 0:
-            continue
-        unknown = grouped.filter(~pl.col(q).is_in(h.leaves)).get_column(q).unique().sort()
-        if unknown.len():
-            raise MissingValueError(
-                f"population column '{q}': {unknown.len()} distinct value(s) missing from its "
-                f"hierarchy, first: {unknown.head(3).to_list()}"
-            )
-    # mapped as the population's own F0: its values, not the sample's
-    own = replace(
-        prep,
-        grouped=grouped,
-        table=None,
-        values=None,
-        counted=False,
-        mappings={},
-        enums={},
-        dense={},
-    )
-    gen = grouped.lazy().with_columns(generalization_exprs(own, levels, strings=True))
-    return gen.group_by(qis).agg(pl.col(count).sum()).collect()
 
 
 def risk(
@@ -91,8 +60,8 @@ def risk(
     missing = [q for q in qis if q not in as_lazy(population).collect_schema()]
     if missing:
         raise ConfigError(f"the population table has no column(s) {missing}")
-    sample = _labelled(prep, prep.lazy, lv, count)
-    pop = _labelled(prep, as_lazy(population), lv, count)
+    sample = classes_in(prep, prep.lazy, lv, count)
+    pop = classes_in(prep, as_lazy(population), lv, count)
     joined = sample.join(pop, on=qis, how="left", suffix="_population", nulls_equal=True)
     absent = joined.filter(pl.col(f"{count}_population").is_null())
     if absent.height:

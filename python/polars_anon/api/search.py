@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from polars_anon._core import ALGORITHMS, ConfigError
-from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
+from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import as_bool, as_int, check_k, max_suppressed, seconds, texts
@@ -41,7 +41,16 @@ AUTO_OPTIMAL = 10**8
 # the heuristic's time limit when none is given (seconds)
 HEURISTIC_SECONDS = 10.0
 
-METRICS = ("loss", "height", "precision", "discernibility", "aecs")
+METRICS = (
+    "loss",
+    "height",
+    "precision",
+    "discernibility",
+    "aecs",
+    "entropy",
+    "ambiguity",
+    "kl_divergence",
+)
 
 
 def _auto(heights: Sequence[int]) -> tuple[str, str]:
@@ -100,7 +109,10 @@ def search(
     ``"heuristic"`` beyond; ``result.algorithm`` and ``result.reason`` say
     which and why. ``"optimal"`` finds one node of the least ``metric``
     (``"loss"``, ARX's; ``"height"``; ``"precision"``, 1 - Prec;
-    ``"discernibility"``; ``"aecs"``, ARX's average class size) without
+    ``"discernibility"``; ``"aecs"``, ARX's average class size;
+    ``"entropy"``, ARX's non-uniform entropy, suppressed records counted;
+    ``"ambiguity"``; ``"kl_divergence"``, which has no bound, so every node
+    reached is valued) without
     enumerating the anonymous set: a best-first walk in order of the metric's
     lower bound; ``result.best("min_loss")`` (or ``"min_height"``,
     ``"max_precision"``) is that optimum, ``result.minimal`` the nodes of the
@@ -186,7 +198,8 @@ def search(
     variant, seed = _options(algorithm, variant, metric, seed)
     # Off Polars, F0 at each attribute's lowest useful level (`prepare.floors`):
     # exact for every search but Datafly, whose path starts at the leaves.
-    floors = None if algorithm == "datafly" else (k, max_suppression)
+    raw = algorithm == "datafly" or against_population(criteria)
+    floors = None if raw else (k, max_suppression)
     prep = prepare(
         data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
     )
@@ -277,7 +290,7 @@ def searched(
         variant = _variant(algorithm, None)
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
-    model = specs(criteria, prep.sensitive_values)
+    model = prep.model(criteria)
     limit = seconds(time_limit)
     if algorithm == "heuristic" and limit is None:
         limit = HEURISTIC_SECONDS

@@ -1,16 +1,24 @@
 """The privacy models' options, from their registry
 (`polars_anon.criteria.TYPES`): ``--p-sensitive ATTR:P`` for a model of one
 parameter besides its attribute, ``--kmap K:POPULATION[:SIGNIFICANCE...]``
-for a model of the whole release (its constructor's parameters in order)."""
+for a model of the whole release (its constructor's parameters in order).
+
+A model whose population may be a table (`jobs.criteria.POPULATION_TABLES`:
+``--kmap``, ``--d-presence``) takes a POPULATION that is not a number as the
+path of the table's file, a CSV or Parquet file or a folder of Parquet
+parts, read as the data is (``--sep``, ``--encoding``); a number is a count
+of records. A path holding ``:`` (``C:\\people.csv``) is read whole when
+that file exists."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from polars_anon._core import ConfigError
 from polars_anon.criteria import TYPES, Criterion
-from polars_anon.jobs.criteria import criterion, parameters
+from polars_anon.jobs.criteria import POPULATION_TABLES, criterion, parameters, population_file
 
 
 def criteria_options(p: argparse.ArgumentParser) -> None:
@@ -31,22 +39,29 @@ def criteria_options(p: argparse.ArgumentParser) -> None:
 
 def criteria_of(args: argparse.Namespace) -> list[Criterion]:
     """The criteria the options name: each model with an option (`Criterion.option`),
-    ``ATTR:VALUE`` giving its attribute and its one other parameter."""
+    ``ATTR:VALUE`` giving its attribute and its one other parameter; a model
+    of the whole release its parameters in order (`_fields`), a refusal of
+    them naming the option."""
     out = []
     for kind, cls in TYPES.items():
         if cls.option is None:
             continue
+        flag = cls.option[0]
         param = next(p for p in parameters(cls)[1] if p != "attribute")
         for spec in getattr(args, kind, []):
             if cls.whole_release:
-                out.append(criterion({"type": kind, **_fields(cls, spec)}))
+                fields = _fields(cls, spec, args)
+                try:
+                    out.append(criterion({"type": kind, **fields}))
+                except ConfigError as e:
+                    raise ConfigError(f"{flag} {spec!r:.80}: {e}") from None
                 continue
             attr, _, value = spec.rpartition(":")
             if not attr:
-                raise ConfigError(f"{cls.option[0]} takes ATTR:VALUE, got {spec!r}")
+                raise ConfigError(f"{flag} takes ATTR:VALUE, got {spec!r}")
             number = _read(value)
             if isinstance(number, str):
-                raise ConfigError(f"{cls.option[0]} takes a number, got {value!r}")
+                raise ConfigError(f"{flag} takes a number, got {value!r}")
             out.append(criterion({"type": kind, param: number, "attribute": attr}))
     return out
 
@@ -69,12 +84,38 @@ def _fields_metavar(cls: type[Criterion]) -> str:
     return shown + optional + "]" * sum(1 for n in names if n not in required)
 
 
-def _fields(cls: type[Criterion], spec: str) -> dict[str, Any]:
+def _fields(cls: type[Criterion], spec: str, args: argparse.Namespace) -> dict[str, Any]:
     """A model's parameters from ``V1:V2:...`` in its constructor's order
-    (numbers read as numbers)."""
+    (numbers read as numbers); a population that is not a number, of a model
+    in `POPULATION_TABLES`, read from its file with the data's ``--sep`` and
+    ``--encoding``."""
     names, required = parameters(cls)
+    flag = cls.option[0] if cls.option else cls.kind
     values = spec.split(":")
+    table = cls.kind in POPULATION_TABLES and "population" in names
+    if table:
+        values = _path_joined(values, names.index("population"))
     if not len(required) <= len(values) <= len(names) or not all(values):
-        flag = cls.option[0] if cls.option else cls.kind
         raise ConfigError(f"{flag} takes {_fields_metavar(cls)}, got {spec!r}")
-    return {name: _read(value) for name, value in zip(names, values, strict=False)}
+    out = {name: _read(value) for name, value in zip(names, values, strict=False)}
+    population = out.get("population")
+    if table and isinstance(population, str):
+        sep, encoding = getattr(args, "sep", ","), getattr(args, "encoding", "utf8")
+        out["population"] = population_file(population, sep, encoding, flag)
+    return out
+
+
+def _path_joined(values: list[str], at: int) -> list[str]:
+    """`values` with the field `at`, a path that is not a number, joined to
+    the fields after it while the joined text names a file that exists (the
+    longest such): a path may hold ``:``."""
+    if at >= len(values) or not isinstance(_read(values[at]), str):
+        return values
+    for end in range(len(values), at + 1, -1):
+        joined = ":".join(values[at:end])
+        try:
+            if Path(joined).exists():
+                return [*values[:at], joined, *values[end:]]
+        except OSError:  # a name too long for the file system
+            continue
+    return values

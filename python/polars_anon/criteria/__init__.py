@@ -11,6 +11,7 @@ from polars_anon.criteria.l_diversity import (
 )
 from polars_anon.criteria.likeness import BetaLikeness, DeltaDisclosure
 from polars_anon.criteria.p_sensitive import PAlphaSensitive, PPlusSensitive, PSensitive
+from polars_anon.criteria.population import DPresence
 from polars_anon.criteria.risk import AverageRisk, KMap, PopulationUniqueness, SampleUniqueness
 from polars_anon.criteria.t_closeness import TCloseness
 
@@ -20,6 +21,7 @@ __all__ = [
     "BetaLikeness",
     "Criteria",
     "Criterion",
+    "DPresence",
     "DeltaDisclosure",
     "DistinctLDiversity",
     "EntropyLDiversity",

@@ -6,9 +6,11 @@ of the models by kind (each family's module adds its classes by subclassing
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Protocol, TypeAlias
 
-from polars_anon._core import ConfigError, CoreCriterion
+import polars as pl
+
+from polars_anon._core import ConfigError, CoreCriterion, Problem
 from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.params import as_int
 
@@ -32,6 +34,30 @@ def real_param(criterion: str, name: str, value: Any) -> float:
     return float(value)
 
 
+class Populations(Protocol):
+    """Counts a population table through the hierarchies of the table a
+    model is checked on (`Prepared.population`): the core problem, and its
+    records no level of them matches."""
+
+    def __call__(self, table: Any, model: str) -> tuple[Problem, int]: ...
+
+
+def _comparable(value: Any) -> Any:
+    """A parameter as compared and hashed: a table by identity."""
+    return ("table", id(value)) if is_table(value) else value
+
+
+def is_table(value: Any) -> bool:
+    """A Polars frame, or anything with ``__arrow_c_stream__``."""
+    return isinstance(value, pl.DataFrame | pl.LazyFrame) or hasattr(value, "__arrow_c_stream__")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, pl.DataFrame):
+        return f"<DataFrame of {value.height} rows>"
+    return f"<{type(value).__name__}>" if is_table(value) else repr(value)
+
+
 class Criterion:
     """Base class: a requirement on the sensitive values of every QI group.
 
@@ -48,7 +74,8 @@ class Criterion:
     # attribute (``--p-sensitive ATTR:P``; a model of the whole release:
     # ``--average-risk X``) and its help, or None
     option: ClassVar[tuple[str, str] | None] = None
-    # a model of the whole release (`criteria.risk`) rather than of each
+    # a model of the whole release (`criteria.risk`) or of the classes
+    # against a population (`criteria.population`) rather than of each
     # group's sensitive values: it has no attribute
     whole_release: ClassVar[bool] = False
     attribute: str
@@ -59,16 +86,18 @@ class Criterion:
             TYPES[cls.kind] = cls
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        shown = ", ".join(f"{f}={_shown(getattr(self, f))}" for f in self._fields)
         return f"{type(self).__name__}({shown})"
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._fields)
+        return all(
+            _comparable(getattr(self, f)) == _comparable(getattr(other, f)) for f in self._fields
+        )
 
     def __hash__(self) -> int:
-        return hash((type(self), *(getattr(self, f) for f in self._fields)))
+        return hash((type(self), *(_comparable(getattr(self, f)) for f in self._fields)))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is frozen: cannot assign to {name!r}")
@@ -79,6 +108,18 @@ class Criterion:
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         """The core's form, given each sensitive attribute's values (in code order)."""
         raise NotImplementedError
+
+    @property
+    def needs_population(self) -> bool:
+        """Whether it is checked against a population table (its `population`)."""
+        return False
+
+    def bind(
+        self, values_of: dict[str, list[str]], populations: Populations | None
+    ) -> CoreCriterion:
+        """The core's form for a table: `core` of its sensitive values; a
+        model against a population table counts it through `populations`."""
+        return self.core(values_of)
 
     def _attr(self, values_of: dict[str, list[str]]) -> int:
         return list(values_of).index(self.attribute)
@@ -145,18 +186,28 @@ def listed(criteria: Criteria) -> list[Criterion]:
 
 
 def specs(
-    criteria: Criteria, values_of: dict[str, list[str]], *, feasible: bool = True
+    criteria: Criteria,
+    values_of: dict[str, list[str]],
+    *,
+    feasible: bool = True,
+    populations: Populations | None = None,
 ) -> list[CoreCriterion]:
     """The core's form of each criterion, for a table whose sensitive
-    attributes have these values. With `feasible`, criteria that no group
-    could meet are refused (a search or release for them cannot succeed);
-    `check` answers "no" instead."""
+    attributes have these values (and whose hierarchies count population
+    tables: `populations`, None where models against one are not offered).
+    With `feasible`, criteria that no group could meet are refused (a search
+    or release for them cannot succeed); `check` answers "no" instead."""
     out = []
     for c in listed(criteria):
         if feasible and not c.whole_release:
             c.feasible(values_of[c.attribute])
-        out.append(c.core(values_of))
+        out.append(c.bind(values_of, populations))
     return out
+
+
+def against_population(criteria: Criteria) -> list[Any]:
+    """The models of `criteria` checked against a population table."""
+    return [c for c in listed(criteria) if c.needs_population]
 
 
 def sensitive_of(criteria: Criteria) -> list[str]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from polars_anon._core import ConfigError, CoreCriterion
-from polars_anon.criteria.base import Criterion, count_param, real_param
+from polars_anon.criteria.base import Criterion, Populations, count_param, is_table, real_param
+from polars_anon.criteria.population import counted, probe
 
 
 class AverageRisk(Criterion):
@@ -75,10 +76,10 @@ ESTIMATORS = ("poisson", "zero_truncated_poisson")
 
 def _population(criterion: str, population: Any) -> float:
     if isinstance(population, bool) or not isinstance(population, int | float):
+        table = " or a table of the population" if criterion == "KMap" else ""
         raise ConfigError(
-            f"{criterion}: population is the population's number of records, got "
-            f"{type(population).__name__} {population!r:.40} (a population table is not "
-            "supported yet: give its number of records)"
+            f"{criterion}: population is the population's number of records{table}, got "
+            f"{type(population).__name__} {population!r:.40}"
         )
     return float(population)
 
@@ -125,7 +126,10 @@ class PopulationUniqueness(Criterion):
 
 class KMap(Criterion):
     """k-map: every released class matches at least ``k`` individuals of the
-    population. With the population's number of records (``population``),
+    population. With a table of the population (``population``: a DataFrame
+    or LazyFrame with the same quasi-identifiers, of which the data is a
+    subset), exact: each class of the release is counted in it at the same
+    levels (`criteria.population`). With the population's number of records,
     estimated as El Emam and Dankar (2008) and ARX do: a class of f released
     records is taken to match k individuals when f reaches k', the least
     count that a population class of k would exceed in the sample with
@@ -139,25 +143,29 @@ class KMap(Criterion):
     kind = "kmap"
     option = (
         "--kmap",
-        "k-map against a population of POPULATION records, estimated (SIGNIFICANCE 0.05, "
-        "ESTIMATOR poisson or zero_truncated_poisson)",
+        "k-map: every class matches K or more of the population's records; POPULATION a "
+        "number of records (estimated: SIGNIFICANCE 0.05, ESTIMATOR poisson or "
+        "zero_truncated_poisson) or the file of the population table (exact; CSV or "
+        "Parquet, read as the data is)",
     )
     whole_release: ClassVar[bool] = True
 
     k: int
-    population: float
+    population: Any
     significance: float
     estimator: str
 
     def __init__(
         self,
         k: int,
-        population: float,
+        population: Any,
         significance: float = 0.05,
         estimator: str = "poisson",
     ) -> None:
         object.__setattr__(self, "k", count_param("KMap", "k", k))
-        object.__setattr__(self, "population", _population("KMap", population))
+        if not is_table(population):
+            population = _population("KMap", population)
+        object.__setattr__(self, "population", population)
         object.__setattr__(self, "significance", real_param("KMap", "significance", significance))
         if not isinstance(estimator, str) or estimator not in ESTIMATORS:
             raise ConfigError(f"KMap: estimator must be one of {ESTIMATORS}, got {estimator!r}")
@@ -165,6 +173,19 @@ class KMap(Criterion):
         self._validate()
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
+        if is_table(self.population):
+            return CoreCriterion.kmap_table(self.k, probe(), 0)
         return CoreCriterion.kmap(
             self.k, self.population, self.significance, self.estimator != "poisson"
         )
+
+    @property
+    def needs_population(self) -> bool:
+        return is_table(self.population)
+
+    def bind(
+        self, values_of: dict[str, list[str]], populations: Populations | None
+    ) -> CoreCriterion:
+        if not is_table(self.population):
+            return self.core(values_of)
+        return CoreCriterion.kmap_table(self.k, *counted(self, populations, self.population))

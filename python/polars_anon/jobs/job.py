@@ -75,7 +75,7 @@ import polars as pl
 from polars_anon._core import ConfigError, Hierarchy, __version__
 from polars_anon.api.check import check_prepared
 from polars_anon.api.search import mu_argus_prepared, searched
-from polars_anon.criteria.base import sensitive_of
+from polars_anon.criteria.base import against_population, sensitive_of
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.params import names, suppression
 from polars_anon.jobs import dp, mondrian, values
@@ -183,7 +183,7 @@ class Job:
             ),
             k=None if privacy else need(model, "model", "k"),
             max_suppression=suppression(model.get("max_suppression", 0)),
-            criteria=values.tables("[model] criteria", model.get("criteria", [])),
+            criteria=values.criteria("[model] criteria", model.get("criteria", []), base),
             hierarchies=hierarchies,
             algorithm=values.text("[search] algorithm", search.get("algorithm", "incognito")),
             variant=search.get("variant"),
@@ -225,7 +225,7 @@ class Job:
             return self._mondrian(k, write_job)
         data = read_table(self.input, self.separator, self.encoding, self.engine)
         hs = self.resolve_hierarchies(data)
-        criteria = [criterion(c) for c in self.criteria]
+        criteria = [criterion(c, self.separator, self.encoding) for c in self.criteria]
         qis = self.quasi_identifiers
         searching = self.levels is None
         if not searching:
@@ -238,7 +238,7 @@ class Job:
         # model, as a search and a release group it (Datafly's path and
         # mu-Argus start at the leaves)
         raw = searching and self.algorithm in ("datafly", "mu_argus")
-        floors = None if raw else (k, self.max_suppression)
+        floors = None if raw or against_population(criteria) else (k, self.max_suppression)
         if searching and self.algorithm == "mu_argus" and (self.variant is not None or criteria):
             raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
         prep = prepare(data, qis, hs, sensitive_of(criteria), floors_for=floors)
@@ -336,7 +336,7 @@ class Job:
             "max_suppression": self.max_suppression,
         }
         if self.criteria:
-            model["criteria"] = [criterion_spec(criterion(c)) for c in self.criteria]
+            model["criteria"] = [criterion_spec(criterion(c), rel) for c in self.criteria]
         doc: dict[str, Any] = {
             "input": {
                 "path": rel(self.input),

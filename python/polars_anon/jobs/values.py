@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from polars_anon._core import ConfigError
+from polars_anon.jobs.criteria import POPULATION_TABLES
 
 
 def _bad(where: str, what: str, value: Any) -> ConfigError:
@@ -44,6 +45,21 @@ def tables(where: str, value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise _bad(where, "a list of tables ({ type = ..., ... })", value)
     return list(value)
+
+
+def criteria(where: str, value: Any, base: Path) -> list[dict[str, Any]]:
+    """The criteria (`tables`), the ``population`` of a model that may take a
+    table of it (`jobs.criteria.POPULATION_TABLES`) given as text being that
+    table's file, relative to the job file's folder (`path`); a number stays
+    a number."""
+    out = []
+    for spec in tables(where, value):
+        population = spec.get("population")
+        if spec.get("type") in POPULATION_TABLES and isinstance(population, str):
+            label = f"{where} {spec['type']} population"
+            spec = {**spec, "population": str(path(label, population, base))}
+        out.append(spec)
+    return out
 
 
 def levels(where: str, value: Any) -> dict[str, int]:

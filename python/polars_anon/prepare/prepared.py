@@ -11,11 +11,13 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError, Hierarchy, Problem
+from polars_anon._core import ConfigError, CoreCriterion, Hierarchy, Problem
+from polars_anon.criteria.base import Criteria, specs
 from polars_anon.engines.polars import group_strings
 from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels, as_int
+from polars_anon.prepare.population import population
 
 COUNT = "__polars_anon_count"
 
@@ -64,6 +66,9 @@ class Prepared:
     # the leaves the table holds); not so for another table mapped through
     # these hierarchies (a population's, in risk)
     counted: bool = True
+    # population tables counted through these hierarchies (`prepare.population`),
+    # by the id of the table, which each entry holds so that the id stays its own
+    populations: dict[int, tuple[Any, Problem, int]] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
@@ -99,6 +104,23 @@ class Prepared:
             + [pl.col(c).cast(pl.String) for c in self.sensitive]
             + [pl.lit(1, dtype=pl.UInt64).alias(self.count)]
         )
+
+    def model(self, criteria: Criteria, feasible: bool = True) -> list[CoreCriterion]:
+        """The core's form of `criteria` on this table (`criteria.specs`)."""
+        return specs(
+            criteria, self.sensitive_values, feasible=feasible, populations=self.population
+        )
+
+    def population(self, table: Any, model: str) -> tuple[Problem, int]:
+        """`table` counted through this table's hierarchies, once per table
+        (see `prepare.population`)."""
+        held = self.populations.get(id(table))
+        if held is None or held[0] is not table:
+            qis, hs = self.quasi_identifiers, self.hierarchies
+            counted = population(qis, hs, self.nulls, self.f0, self.count, table, model)
+            held = (table, *counted)
+            self.populations[id(table)] = held
+        return held[1], held[2]
 
     def levels(self, levels: Levels | None) -> list[int]:
         qis = self.quasi_identifiers

@@ -18,7 +18,7 @@ from polars_anon._core import (
     NotAnonymousError,
     Problem,
 )
-from polars_anon.criteria.base import Criteria, specs
+from polars_anon.criteria.base import Criteria
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.nulls import text
 from polars_anon.inputs.params import check_k, max_suppressed
@@ -26,6 +26,7 @@ from polars_anon.prepare.encode import encode_values
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.exprs import generalization_exprs
 from polars_anon.release.guard import Guarded
+from polars_anon.release.population import recheck_population
 from polars_anon.roles.fates import fates
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import Resolved, resolve
@@ -136,7 +137,7 @@ def _checked(
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     qis, count = prep.quasi_identifiers, prep.count
-    model = specs(criteria, prep.sensitive_values)
+    model = prep.model(criteria)
     # The release's groups, computed by Polars from the raw F0 with the very
     # expressions the output plan uses: independent of the core's codes.
     weighted = prep.weighted
@@ -182,7 +183,10 @@ def _checked(
         return drop, by, kept.with_columns(pl.col(count).cast(pl.UInt32))
     released = gen.join(drop.lazy(), on=qis, how="anti")
     if model:
-        recheck(prep, released, k, model, gen.join(drop.lazy(), on=qis, how="semi"))
+        # the models against a population table are checked on its classes
+        own = [m for m in model if not m.against_population]
+        recheck(prep, released, k, own, gen.join(drop.lazy(), on=qis, how="semi"))
+        recheck_population(prep, levels, criteria, groups, kept)
     expected = released.group_by(by).agg(pl.col(count).sum().cast(pl.UInt32)).collect()
     return drop, by, expected
 

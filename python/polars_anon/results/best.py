@@ -10,7 +10,10 @@ suppressed, which no node goes below) until none left can do better
 (`valued_by_bound`, `src/search/best.rs`), a few dozen of thousands on
 Adult and cup; ``max_distribution``, ``min_suppression``,
 ``min_discernibility`` and ``min_aecs`` have no such bound and value every
-anonymous node."""
+anonymous node. ``min_entropy``, ``min_ambiguity`` and ``min_kl_divergence``
+rank by the searches' objectives of those names (ARX's metrics), valued by
+the core in order of their bounds whatever the search found (KL divergence
+has none: every node is valued)."""
 
 from __future__ import annotations
 
@@ -32,11 +35,21 @@ CRITERIA = (
     "max_precision",
     "min_discernibility",
     "min_aecs",
+    "min_entropy",
+    "min_ambiguity",
+    "min_kl_divergence",
 )
 
+# the criteria ranked by an objective of the searches that the answer's
+# columns do not hold: its values come with the nodes the core valued
+BY_VALUE = {
+    "min_entropy": "entropy",
+    "min_ambiguity": "ambiguity",
+    "min_kl_divergence": "kl_divergence",
+}
 
 # the criteria ranked by a metric with a lower bound, and that metric
-BY_BOUND = {"min_loss": "loss", "max_precision": "precision"}
+BY_BOUND = {"min_loss": "loss", "max_precision": "precision", **BY_VALUE}
 
 
 def within(
@@ -112,6 +125,7 @@ def key(
     )
     return {
         "min_loss": (pl.col(loss).round(12), False),
+        **{c: (pl.col(loss).round(12), False) for c in BY_VALUE},
         "min_height": (weighted, False),
         "min_relative_distance": (relative.round(12), False),
         "max_distribution": (pl.col(column("groups")), True),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon._core import ConfigError
-from polars_anon.criteria.base import Criterion, specs
+from polars_anon.criteria.base import Criterion, against_population
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
@@ -89,7 +89,7 @@ class Releases:
         roles = self._roles(identifiers, insensitive)
         if prep.engine == "counts":
             raise ConfigError("a frequency set has no columns to release: pass the table")
-        model = specs(self.criteria, prep.sensitive_values, feasible=False)
+        model = prep.model(self.criteria, feasible=False)
         suppressed = prep.problem.evaluate(lv, self.k, "auto", model).suppressed
         why = suppressed_groups(prep, lv, self.k, model) if suppressed else pl.DataFrame()
         source = prep.lazy if prep.engine == "polars" else prep.source
@@ -139,7 +139,9 @@ class Releases:
                 dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
                 prep.sensitive,
                 prep.nulls,
-                floors_for=(self.k, self.suppression),
+                floors_for=None
+                if against_population(self.criteria)
+                else (self.k, self.suppression),
             )
         return prep, prep.levels(chosen)
 

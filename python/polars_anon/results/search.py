@@ -16,7 +16,7 @@ from polars_anon._core import (
     SearchOutcome,
     SearchStats,
 )
-from polars_anon.criteria.base import Criterion, specs
+from polars_anon.criteria.base import Criterion
 from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.frames import fresh_name
@@ -135,7 +135,7 @@ class SearchResult(Releases):
             table = self._prep.problem.evaluate_many(
                 nodes,
                 self.k,
-                specs(self.criteria, self._prep.sensitive_values, feasible=False),
+                self._prep.model(self.criteria, feasible=False),
             )
         series = [
             pl.Series(self.column(name), values, dtype=getattr(pl, dtype))
@@ -275,8 +275,11 @@ class SearchResult(Releases):
         weighted), ``max_distribution`` (most distinct released tuples),
         ``min_suppression``, ``max_precision`` (Sweeney's Prec),
         ``min_discernibility`` (DM), ``min_aecs`` (ARX's average class size, the
-        suppressed records one class). ``bounds`` keeps each named attribute at or
-        below a level (an int) or within ``(low, high)``. Ties are broken by
+        suppressed records one class), ``min_entropy`` (ARX's non-uniform
+        entropy, weighted by ``weights``), ``min_ambiguity``,
+        ``min_kl_divergence`` (the searches' ``metric=`` of those names).
+        ``bounds`` keeps each named attribute at or below a level (an int) or
+        within ``(low, high)``. Ties are broken by
         height, then suppression, then the levels compared in quasi-identifier
         order (lowest first), so the answer is deterministic.
 
@@ -318,7 +321,7 @@ class SearchResult(Releases):
         table = self._table
         if by_levels:
             frame = self._levels()
-        elif criterion in best.BY_BOUND and self._anonymous is None:
+        elif criterion in best.BY_BOUND and (self._anonymous is None or criterion in best.BY_VALUE):
             frame, table = self._by_bound(criterion, w if weights else None, bounds)
         else:
             frame = self.anonymous
@@ -328,6 +331,9 @@ class SearchResult(Releases):
             assert table is not None
             loss = table.weighted_loss(w) if weights else frame.get_column(self.column("loss"))
             frame = frame.with_columns(pl.Series(loss_col, loss, dtype=pl.Float64))
+        elif criterion in best.BY_VALUE:
+            assert table is not None
+            frame = frame.with_columns(pl.Series(loss_col, table.values(), dtype=pl.Float64))
         for q, b in (bounds or {}).items():
             lo, hi = best.bound(q, b)
             frame = frame.filter(pl.col(q).is_between(lo, hi))
@@ -366,7 +372,7 @@ class SearchResult(Releases):
         """The nodes within `bounds` that the core valued to find the best by
         `criterion`'s metric, with their figures (`best.valued_by_bound`)."""
         nodes = best.within(self._nodes, self.quasi_identifiers, bounds)
-        crit = specs(self.criteria, self._prep.sensitive_values, feasible=False)
+        crit = self._prep.model(self.criteria, feasible=False)
         valued, table = best.valued_by_bound(
             self._prep.problem, nodes, self.k, crit, criterion, weights
         )

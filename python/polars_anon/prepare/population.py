@@ -1,0 +1,102 @@
+"""A population table counted through a prepared table's hierarchies, for
+the models that match each class of the table to the population's at the
+same levels (k-map and delta-presence against a table,
+``src/criteria/population.rs``). The table must be a subset of the
+population: no combination of values more often in it than there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from polars_anon._core import ConfigError, Hierarchy, MissingValueError, Problem
+from polars_anon.engines.polars import group_strings
+from polars_anon.inputs.frames import as_lazy, check_groupable, fresh_name
+from polars_anon.inputs.nulls import NULL_LABEL, Nulls
+
+
+def population(
+    qis: list[str],
+    hierarchies: list[Hierarchy],
+    nulls: Nulls,
+    sample: pl.DataFrame,
+    count: str,
+    table: Any,
+    model: str,
+) -> tuple[Problem, int]:
+    """`table` (a Polars frame, or anything with ``__arrow_c_stream__``) as a
+    core problem over the quasi-identifiers `qis` and their `hierarchies`,
+    checked to contain the table whose F0 is `sample` (values as strings,
+    sizes in `count`); and the
+    number of its records whose values no level of those hierarchies
+    matches: values of an attribute that cannot be generalized (no
+    hierarchy, or one of height 0) that the table lacks. Elsewhere a value
+    missing from a hierarchy is an error naming it. `model` names the
+    criterion in errors."""
+    lazy = as_lazy(table)
+    schema = lazy.collect_schema()
+    missing = [q for q in qis if q not in schema]
+    if missing:
+        raise ConfigError(
+            f"{model}: the population table has no column(s) {missing}; "
+            f"it has {list(schema.names())}"
+        )
+    check_groupable(schema, qis, qis)
+    own = fresh_name(count, schema.names())
+    grouped = group_strings(lazy, qis, own)
+    if grouped.is_empty():
+        raise ConfigError(f"{model}: the population table is empty")
+    outside = pl.lit(False)
+    for q, h in zip(qis, hierarchies, strict=True):
+        if grouped.get_column(q).null_count() and nulls != "value":
+            raise MissingValueError(
+                f"{model}: population column '{q}' holds null values; fill or drop them, "
+                "or pass nulls='value'"
+            )
+        grouped = grouped.with_columns(pl.col(q).fill_null(NULL_LABEL))
+        known = pl.col(q).is_in(h.leaves)
+        if h.height == 0:
+            outside = outside | ~known
+            continue
+        unknown = grouped.filter(~known).get_column(q).unique().sort()
+        if unknown.len():
+            raise MissingValueError(
+                f"{model}: population column '{q}': {unknown.len()} distinct value(s) missing "
+                f"from its hierarchy, first: {unknown.head(3).to_list()}"
+            )
+    grouped = grouped.with_columns(outside.alias("__outside"))
+    away = int(grouped.filter(pl.col("__outside")).get_column(own).sum())
+    inside = grouped.filter(~pl.col("__outside")).drop("__outside")
+    inside = inside.rename({own: "__population"})
+    _contains(qis, sample, count, inside, model)
+    codes = [inside.get_column(q) for q in qis]
+    return Problem(qis, hierarchies, codes, inside.get_column("__population")), away
+
+
+def _contains(
+    qis: list[str], sample: pl.DataFrame, count: str, pop: pl.DataFrame, model: str
+) -> None:
+    """Refuse a table (F0 `sample`, sizes in `count`) that is not a subset of
+    the population (`pop`, sizes in ``__population``), naming a combination
+    of values it holds more often."""
+    data = (
+        sample.lazy()
+        .with_columns(pl.col(q).fill_null(NULL_LABEL) for q in qis)
+        .group_by(qis)
+        .agg(pl.col(count).sum().alias("__data"))
+    )
+    more = (
+        data.join(pop.lazy(), on=qis, how="left")
+        .filter(pl.col("__population").fill_null(0) < pl.col("__data"))
+        .collect()
+    )
+    if more.height:
+        first = more.row(0, named=True)
+        values = {q: first[q] for q in qis}
+        raise ConfigError(
+            f"{model}: the table is not a subset of the population table: {more.height} "
+            f"combination(s) of quasi-identifier values occur more often in it, first "
+            f"{values}: {first['__data']} time(s) in the table, "
+            f"{first['__population'] or 0} in the population"
+        )
