@@ -1,7 +1,8 @@
 //! Mondrian multidimensional k-anonymity (LeFevre, DeWitt and Ramakrishnan,
-//! ICDE 2006), strict partitioning, over F0: the distinct quasi-identifier
-//! combinations (with the sensitive values) and their counts. No row is read:
-//! a partition is a set of F0's rows.
+//! ICDE 2006), strict or relaxed partitioning, over F0: the distinct
+//! quasi-identifier combinations (with the sensitive values) and their
+//! counts. No row is read: a partition is a set of F0's rows (in relaxed
+//! mode, of parts of them: a row's records divided between two rows).
 //!
 //! A partition is split on the attribute of the widest normalised range
 //! (numeric: `(max - min) / (table max - table min)` of the values it holds;
@@ -12,7 +13,12 @@
 //!   median: the left part holds the values up to the first whose cumulative
 //!   count reaches half the partition; where that cut is not allowed, the
 //!   allowed cut nearest to it (by the left part's size) is taken. Records of
-//!   one value never go to both sides (strict);
+//!   one value never go to both sides (strict). In relaxed mode the records,
+//!   in value order (ties by their codes), are cut at the median record
+//!   instead: the first half to the left, those of the median value divided
+//!   between the sides as that needs (any partition of 2k records or more
+//!   holding two values can be cut so); when that cut fails the criteria,
+//!   the strict cuts are tried;
 //! - a categorical attribute with a hierarchy is split along the children of
 //!   the partition's node (the lowest node covering the values it holds), one
 //!   part per child holding values (the paper's categorical extension).
@@ -66,6 +72,11 @@ pub struct Mondrian {
     pub attribute_loss: Vec<f64>,
     /// The attribute losses averaged.
     pub loss: f64,
+    /// Per row of the partitions, the row of F0 whose records it holds
+    /// (F0's own rows first; relaxed mode adds rows for divided ones).
+    pub origin: Vec<u32>,
+    /// Per row of the partitions, its records.
+    pub counts: Vec<u64>,
 }
 
 /// F0 as Mondrian reads it, with the table-wide figures it normalises by.
@@ -81,10 +92,20 @@ pub struct Data<'a> {
     range: Vec<(f64, f64)>,
     /// Per attribute: the distinct leaves the table holds.
     distinct: Vec<usize>,
+    /// Records of one value may go to both parts of a cut.
+    relaxed: bool,
+    /// Per row, the row of F0 whose records it holds (a relaxed cut divides
+    /// a row's records between it and a new row).
+    origin: Vec<u32>,
 }
 
 impl<'a> Data<'a> {
-    pub fn new(problem: &'a Problem, kinds: &'a [Kind], model: &'a Model) -> Result<Self> {
+    pub fn new(
+        problem: &'a Problem,
+        kinds: &'a [Kind],
+        model: &'a Model,
+        relaxed: bool,
+    ) -> Result<Self> {
         if problem.floors.is_some() {
             return Err(AnonError::Config(
                 "Mondrian needs F0 of the raw values, not one grouped at floor levels".into(),
@@ -144,7 +165,34 @@ impl<'a> Data<'a> {
             counts: base.counts()?.into_owned(),
             range,
             distinct,
+            relaxed,
+            origin: (0..base.rows() as u32).collect(),
         })
+    }
+
+    /// Divide row `r`'s records: `left` stay, the rest go to a new row of
+    /// the same values, returned.
+    fn divide(&mut self, r: u32, left: u64) -> u32 {
+        let i = r as usize;
+        let new = self.counts.len() as u32;
+        for col in self.codes.iter_mut().chain(self.sensitive.iter_mut()) {
+            let v = col[i];
+            col.push(v);
+        }
+        self.origin.push(self.origin[i]);
+        self.counts.push(self.counts[i] - left);
+        self.counts[i] = left;
+        new
+    }
+
+    /// Undo the last `divide`, of row `r`.
+    fn undivide(&mut self, r: u32) {
+        for col in self.codes.iter_mut().chain(self.sensitive.iter_mut()) {
+            col.pop();
+        }
+        self.origin.pop();
+        let n = self.counts.pop().expect("a divided row");
+        self.counts[r as usize] += n;
     }
 
     fn count(&self, rows: &[u32]) -> u64 {
@@ -263,7 +311,7 @@ impl<'a> Data<'a> {
     }
 
     /// The parts of an allowed split of `rows` on attribute `a`, if any.
-    pub fn split(&self, a: usize, rows: &[u32], cell: &Cell) -> Option<Vec<Vec<u32>>> {
+    pub fn split(&mut self, a: usize, rows: &[u32], cell: &Cell) -> Option<Vec<Vec<u32>>> {
         match cell {
             Cell::Node { level: 0, .. } => None,
             Cell::Node { level, .. } => {
@@ -285,8 +333,55 @@ impl<'a> Data<'a> {
                 let parts: Vec<Vec<u32>> = parts.into_values().collect();
                 parts.iter().all(|p| self.passes(p)).then_some(parts)
             }
+            _ if self.relaxed => self.median_cut(a, rows).or_else(|| self.cut(a, rows)),
             _ => self.cut(a, rows),
         }
+    }
+
+    /// Cut an ordered attribute at the median record (relaxed mode, see the
+    /// module docs), dividing the row that straddles it.
+    fn median_cut(&mut self, a: usize, rows: &[u32]) -> Option<Vec<Vec<u32>>> {
+        let total = self.count(rows);
+        if total < 2 * self.model.k || self.present(a, rows).len() < 2 {
+            return None;
+        }
+        let mut order = rows.to_vec();
+        let key = |r: u32| {
+            let i = r as usize;
+            let codes: Vec<u32> = (self.codes.iter().chain(&self.sensitive))
+                .map(|col| col[i])
+                .collect();
+            (self.value(a, self.codes[a][i]), codes, r)
+        };
+        order.sort_by_cached_key(|&r| {
+            let (v, codes, r) = key(r);
+            (OrderedF64(v), codes, r)
+        });
+        let half = total / 2;
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        let (mut upto, mut divided) = (0, None);
+        for &r in &order {
+            let c = self.counts[r as usize];
+            if upto + c <= half {
+                left.push(r);
+            } else if upto >= half {
+                right.push(r);
+            } else {
+                left.push(r);
+                divided = Some((r, half - upto));
+            }
+            upto += c;
+        }
+        if let Some((r, n)) = divided {
+            right.push(self.divide(r, n));
+        }
+        if self.model.criteria.is_empty() || (self.passes(&left) && self.passes(&right)) {
+            return Some(vec![left, right]);
+        }
+        if let Some((r, _)) = divided {
+            self.undivide(r);
+        }
+        None
     }
 
     /// Cut an ordered attribute in two: the weighted median, or the allowed
@@ -336,7 +431,7 @@ impl<'a> Data<'a> {
 
     /// The parts of a partition split on the widest attribute that allows
     /// it, or, when it is final, its cells.
-    pub fn step(&self, rows: &[u32]) -> std::result::Result<Vec<Vec<u32>>, Vec<Cell>> {
+    pub fn step(&mut self, rows: &[u32]) -> std::result::Result<Vec<Vec<u32>>, Vec<Cell>> {
         let n = self.codes.len();
         let mut cells = Vec::with_capacity(n);
         let mut widths = Vec::with_capacity(n);
@@ -357,15 +452,35 @@ impl<'a> Data<'a> {
     }
 }
 
-/// Partition F0 as Mondrian does (see the module docs). `tick` is called
-/// between partitions; returning false stops with `Interrupted`.
+/// A float ordered totally (sort keys).
+#[derive(Clone, Copy, PartialEq)]
+struct OrderedF64(f64);
+
+impl Eq for OrderedF64 {}
+
+impl PartialOrd for OrderedF64 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderedF64 {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// Partition F0 as Mondrian does (see the module docs), strict or
+/// `relaxed`. `tick` is called between partitions; returning false stops
+/// with `Interrupted`.
 pub fn mondrian(
     problem: &Problem,
     kinds: &[Kind],
     model: &Model,
+    relaxed: bool,
     tick: &mut dyn FnMut() -> bool,
 ) -> Result<Mondrian> {
-    let data = Data::new(problem, kinds, model)?;
+    let mut data = Data::new(problem, kinds, model, relaxed)?;
     let all: Vec<u32> = (0..data.counts.len() as u32).collect();
     if !data.passes(&all) {
         return Err(AnonError::NotAnonymous(format!(
@@ -422,6 +537,8 @@ pub fn mondrian(
         cell_loss,
         attribute_loss,
         loss,
+        origin: data.origin,
+        counts: data.counts,
     })
 }
 
@@ -467,7 +584,7 @@ mod tests {
     }
 
     fn run(p: &Problem, kinds: &[Kind], model: &Model) -> Mondrian {
-        mondrian(p, kinds, model, &mut || true).unwrap()
+        mondrian(p, kinds, model, false, &mut || true).unwrap()
     }
 
     /// Every cut of an ordered attribute between two of the values a
@@ -612,7 +729,7 @@ mod tests {
         for k in [2, 5, 50] {
             let model = Model::k(k);
             let out = run(&p, &kinds, &model);
-            let data = Data::new(&p, &kinds, &model).unwrap();
+            let data = Data::new(&p, &kinds, &model, false).unwrap();
             let mut seen = vec![false; p.base.rows()];
             for part in &out.partitions {
                 assert!(part.count >= k);
@@ -632,7 +749,7 @@ mod tests {
             ..Default::default()
         };
         let out = run(&p, &kinds, &model);
-        let data = Data::new(&p, &kinds, &model).unwrap();
+        let mut data = Data::new(&p, &kinds, &model, false).unwrap();
         assert!(out.partitions.len() > 10);
         for part in &out.partitions {
             assert!(data.passes(&part.rows));
@@ -640,6 +757,50 @@ mod tests {
                 data.step(&part.rows).is_err(),
                 "a final partition splits no more"
             );
+        }
+    }
+
+    /// Relaxed partitions on Adult: each of at least k records (and the
+    /// criteria), the divided rows' records adding up to F0's, and none
+    /// left that a median cut could split: fewer than 2k records, or one
+    /// value of every ordered attribute. (Not better than strict at every k:
+    /// a cut at the median record may leave two ranges sharing a value where
+    /// a strict cut next to it would have left none.)
+    #[test]
+    fn relaxed_partitions_divide_rows_and_stop_below_2k() {
+        let f = Fixture::adult();
+        let qis = ["age", "sex", "race", "education"];
+        let p = f.problem(&qis);
+        let kinds: Vec<Kind> = qis
+            .iter()
+            .enumerate()
+            .map(|(a, &q)| match q {
+                "age" => Kind::Numeric(numbers(&p.hierarchies[a])),
+                _ => Kind::Set,
+            })
+            .collect();
+        for k in [2, 10, 50] {
+            let model = Model::k(k);
+            let out = mondrian(&p, &kinds, &model, true, &mut || true).unwrap();
+            let mut records = vec![0u64; p.base.rows()];
+            let data = Data::new(&p, &kinds, &model, false).unwrap();
+            for part in &out.partitions {
+                let n: u64 = part.rows.iter().map(|&r| out.counts[r as usize]).sum();
+                assert_eq!(n, part.count);
+                assert!(part.count >= k);
+                for &r in &part.rows {
+                    records[out.origin[r as usize] as usize] += out.counts[r as usize];
+                }
+                let origins: Vec<u32> = part.rows.iter().map(|&r| out.origin[r as usize]).collect();
+                let ordered_values = |a: usize| data.present(a, &origins).len();
+                assert!(
+                    part.count < 2 * k || (0..qis.len()).all(|a| ordered_values(a) == 1),
+                    "a partition of {} records with two values could be cut",
+                    part.count
+                );
+            }
+            assert_eq!(records, p.base.counts().unwrap().into_owned());
+            assert!(out.origin.len() > p.base.rows(), "some row was divided");
         }
     }
 
@@ -659,7 +820,7 @@ mod tests {
             criteria: vec![Arc::new(DistinctL::new(2, 0).unwrap())],
             ..Default::default()
         };
-        let err = mondrian(&p, &[Kind::Set], &model, &mut || true).unwrap_err();
+        let err = mondrian(&p, &[Kind::Set], &model, false, &mut || true).unwrap_err();
         assert!(matches!(err, AnonError::NotAnonymous(_)), "{err}");
     }
 }

@@ -158,7 +158,7 @@ path = "out.parquet"
 @pytest.mark.parametrize(
     ("search", "message"),
     [
-        ('algorithm = "mondrian"\nmode = "relaxed"', "not built yet"),
+        ('algorithm = "mondrian"\nmode = "loose"', "mode must be"),
         ('algorithm = "mondrian"\nvariant = "cube"', "no variant"),
         ('algorithm = "mondrian"\ntime_limit = 3', "no time_limit"),
         ('algorithm = "incognito"\nnumeric = ["age"]', "for algorithm"),

@@ -10,7 +10,7 @@ use super::error::{to_py, without_gil, ConfigError};
 use super::problem::PyProblem;
 use crate::check::Model;
 use crate::error::AnonError;
-use crate::mondrian::{label, Kind};
+use crate::mondrian::{label, Cell, Kind};
 
 /// How often the partitioning takes the GIL back to hear Ctrl-C.
 const TICK: Duration = Duration::from_millis(200);
@@ -23,12 +23,22 @@ const TICK: Duration = Duration::from_millis(200);
     get_all
 )]
 pub struct PyMondrianOutcome {
-    /// Per F0 row: its partition.
+    /// Per piece (records of one F0 row in one partition; strict: one piece
+    /// a row), its row of F0.
+    rows: Vec<u32>,
+    /// Per piece: its partition.
     partition: Vec<u32>,
+    /// Per piece: its records.
+    counts: Vec<u64>,
     /// Per quasi-identifier, per F0 row: its leaf code.
     codes: Vec<Vec<u32>>,
+    /// Per sensitive attribute, per F0 row: its value's code.
+    sensitive: Vec<Vec<u32>>,
     /// Per quasi-identifier, per partition: its cell as text.
     labels: Vec<Vec<String>>,
+    /// Per quasi-identifier, per partition: its range's smallest and largest
+    /// numbers (NaN for an attribute that is not numeric).
+    ranges: Vec<Vec<(f64, f64)>>,
     /// Per partition: its records.
     sizes: Vec<u64>,
     /// Per quasi-identifier, per partition: the loss of its cell.
@@ -59,10 +69,11 @@ fn kinds(kinds: Vec<String>, mut values: Vec<Option<Vec<f64>>>) -> PyResult<Vec<
         .collect()
 }
 
-/// Partition `problem`'s F0 for k and `criteria`; `kinds[i]` is
-/// "numeric" (with `values[i]`, a number per leaf code), "hierarchy" or "set".
+/// Partition `problem`'s F0 for k and `criteria`, strict or `relaxed`;
+/// `kinds[i]` is "numeric" (with `values[i]`, a number per leaf code),
+/// "hierarchy" or "set".
 #[pyfunction]
-#[pyo3(signature = (problem, kinds, values, k, criteria = Vec::new()))]
+#[pyo3(signature = (problem, kinds, values, k, criteria = Vec::new(), relaxed = false))]
 pub fn mondrian(
     py: Python<'_>,
     problem: &PyProblem,
@@ -70,6 +81,7 @@ pub fn mondrian(
     values: Vec<Option<Vec<f64>>>,
     k: u64,
     criteria: Vec<PyCriterion>,
+    relaxed: bool,
 ) -> PyResult<PyMondrianOutcome> {
     let p = &problem.inner;
     let kinds = self::kinds(kinds, values)?;
@@ -97,7 +109,7 @@ pub fn mondrian(
         })
     };
     let out = match without_gil(py, || {
-        crate::mondrian::mondrian(p, &kinds, &model, &mut tick)
+        crate::mondrian::mondrian(p, &kinds, &model, relaxed, &mut tick)
     })? {
         Ok(out) => out,
         Err(AnonError::Interrupted) => {
@@ -109,15 +121,20 @@ pub fn mondrian(
         }
         Err(e) => return Err(to_py(e)),
     };
-    let rows = p.base.rows();
-    let mut partition = vec![0u32; rows];
+    let (mut rows, mut partition, mut counts) = (Vec::new(), Vec::new(), Vec::new());
     for (i, part) in out.partitions.iter().enumerate() {
         for &r in &part.rows {
-            partition[r as usize] = i as u32;
+            rows.push(out.origin[r as usize]);
+            partition.push(i as u32);
+            counts.push(out.counts[r as usize]);
         }
     }
     let codes = (0..p.n_attrs())
         .map(|a| p.base.codes(a))
+        .collect::<crate::Result<Vec<_>>>()
+        .map_err(to_py)?;
+    let sensitive = (p.base.carry.iter())
+        .map(|&a| p.base.codes(a))
         .collect::<crate::Result<Vec<_>>>()
         .map_err(to_py)?;
     let labels = (0..p.n_attrs())
@@ -128,9 +145,26 @@ pub fn mondrian(
                 .collect()
         })
         .collect();
+    let ranges = (0..p.n_attrs())
+        .map(|a| {
+            out.partitions
+                .iter()
+                .map(|part| match (&part.cells[a], &kinds[a]) {
+                    (Cell::Range { low, high }, Kind::Numeric(v)) => {
+                        (v[*low as usize], v[*high as usize])
+                    }
+                    _ => (f64::NAN, f64::NAN),
+                })
+                .collect()
+        })
+        .collect();
     Ok(PyMondrianOutcome {
+        ranges,
+        rows,
         partition,
+        counts,
         codes,
+        sensitive,
         labels,
         sizes: out.partitions.iter().map(|part| part.count).collect(),
         cell_loss: out.cell_loss,

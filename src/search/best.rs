@@ -97,7 +97,11 @@ mod tests {
                 (Objective::Loss, Some(vec![3.0, 1.0, 0.5, 1.0, 2.0]), true),
                 (Objective::Precision, None, true),
                 (Objective::Entropy, None, sup == 0),
-                (Objective::Entropy, Some(vec![3.0, 1.0, 0.5, 1.0, 2.0]), sup == 0),
+                (
+                    Objective::Entropy,
+                    Some(vec![3.0, 1.0, 0.5, 1.0, 2.0]),
+                    sup == 0,
+                ),
                 (Objective::Ambiguity, None, false),
             ] {
                 let mut bounds = Bounds::new(&p, objective).unwrap();

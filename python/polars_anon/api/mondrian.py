@@ -63,8 +63,12 @@ def mondrian(
     cost is averaged over the records, and ``loss`` is the mean over the
     attributes (``result.attribute_loss`` has each).
 
-    ``mode="relaxed"`` (records of the median value split between the
-    halves) is not built yet. The other columns are released as their roles
+    ``mode="relaxed"``: an ordered attribute (numeric, or a set) is cut at
+    its median record, the records of the median value divided between the
+    halves as that needs (each record of a divided value combination goes
+    to a partition by its rank among the records of that combination, in
+    the table's order): smaller partitions, ranges that may share their
+    end values; released from Polars tables. The other columns are released as their roles
     say (``identifiers``, ``insensitive``: see `polars_anon.search`).
 
     >>> import polars as pl
@@ -78,11 +82,6 @@ def mondrian(
     """
     if not isinstance(mode, str) or mode not in MODES:
         raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
-    if mode == "relaxed":
-        raise ConfigError(
-            "Mondrian's relaxed mode (records of the median value split between the halves) "
-            "is not built yet; use mode='strict'"
-        )
     sens = sensitive_of(criteria)
     qis = columns_of(quasi_identifiers, sens)
     where = engines.engine_of(data)
@@ -108,7 +107,7 @@ def mondrian(
     k = check_k(k, prep.rows)
     kinds = {q: "numeric" if q in numbers else "hierarchy" if q in hs else "set" for q in qis}
     model = specs(criteria, prep.sensitive_values)
-    outcome = partition(prep, kinds, k, model)
+    outcome = partition(prep, kinds, k, model, mode == "relaxed")
     return MondrianResult(
         prep,
         k,

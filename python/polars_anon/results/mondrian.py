@@ -18,12 +18,15 @@ from polars_anon.criteria.base import Criterion, specs
 from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.frames import as_lazy, fresh_name
 from polars_anon.inputs.nulls import text
+from polars_anon.inputs.params import as_bool
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import recheck
 from polars_anon.release.guard import Guarded
 from polars_anon.release.partitioned import on_engine
 from polars_anon.reports.render import aligned, table_html
+from polars_anon.results import pieces
+from polars_anon.results.bounds import with_bounds
 from polars_anon.roles.fates import fates
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import resolve
@@ -34,18 +37,22 @@ RECODED = "recoded by Mondrian: its partition's range, hierarchy node or value s
 
 
 def partition(
-    prep: Prepared, kinds: dict[str, str], k: int, model: list[CoreCriterion]
+    prep: Prepared,
+    kinds: dict[str, str],
+    k: int,
+    model: list[CoreCriterion],
+    relaxed: bool = False,
 ) -> MondrianOutcome:
     """Mondrian's final partitions of `prep`'s F0, in the core: `kinds` says
     how each quasi-identifier (in order) is split ("numeric": by the values
-    of its leaves; "hierarchy"; "set"). Deterministic: the same F0, in any
-    row order, gives the same partitions."""
+    of its leaves; "hierarchy"; "set"), strict or `relaxed`. Deterministic:
+    the same F0, in any row order, gives the same partitions."""
     values = [
         [float(v) for v in h.leaves] if kinds[q] == "numeric" else None
         for q, h in zip(prep.quasi_identifiers, prep.hierarchies, strict=True)
     ]
     order = [kinds[q] for q in prep.quasi_identifiers]
-    return _core.mondrian(prep.problem, order, values, k, model)
+    return _core.mondrian(prep.problem, order, values, k, model, relaxed)
 
 
 def digest(outcome: MondrianOutcome) -> str:
@@ -58,7 +65,7 @@ def digest(outcome: MondrianOutcome) -> str:
 @dataclass(frozen=True)
 class MondrianResult:
     """Mondrian's final partitions (LeFevre, DeWitt and Ramakrishnan 2006,
-    strict): each holds at least k records and meets the criteria, and no
+    strict or relaxed): each holds at least k records and meets the criteria, and no
     attribute can be split further while keeping them.
 
     ``partitions``: how many; ``groups``: one row a partition, its cells as
@@ -112,40 +119,49 @@ class MondrianResult:
         cols[count] = pl.Series(count, self.outcome.sizes, dtype=pl.UInt64)
         return pl.DataFrame(cols)
 
+    @property
+    def relaxed(self) -> bool:
+        return self.mode == "relaxed"
+
     @cached_property
     def mapping(self) -> tuple[list[str], list[str], pl.DataFrame]:
-        """Each distinct combination of the quasi-identifiers' values (as
-        text, the keys) with its partition's cells (the labels): the key and
-        label columns' names (unlike the table's) and the frame."""
-        prep, out = self.prep, self.outcome
-        taken = prep.lazy.collect_schema().names()
-        keys: list[str] = []
-        labels: list[str] = []
-        for i in range(len(prep.quasi_identifiers)):
-            keys.append(fresh_name(f"__polars_anon_key_{i}", [*taken, *keys]))
-        for i in range(len(prep.quasi_identifiers)):
-            labels.append(fresh_name(f"__polars_anon_label_{i}", [*taken, *keys, *labels]))
-        # each of the outcome's columns crosses from the core once
-        partition = pl.Series(out.partition, dtype=pl.UInt32)
-        codes, cells = out.codes, out.labels
-        cols: dict[str, pl.Series] = {}
-        for i, h in enumerate(prep.hierarchies):
-            leaves = pl.Series(h.leaves, dtype=pl.String)
-            cols[keys[i]] = leaves.gather(pl.Series(codes[i], dtype=pl.UInt32))
-            cols[labels[i]] = pl.Series(cells[i], dtype=pl.String).gather(partition)
-        # rows of F0 that differ in their sensitive values only are one key
-        return keys, labels, pl.DataFrame(cols).unique(keys, maintain_order=True)
+        """The keys' and labels' column names and the frame that maps each
+        record to its partition's cells (`results.pieces.mapping`)."""
+        return pieces.mapping(self.prep, self.outcome, self.relaxed)
 
     def _labelled(self, lf: pl.LazyFrame) -> pl.LazyFrame:
         """`lf` with each quasi-identifier replaced by its partition's cell
-        (null where its values are none the partitions hold)."""
+        (null where its values are none the partitions hold); relaxed, each
+        record's partition by its rank among the records of its combination
+        of values, in the table's order."""
         qis = self.quasi_identifiers
         keys, labels, mapping = self.mapping
-        return (
-            lf.with_columns([text(pl.col(q)).alias(key) for q, key in zip(qis, keys, strict=True)])
-            .join(mapping.lazy(), on=keys, how="left", maintain_order="left")
-            .with_columns([pl.col(lab).alias(q) for q, lab in zip(qis, labels, strict=True)])
-            .drop(keys + labels)
+        names = qis + (self.prep.sensitive if self.relaxed else [])
+        lf = lf.with_columns(
+            [text(pl.col(q)).alias(key) for q, key in zip(names, keys, strict=True)]
+        )
+        if self.relaxed:
+            rank = fresh_name("__polars_anon_rank", lf.collect_schema().names())
+            lf = lf.with_columns(pl.int_range(pl.len(), dtype=pl.UInt64).over(keys).alias(rank))
+            lf = lf.join(mapping.lazy(), on=keys, how="left", maintain_order="left").filter(
+                pl.col(pieces.START).is_null()
+                | pl.col(rank).is_between(pl.col(pieces.START), pl.col(pieces.END), "left")
+            )
+            lf = lf.drop(rank, pieces.START, pieces.END)
+        else:
+            lf = lf.join(mapping.lazy(), on=keys, how="left", maintain_order="left")
+        return lf.with_columns(
+            [pl.col(lab).alias(q) for q, lab in zip(qis, labels, strict=True)]
+        ).drop(keys + labels)
+
+    def _released(self) -> pl.LazyFrame:
+        """The release's records as cells, sensitive values (as text) and
+        counts, from F0: through the mapping; relaxed, from the partitions'
+        pieces (`results.pieces.released`)."""
+        if self.relaxed:
+            return pieces.released(self.prep, *self.mapping)
+        return self._labelled(self.prep.weighted.lazy()).with_columns(
+            [pl.col(s).cast(pl.String) for s in self.prep.sensitive]
         )
 
     def expected(self) -> pl.DataFrame:
@@ -155,9 +171,7 @@ class MondrianResult:
         criteria met (through a fresh core problem over the cells)."""
         prep, count = self.prep, self.prep.count
         qis, sens = self.quasi_identifiers, prep.sensitive
-        released = self._labelled(prep.weighted.lazy()).with_columns(
-            [pl.col(s).cast(pl.String) for s in sens]
-        )
+        released = self._released()
         groups = (
             released.group_by(qis + sens)
             .agg(pl.col(count).sum().cast(pl.UInt32))
@@ -177,7 +191,10 @@ class MondrianResult:
             )
         sizes = groups.group_by(qis).agg(pl.col(count).sum()).get_column(count)
         smallest = int(sizes.min())  # type: ignore[arg-type]
-        if sizes.len() != self.partitions or smallest < self.k:
+        # relaxed, two partitions may hold the same cells (a value on both
+        # sides of a median cut): one group of the release
+        matched = sizes.len() <= self.partitions if self.relaxed else sizes.len() == self.partitions
+        if not matched or smallest < self.k:
             raise AnonError(
                 f"internal check failed: the release has {sizes.len()} groups of at least "
                 f"{smallest} records, for {self.partitions} partitions and k = {self.k}; "
@@ -192,11 +209,14 @@ class MondrianResult:
         data: Any = None,
         identifiers: Identifiers | None = None,
         insensitive: list[str] | None = None,
+        numeric_bounds: bool = False,
     ) -> Any:
         """The release: a LazyFrame of `data` (the table Mondrian read when
         None) whose quasi-identifiers are text: each record's partition's
         range (``[20-29]``, or the one value it holds), hierarchy node label,
-        or value set (``{a,b}``, or the one value). Its groups are checked
+        or value set (``{a,b}``, or the one value); with ``numeric_bounds``,
+        each numeric one's range also as two Float64 columns beside it,
+        ``<q>_lower`` and ``<q>_upper`` (`results.bounds`). Its groups are checked
         on F0 before it is returned, and again each time it is collected (a
         source changed since is refused: `NotAnonymousError`). The other
         columns follow their roles (``identifiers``, ``insensitive``: those
@@ -211,8 +231,19 @@ class MondrianResult:
         else:
             roles = roles_of(identifiers, insensitive)
         if self.prep.engine in engines.PREFIXES:
+            if self.relaxed:
+                raise ConfigError(
+                    "relaxed partitions are released from Polars tables only (a record's "
+                    "partition is its rank among its combination's records, in the table's "
+                    "order); partition with mode='strict', or read the table into Polars"
+                )
+            if numeric_bounds:
+                raise ConfigError("numeric_bounds: a release on DuckDB or Spark has none")
             return on_engine(self.prep, self.mapping, self.expected, data, roles)
-        return self.guarded(data, roles).lazy()
+        out = self.guarded(data, roles).lazy()
+        if as_bool("numeric_bounds", numeric_bounds):
+            return with_bounds(out, self.quasi_identifiers, self.kinds, self.outcome)
+        return out
 
     def guarded(self, data: Any = None, roles: Roles | None = None) -> Guarded:
         """The release as `apply` builds it, before it is handed out as a
@@ -278,7 +309,7 @@ class MondrianResult:
         source, qis, given, sensitive, nulls = state["source"]
         prep = prepare(source, qis, given, sensitive, nulls)
         model = specs(state["criteria"], prep.sensitive_values)
-        outcome = partition(prep, state["kinds"], state["k"], model)
+        outcome = partition(prep, state["kinds"], state["k"], model, state["mode"] == "relaxed")
         if digest(outcome) != state["digest"]:
             raise AnonError(
                 f"this pickled Mondrian result does not hold on its table any more: the table "
