@@ -179,3 +179,18 @@ def test_numeric_bounds_beside_the_ranges(mode: str) -> None:
         pa.mondrian(df.with_columns(age_lower=pl.lit(0)), ["age"], 3, mode=mode).apply(
             numeric_bounds=True
         )
+
+
+def test_the_command_line_asks_for_relaxed(tmp_path: Path) -> None:
+    from polars_anon.cli import main
+
+    df = pl.DataFrame({"age": [1, 2, 1, 1, 2, 1] * 3, "id": list(range(18))})
+    df.write_csv(tmp_path / "people.csv")
+    out = tmp_path / "out.csv"
+    base = ["anonymize", str(tmp_path / "people.csv"), "--qi", "age", "--k", "4"]
+    args = [*base, "--insensitive", "id", "--algorithm", "mondrian", "--out", str(out)]
+    assert main([*args, "--mode", "relaxed"]) == 0
+    expect = pa.mondrian(df, ["age"], 4, mode="relaxed", insensitive=["id"]).apply().collect()
+    written = pl.read_csv(out, infer_schema=False)
+    assert written.get_column("age").to_list() == expect.get_column("age").to_list()
+    assert main([*base, "--mode", "relaxed", "--out", str(tmp_path / "x.csv")]) == 2

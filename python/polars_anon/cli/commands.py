@@ -107,6 +107,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
         job.roles = job.roles.merged(roles)
         if args.numeric is not None:
             job.numeric = args.numeric
+        if args.mode is not None:
+            job.mode = args.mode
     else:
         if args.data is None:
             raise ConfigError("give the table to anonymize, or a job file with --config")
@@ -129,10 +131,12 @@ def anonymize_command(args: argparse.Namespace) -> int:
             engine=args.engine,
             roles=roles,
             numeric=args.numeric,
+            mode=args.mode or "strict",
             privacy=privacy,
         )
-    if job.numeric is not None and job.algorithm != "mondrian":
-        raise ConfigError("--numeric is for --algorithm mondrian only")
+    if job.algorithm != "mondrian" and (job.numeric is not None or args.mode is not None):
+        given = "--numeric" if job.numeric is not None else "--mode"
+        raise ConfigError(f"{given} is for --algorithm mondrian only")
     t0 = time.perf_counter()
     try:
         run = job.run(progress=sys.stderr.isatty())

@@ -305,6 +305,13 @@ def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
             "separated by commas (None: every integer or float one; the others are split "
             "along their hierarchy, or as value sets)",
         )
+        p.add_argument(
+            "--mode",
+            choices=("strict", "relaxed"),
+            default=None,
+            help="--algorithm mondrian: strict (records of one value never split, the "
+            "default) or relaxed (an ordered attribute cut at its median record)",
+        )
 
 
 def preference(p: argparse.ArgumentParser) -> None:
