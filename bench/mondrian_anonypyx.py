@@ -38,8 +38,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -48,6 +46,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from machine import machine
 
 HERE = Path(__file__).parent
 QIS = [
@@ -376,18 +376,10 @@ def main() -> None:
             "time_at_most_0.1x": o["time_s"] <= 0.1 * a["time_s"],
         }
         rows.append(summary)
-    meminfo = Path("/proc/meminfo").read_text().splitlines()[0].split()
     result = {
         "command": " ".join(["python bench/mondrian_anonypyx.py", *sys.argv[1:]]),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "machine": {
-            "cpu_count": os.cpu_count(),
-            "memory_gib": round(int(meminfo[1]) / 1024**2, 1),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "processor": platform.processor(),
-            "polars": pl.__version__,
-        },
+        "machine": machine(),
         "versions": {
             "polars-anon": pa.__version__,
             **them["versions"],

@@ -24,13 +24,14 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from machine import machine
 
 HERE = Path(__file__).parent
 KEY = b"0123456789abcdef"
@@ -216,18 +217,10 @@ def main() -> None:
             f"{entry['peak_rss_mib']:8.0f} MiB",
             flush=True,
         )
-    meminfo = Path("/proc/meminfo").read_text().splitlines()[0].split()
     report = {
         "command": " ".join(["python bench/roles.py", *sys.argv[1:]]),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "machine": {
-            "cpu_count": os.cpu_count(),
-            "memory_gib": round(int(meminfo[1]) / 1024**2, 1),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "processor": platform.processor(),
-            "polars": pl.__version__,
-        },
+        "machine": machine(),
         "rows": args.rows,
         "source": {
             "path": str(

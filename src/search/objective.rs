@@ -142,14 +142,9 @@ impl Bounds {
         let heights = problem.heights();
         let mut cost = Vec::with_capacity(heights.len());
         if objective == Objective::Loss {
-            let counts = problem.base.counts()?;
             let rows = problem.rows.max(1) as f64;
             for (a, h) in problem.hierarchies.iter().enumerate() {
-                // records per leaf
-                let mut per_leaf = vec![0u64; h.domain_size(0)];
-                for (&code, &c) in problem.base.codes(a)?.iter().zip(counts.iter()) {
-                    per_leaf[code as usize] += c;
-                }
+                let per_leaf = leaf_counts(problem, a)?;
                 let leaves = h.domain_size(0);
                 let mut by_level = Vec::with_capacity(h.height() as usize + 1);
                 for g in 0..=h.height() {
@@ -283,15 +278,21 @@ impl Bounds {
     }
 }
 
-/// Attribute `a`'s mean over records of ln(leaves under the record's value)
-/// at each level (0 for an empty table).
-fn mean_log_leaves(problem: &Problem, a: usize) -> Result<Vec<f64>> {
+/// Attribute `a`'s records per leaf, from F0.
+fn leaf_counts(problem: &Problem, a: usize) -> Result<Vec<u64>> {
     let counts = problem.base.counts()?;
-    let h = &problem.hierarchies[a];
-    let mut per_leaf = vec![0u64; h.domain_size(0)];
+    let mut per_leaf = vec![0u64; problem.hierarchies[a].domain_size(0)];
     for (&code, &c) in problem.base.codes(a)?.iter().zip(counts.iter()) {
         per_leaf[code as usize] += c;
     }
+    Ok(per_leaf)
+}
+
+/// Attribute `a`'s mean over records of ln(leaves under the record's value)
+/// at each level (0 for an empty table).
+fn mean_log_leaves(problem: &Problem, a: usize) -> Result<Vec<f64>> {
+    let h = &problem.hierarchies[a];
+    let per_leaf = leaf_counts(problem, a)?;
     let rows = problem.rows.max(1) as f64;
     Ok((0..=h.height())
         .map(|g| {
@@ -311,12 +312,8 @@ fn mean_log_leaves(problem: &Problem, a: usize) -> Result<Vec<f64>> {
 /// records holding v and n_g those whose value generalizes to v's at that
 /// level.
 fn generalization_entropy(problem: &Problem, a: usize) -> Result<Vec<f64>> {
-    let counts = problem.base.counts()?;
     let h = &problem.hierarchies[a];
-    let mut per_leaf = vec![0u64; h.domain_size(0)];
-    for (&code, &c) in problem.base.codes(a)?.iter().zip(counts.iter()) {
-        per_leaf[code as usize] += c;
-    }
+    let per_leaf = leaf_counts(problem, a)?;
     Ok((0..=h.height())
         .map(|g| {
             let map = h.leaf_map(g);
