@@ -97,6 +97,10 @@ pub struct Data<'a> {
     /// Per row, the row of F0 whose records it holds (a relaxed cut divides
     /// a row's records between it and a new row).
     origin: Vec<u32>,
+    /// Per attribute, per leaf code: the stamp of the last pass that met it
+    /// (`distinct_of`).
+    seen: Vec<Vec<u32>>,
+    stamp: u32,
 }
 
 impl<'a> Data<'a> {
@@ -167,6 +171,10 @@ impl<'a> Data<'a> {
             distinct,
             relaxed,
             origin: (0..base.rows() as u32).collect(),
+            seen: (problem.hierarchies.iter())
+                .map(|h| vec![0; h.domain_size(0)])
+                .collect(),
+            stamp: 0,
         })
     }
 
@@ -220,6 +228,29 @@ impl<'a> Data<'a> {
             }
             c.holds(&hist, self.global[c.attr()])
         })
+    }
+
+    /// `present`, in one pass over the rows rather than a sort of them: each
+    /// code is marked with the pass's stamp the first time it is met (what
+    /// every partition asks of every attribute, so most of the run).
+    fn distinct_of(&mut self, a: usize, rows: &[u32]) -> Vec<u32> {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // the stamps wrapped: start the marks again
+            self.seen.iter_mut().for_each(|s| s.fill(0));
+            self.stamp = 1;
+        }
+        let (codes, seen, stamp) = (&self.codes[a], &mut self.seen[a], self.stamp);
+        let mut out = Vec::new();
+        for &r in rows {
+            let c = codes[r as usize] as usize;
+            if seen[c] != stamp {
+                seen[c] = stamp;
+                out.push(c as u32);
+            }
+        }
+        out.sort_unstable();
+        out
     }
 
     fn present(&self, a: usize, rows: &[u32]) -> Vec<u32> {
@@ -436,7 +467,7 @@ impl<'a> Data<'a> {
         let mut cells = Vec::with_capacity(n);
         let mut widths = Vec::with_capacity(n);
         for a in 0..n {
-            let present = self.present(a, rows);
+            let present = self.distinct_of(a, rows);
             let distinct = present.len();
             cells.push(self.cell_of(a, present));
             widths.push(self.width(a, distinct, &cells[a]));
