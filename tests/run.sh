@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from nothing: a virtualenv with every dependency, the
-# Rust tests, the extension module, lints, pytest (with doctests) and the notebooks.
+# Rust tests, the extension module, lints, pytest (with doctests), the notebooks
+# and the documentation site.
 # Polars is compiled once: the Rust tests and the extension share the release
 # profile and one target directory outside the checkout (reused when present).
 set -euo pipefail
@@ -29,7 +30,7 @@ step "build and install the extension with its test dependencies and engines"
 # Spark for real in local[2] mode on the machine's Java 17, and fail loudly
 # without it
 java -version 2>&1 | head -n 1
-maturin develop --release --extras test,plot,duckdb,spark
+maturin develop --release --extras test,plot,duckdb,spark,docs
 
 step "rust: clippy"
 cargo clippy --release --all-targets --features python -- -D warnings
@@ -42,3 +43,11 @@ python -m mypy.stubtest polars_anon._core
 
 step "pytest: tests, doctests, notebooks"
 python -m pytest -p no:cacheprovider --nbmake tests python/polars_anon notebooks
+
+step "docs: the examples run, the reference is complete, the site builds (warnings are errors)"
+export NO_MKDOCS_2_WARNING=1 # Material's notice about MkDocs 2, not a warning of the build
+ruff check docs
+# the .py files only: ruff would also reformat the code blocks of the pages
+ruff format --check docs/check_reference.py docs/conftest.py docs/hooks
+python -m pytest -p no:cacheprovider --doctest-glob="*.md" docs
+mkdocs build --strict # runs docs/check_reference.py first

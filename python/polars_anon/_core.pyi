@@ -34,49 +34,101 @@ __all__ = [
 ]
 
 __version__: str
+"""The version of polars-anon (the Rust core's, which is the package's)."""
 # (algorithm, its variants with the default first), from the core's registry
 ALGORITHMS: list[tuple[str, list[str]]]
 
-class AnonError(Exception): ...
-class HierarchyError(AnonError): ...
-class ConfigError(AnonError): ...
-class MissingValueError(AnonError): ...
-class SearchTooLargeError(ConfigError): ...
-class NotAnonymousError(AnonError): ...
+# The exceptions' docstrings are the core's (`src/python/error.rs`); the
+# documentation reads them from here.
+class AnonError(Exception):
+    """Base class of every polars-anon error."""
+
+class HierarchyError(AnonError):
+    """A hierarchy that cannot be used."""
+
+class ConfigError(AnonError):
+    """A request that does not fit the data."""
+
+class MissingValueError(AnonError):
+    """Values (or nulls) in a quasi-identifier that its hierarchy does not cover."""
+
+class SearchTooLargeError(ConfigError):
+    """A search that would hold more than its memory budget; nothing was searched."""
+
+class NotAnonymousError(AnonError):
+    """The requested release would break the privacy model."""
 
 @final
 class Hierarchy:
+    """A value generalization hierarchy: a tree over one quasi-identifier's
+    values, the leaves (level 0) at the bottom and one value at the top
+    (ARX's ``*``). Each row runs from a leaf to the top, one label per level,
+    as ARX's CSV layout has it (one line per leaf, most general last).
+
+    A hierarchy is immutable, compared by its rows, printed with its height
+    and the values per level, and pickled as its JSON form. Ragged rows,
+    duplicate leaves, a value with two parents and several values at the top
+    are a `HierarchyError` naming the source, the row and the value.
+    """
+
     @staticmethod
-    def from_rows(rows: list[list[str]], source: str | None = None) -> Hierarchy: ...
+    def from_rows(rows: list[list[str]], source: str | None = None) -> Hierarchy:
+        """A hierarchy from its rows, one per leaf, each leaf first and most
+        general last (all of one length); ``source`` names them in errors."""
     @staticmethod
-    def from_csv(path: str | PathLike[str], sep: str | None = None) -> Hierarchy: ...
+    def from_csv(path: str | PathLike[str], sep: str | None = None) -> Hierarchy:
+        """A hierarchy from a CSV file in ARX's layout (one row per leaf,
+        fields separated by ``sep``, ``;`` by default)."""
     @staticmethod
-    def from_csv_text(
-        text: str, sep: str | None = None, source: str | None = None
-    ) -> Hierarchy: ...
+    def from_csv_text(text: str, sep: str | None = None, source: str | None = None) -> Hierarchy:
+        """A hierarchy from CSV text in ARX's layout (see `from_csv`); ``source``
+        names it in errors."""
     @staticmethod
-    def from_json(text: str) -> Hierarchy: ...
-    def to_json(self) -> str: ...
-    def to_csv(self, sep: str = ";") -> str: ...
+    def from_json(text: str) -> Hierarchy:
+        """A hierarchy from the JSON that `to_json` writes."""
+    def to_json(self) -> str:
+        """The hierarchy as JSON (its rows), which `from_json` reads back."""
+    def to_csv(self, sep: str = ";") -> str:
+        """The hierarchy as CSV text in ARX's layout, fields separated by ``sep``."""
     @property
-    def height(self) -> int: ...
+    def height(self) -> int:
+        """The number of levels above the leaves (the top's level)."""
     @property
-    def sizes(self) -> list[int]: ...
+    def sizes(self) -> list[int]:
+        """How many distinct values each level has, leaves first (without
+        copying them, as `levels` does)."""
     @property
-    def levels(self) -> list[list[str]]: ...
+    def levels(self) -> list[list[str]]:
+        """The distinct values of each level, leaves first, each level's in
+        the order of its codes."""
     @property
-    def leaves(self) -> list[str]: ...
+    def leaves(self) -> list[str]:
+        """The leaf values (level 0), in the order of their codes."""
     @property
-    def rows(self) -> list[list[str]]: ...
-    def leaf_labels(self, level: int) -> list[str]: ...
-    def labels_at(self, level: int) -> list[str]: ...
+    def rows(self) -> list[list[str]]:
+        """One row per leaf: its label at each level, leaf first, top last."""
+    def leaf_labels(self, level: int) -> list[str]:
+        """Each leaf's label at ``level``, in the order of `leaves`."""
+    def labels_at(self, level: int) -> list[str]:
+        """The distinct labels of `level`, by code (one level of `levels`,
+        without copying the others: a ZIP hierarchy's leaves are 100,000)."""
     def leaf_positions(
         self, level: int, values: list[str]
-    ) -> tuple[list[int], list[int], list[str]]: ...
-    def leaf_mapping(
-        self, level: int, codes: list[int]
-    ) -> tuple[list[str], list[int], list[str]]: ...
-    def encode(self, column: str, values: list[str | None]) -> list[int]: ...
+    ) -> tuple[list[int], list[int], list[str]]:
+        """Which of `values` are leaves, as their positions in `values` in leaf
+        order, and the labels of those leaves at `level`: each as a code into
+        the distinct labels, which come last (in order of first use). The
+        mapping a release needs for the values a table holds, without copying
+        every leaf of a large hierarchy, or a label for each leaf, into
+        Python. (Matched by a plain set of the values, not through the leaf
+        index that encoded them, so that a release's check does not share its
+        lookup.)"""
+    def leaf_mapping(self, level: int, codes: list[int]) -> tuple[list[str], list[int], list[str]]:
+        """The leaves `codes` (as text) and their labels at `level`, as
+        `leaf_positions` gives them."""
+    def encode(self, column: str, values: list[str | None]) -> list[int]:
+        """Each value's leaf code; values the hierarchy lacks, or nulls, are a
+        `MissingValueError` naming ``column`` and the values."""
     def __eq__(self, value: object, /) -> bool: ...
     def __reduce__(self) -> tuple[Callable[[str], Hierarchy], tuple[str]]: ...
 

@@ -13,6 +13,9 @@ from polars_anon._core import Hierarchy
 
 
 class Dataset(NamedTuple):
+    """A bundled table and its hierarchies by column; unpacks as
+    ``data, hierarchies = pa.datasets.adult()``."""
+
     # a LazyFrame; with engine=, a DuckDB relation or a Spark DataFrame
     data: Any
     hierarchies: dict[str, Hierarchy]

@@ -91,6 +91,8 @@ class Spec:
         BUILDERS[cls.builder] = cls
 
     def rows(self, values: pl.Series) -> list[list[str]]:  # pragma: no cover - abstract
+        """One row per distinct value of ``values``: the value, then its label
+        at each level, most general last."""
         raise NotImplementedError
 
     def top_label(self) -> str:
@@ -98,6 +100,8 @@ class Spec:
         return TOP
 
     def build(self, values: Any, column: str | None = None) -> Hierarchy:
+        """The hierarchy over exactly the distinct ``values`` (a Series or a
+        list; nulls are refused, naming ``column``), topped by `top_label`."""
         distinct = values_of(values, column)
         name = distinct.name
         rows = self.rows(distinct)
@@ -116,6 +120,7 @@ class Spec:
         return h
 
     def to_dict(self) -> dict[str, Any]:
+        """The spec as a dict: ``builder`` and every parameter (a job file's table)."""
         out: dict[str, Any] = {"builder": self.builder}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             v = getattr(self, f.name)
@@ -123,6 +128,7 @@ class Spec:
         return out
 
     def to_json(self) -> str:
+        """The spec as JSON (`to_dict`), which `from_json` reads back."""
         return json.dumps(self.to_dict())
 
 
@@ -146,6 +152,7 @@ def from_dict(spec: dict[str, Any]) -> Spec:
 
 
 def from_json(text: str) -> Spec:
+    """The spec ``text`` (JSON, as `Spec.to_json` writes it) describes."""
     try:
         spec = json.loads(text)
     except json.JSONDecodeError as e:

@@ -38,6 +38,9 @@ def _label(level: str) -> pl.Expr:
 
 @dataclass(frozen=True)
 class Date(Spec):
+    """The spec of `date`: calendar ``levels`` of dates and datetimes, strings
+    parsed with ``format`` (see the module)."""
+
     levels: tuple[str, ...] = option(
         "some of hour,day,month,quarter,year,decade,century",
         "names",

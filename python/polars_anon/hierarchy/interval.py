@@ -19,6 +19,9 @@ from polars_anon.hierarchy._spec import Spec, as_text, finite, number, option, s
 
 @dataclass(frozen=True)
 class Interval(Spec):
+    """The spec of `interval`: numeric ranges of nested ``widths`` from
+    ``anchor``, open bins below ``bottom`` and from ``top`` (see the module)."""
+
     widths: tuple[float, ...] = option("nested widths: 5,10,20", "numbers")
     anchor: float = option("where bins start", default=0)
     bottom: float | None = option("values below: one open bin", default=None)

@@ -21,6 +21,9 @@ from polars_anon.inputs.params import as_int
 
 @dataclass(frozen=True)
 class Masking(Spec):
+    """The spec of `masking`: right-to-left redaction, ``masked`` characters
+    a level, values padded to ``width`` with ``pad`` (see the module)."""
+
     masked: tuple[int, ...] | None = option(
         "characters masked per level: 1,2,3 (default: one more a level)", "numbers", default=None
     )

@@ -19,6 +19,9 @@ from polars_anon.inputs.params import as_int
 
 @dataclass(frozen=True)
 class Ordered(Spec):
+    """The spec of `ordered`: groups of ``sizes`` consecutive categories of
+    ``order`` at each level (see the module)."""
+
     order: tuple[str, ...] = option("every category, in order", "names")
     sizes: tuple[int, ...] = option("group sizes per level: 2,2", "numbers")
 

@@ -237,9 +237,11 @@ class DPRun:
 
     @property
     def levels(self) -> dict[str, int]:
+        """The levels released (the result's)."""
         return self.result.levels
 
     def resolved_toml(self) -> str:
+        """The resolved job file's text, as the run wrote it beside the output."""
         doc = self.job.to_dict(relative_to=self.job_file.parent)
         return resolved_toml(doc, self.job.input, self.job.output, self.result)
 

@@ -1,9 +1,8 @@
-"""Job files: one TOML file says how a release is made (its input, the
-quasi-identifiers and their hierarchies or builder specs, the model, the
-search and the output), and every run writes the resolved job beside its
-output: the chosen levels, the library's version and the checksums of what
-it read and wrote. Running that file again on another input applies the same
-levels, re-checked on the new data, instead of searching.
+"""Job files: one TOML file says how a release is made (its input, the quasi-identifiers and
+their hierarchies or builder specs, the model, the search and the output), and every run
+writes the resolved job beside its output: the chosen levels, the library's version and the
+checksums of what it read and wrote. Running that file again on another input applies the
+same levels, re-checked on the new data, instead of searching.
 
 ::
 
@@ -41,26 +40,24 @@ levels, re-checked on the new data, instead of searching.
     [output]
     path = "release.parquet"
 
-With ``[search] algorithm = "mondrian"`` (and optionally ``numeric``, the
-quasi-identifiers split as numbers, and ``mode``) the job partitions the
-table by Mondrian (`polars_anon.mondrian`) instead of searching. Its resolved
-job records the number of partitions and the loss, not the partition: a run
-of it re-runs the deterministic split on its input and re-checks the release
-(see `jobs.mondrian`).
+With ``[search] algorithm = "mondrian"`` (and optionally ``numeric``, the quasi-identifiers
+split as numbers, and ``mode``) the job partitions the table by Mondrian
+(`polars_anon.mondrian`) instead of searching. Its resolved job records the number of
+partitions and the loss, not the partition: a run of it re-runs the deterministic split on
+its input and re-checks the release (see `jobs.mondrian`).
 
-With a ``[privacy]`` table (epsilon and delta instead of k) the job releases
-the table (epsilon, delta)-differentially private by SafePub (`jobs.dp`).
+With a ``[privacy]`` table (epsilon and delta instead of k) the job releases the table
+(epsilon, delta)-differentially private by SafePub (`jobs.dp`).
 
-A column with no role is released as it is, unless it would identify
-records on its own: then the run is refused, naming it. A key is never
-written in a job file (its entry says where the key is kept: key_env or
-key_file), and a job holding a key given in code cannot be saved. The
-resolved job records the roles and, in ``[result.columns]``, what became of
-every column (``column = "role: released_as"``).
+A column with no role is released as it is, unless it would identify records on its own:
+then the run is refused, naming it. A key is never written in a job file (its entry says
+where the key is kept: key_env or key_file), and a job holding a key given in code cannot be
+saved. The resolved job records the roles and, in ``[result.columns]``, what became of every
+column (``column = "role: released_as"``).
 
-The job's parts: `tables` (reading and writing), `sources` (hierarchies),
-`criteria` (the models), `columns` (the roles), `toml` (the file), `mondrian`
-and `dp` (the other algorithms).
+The job's parts: `tables` (reading and writing), `sources` (hierarchies), `criteria` (the
+models), `columns` (the roles), `toml` (the file), `mondrian` and `dp` (the other
+algorithms).
 """
 
 from __future__ import annotations
@@ -147,6 +144,7 @@ class Job:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any], base: Path = Path()) -> Job:
+        """The job a parsed job file ``doc`` describes, its paths relative to ``base``."""
         known = set(TABLES)
         unknown = sorted(set(doc) - known)
         if unknown:
@@ -304,6 +302,8 @@ class Job:
         return run
 
     def to_dict(self, relative_to: Path | None = None) -> dict[str, Any]:
+        """The job file's tables, its paths relative to ``relative_to``, with checksums."""
+
         def rel(p: Path | str) -> str:
             p = Path(p).resolve()
             if relative_to is not None:
@@ -373,6 +373,7 @@ class JobRun:
     columns: pl.DataFrame | None = None
 
     def resolved_toml(self) -> str:
+        """The resolved job file's text, as the run wrote it beside the output."""
         base = self.job_file.parent
         doc = self.job.to_dict(relative_to=base)
         doc["input"]["sha256"] = sha256(self.job.input)
@@ -401,9 +402,8 @@ class JobRun:
 
 @dataclass
 class MondrianRun:
-    """What a Mondrian job's run did: its `MondrianResult`, the rows
-    written (every one: Mondrian suppresses none), the resolved job file and
-    what became of every column."""
+    """What a Mondrian job's run did: its `MondrianResult`, the rows written (every one:
+    Mondrian suppresses none), the resolved job file and what became of every column."""
 
     job: Job
     result: MondrianResult
@@ -414,6 +414,7 @@ class MondrianRun:
     searched: bool = True
 
     def resolved_toml(self) -> str:
+        """The resolved job file's text, as the run wrote it beside the output."""
         doc = self.job.to_dict(relative_to=self.job_file.parent)
         job, result, rows = self.job, self.result, self.rows_released
         return mondrian.resolved_toml(doc, job.input, job.output, result, rows, self.columns)

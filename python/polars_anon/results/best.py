@@ -39,6 +39,7 @@ CRITERIA = (
     "min_ambiguity",
     "min_kl_divergence",
 )
+"""The names `SearchResult.best` takes (``criterion``), the default first."""
 
 # the criteria ranked by an objective of the searches that the answer's
 # columns do not hold: its values come with the nodes the core valued

@@ -69,18 +69,23 @@ class DPResult:
 
     @property
     def quasi_identifiers(self) -> list[str]:
+        """The columns released, generalized at ``levels``."""
         return self.prep.quasi_identifiers
 
     @property
     def mode(self) -> str:
+        """``"data-dependent"`` (the scheme searched on the sample) or
+        ``"data-independent"`` (given as ``generalization``)."""
         return "data-dependent" if self.walk is not None else "data-independent"
 
     @property
     def sampled(self) -> int:
+        """The records in the sample."""
         return self.prep.rows
 
     @property
     def released(self) -> int:
+        """The sampled records released (those of classes of at least ``k``)."""
         return self.sampled - self.suppressed
 
     @property

@@ -93,18 +93,22 @@ class MondrianResult:
 
     @property
     def quasi_identifiers(self) -> list[str]:
+        """The columns partitioned."""
         return self.prep.quasi_identifiers
 
     @property
     def partitions(self) -> int:
+        """The number of final partitions."""
         return len(self.outcome.sizes)
 
     @property
     def loss(self) -> float:
+        """ARX's cell-level loss of the release: the mean of `attribute_loss`."""
         return self.outcome.loss
 
     @property
     def attribute_loss(self) -> dict[str, float]:
+        """Each quasi-identifier's loss, its cells' costs averaged over the records."""
         return dict(zip(self.quasi_identifiers, self.outcome.attribute_loss, strict=True))
 
     @property
@@ -121,6 +125,7 @@ class MondrianResult:
 
     @property
     def relaxed(self) -> bool:
+        """Whether the table was partitioned in relaxed mode."""
         return self.mode == "relaxed"
 
     @cached_property

@@ -117,6 +117,7 @@ class SearchResult(Releases):
 
     @property
     def anonymous(self) -> pl.DataFrame:
+        """Every anonymous node found: its levels, metrics and ``minimal``."""
         if self._anonymous is None:
             frame, table = self._figures(self._nodes)
             object.__setattr__(self, "_anonymous", frame)

@@ -91,6 +91,7 @@ class Pseudonym:
 
     @property
     def keyed(self) -> bool:
+        """Whether the pseudonyms are keyed (HMAC), not drawn into a table."""
         return self.table is None
 
     def key(self) -> bytes:
@@ -198,11 +199,13 @@ class Mask:
             raise ConfigError(f"Mask(char=...) is one character, got {self.char!r}")
 
     def describe(self) -> str:
+        """What becomes of the column, for a report."""
         kept = [f"first {self.keep_first}"] if self.keep_first else []
         kept += [f"last {self.keep_last}"] if self.keep_last else []
         return f"masked ({' and '.join(kept)} kept)" if kept else "masked (whole)"
 
     def source(self) -> dict[str, Any]:
+        """The mask's entry in a job file."""
         return {
             "mask": {"keep_first": self.keep_first, "keep_last": self.keep_last, "char": self.char}
         }
