@@ -49,18 +49,11 @@ from typing import Any
 
 from machine import machine
 
+from polars_anon.datasets import ADULT_QUASI_IDENTIFIERS
+
 HERE = Path(__file__).parent
-QIS = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-    "salary-class",
-]
+# Adult's 9 quasi-identifiers, those its hierarchies cover
+QIS = list(ADULT_QUASI_IDENTIFIERS)
 NUMERIC = ["age"]
 ANONYPYX_VERSION = "0.2.11"
 DEFAULT_VENV = Path.home() / ".cache" / "polars-anon-bench" / "anonypyx"
