@@ -25,8 +25,27 @@ pub struct Checker<'p> {
     pub problem: &'p Problem,
     pub model: Model,
     pub engine: Engine,
-    /// Evaluations work out ARX's KL divergence too (a pass over F0 each).
+    /// The figures evaluations work out beyond the loss (`Figures::NONE` by
+    /// default: the loss and the group statistics only).
+    pub figures: Figures,
+}
+
+/// Figures an evaluation can work out beyond the loss, each a pass over the
+/// node's set (the KL divergence one over F0 too): a search asks only for
+/// those its objective reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub entropy: bool,
+    pub ambiguity: bool,
     pub kl_divergence: bool,
+}
+
+impl Figures {
+    pub const NONE: Figures = Figures {
+        entropy: false,
+        ambiguity: false,
+        kl_divergence: false,
+    };
 }
 
 /// A node's group statistics, and each attribute's mean cost per record
@@ -36,11 +55,11 @@ pub struct Evaluated {
     pub stats: GroupStats,
     pub attribute_loss: Vec<f64>,
     /// Per attribute, what suppression adds to ARX's non-uniform entropy
-    /// (`figures`).
-    pub suppressed_entropy: Vec<f64>,
-    /// ARX's ambiguity (`figures`).
-    pub ambiguity: f64,
-    /// ARX's KL divergence, when the checker was asked for it (`figures`).
+    /// (`figures`), when the checker was asked for it.
+    pub suppressed_entropy: Option<Vec<f64>>,
+    /// ARX's ambiguity (`figures`), when the checker was asked for it.
+    pub ambiguity: Option<f64>,
+    /// ARX's KL divergence (`figures`), when the checker was asked for it.
     pub kl_divergence: Option<f64>,
 }
 
@@ -80,7 +99,7 @@ impl<'p> Checker<'p> {
             problem,
             model,
             engine,
-            kl_divergence: false,
+            figures: Figures::NONE,
         })
     }
 
@@ -242,7 +261,7 @@ impl<'p> Checker<'p> {
     /// `group_stats`, telling `kept` (one flag per row of the set) whether
     /// each row's QI group is released: one grouping pass serves both.
     fn grouped(&self, fs: &FreqSet, mut kept: Option<&mut [bool]>) -> Result<GroupStats> {
-        if !self.model.dataset.is_empty() || !self.model.population.is_empty() {
+        if self.model.beyond_groups() {
             return self.grouped_release(fs, kept);
         }
         let counts = fs.counts()?;
@@ -314,22 +333,27 @@ impl<'p> Checker<'p> {
             }
             order
         };
-        if self.model.dataset.is_empty() && self.model.population.is_empty() {
+        if !self.model.beyond_groups() {
             return Ok(Verdicts { order, classes });
         }
+        // each class's QI codes, once for every model below
         let cols: Vec<Vec<u32>> = fs
             .attrs
             .iter()
             .map(|&a| fs.codes(a))
             .collect::<Result<_>>()?;
-        let codes = |v: &Verdict| -> Vec<u32> {
-            let r = order[v.rows.start] as usize;
-            cols.iter().map(|col| col[r]).collect()
-        };
+        let codes: Vec<Vec<u32>> = classes
+            .iter()
+            .map(|v| {
+                let r = order[v.rows.start] as usize;
+                cols.iter().map(|col| col[r]).collect()
+            })
+            .collect();
+        drop(cols);
         for c in &self.model.population {
             let mut found = c.classes(&fs.attrs, &fs.levels, self.engine)?;
-            for v in classes.iter_mut() {
-                let big_f = found.remove(&codes(v)).unwrap_or(0);
+            for (v, codes) in classes.iter_mut().zip(&codes) {
+                let big_f = found.remove(codes).unwrap_or(0);
                 if v.reason.is_none() && !c.holds(v.size, big_f) {
                     v.reason = Some(Cow::Borrowed(c.name()));
                 }
@@ -349,7 +373,9 @@ impl<'p> Checker<'p> {
         let mut by_size: Vec<usize> = (0..classes.len())
             .filter(|&i| classes[i].reason.is_none())
             .collect();
-        by_size.sort_by_cached_key(|&i| (classes[i].size, codes(&classes[i])));
+        by_size.sort_unstable_by(|&i, &j| {
+            (classes[i].size, &codes[i]).cmp(&(classes[j].size, &codes[j]))
+        });
         let sizes: Vec<u64> = by_size.iter().map(|&i| classes[i].size).collect();
         let dataset = &self.model.dataset;
         let drop = crate::criteria::dataset::to_suppress(dataset, &sizes, self.problem.rows);
@@ -456,16 +482,22 @@ impl<'p> Checker<'p> {
             .collect();
         let attribute_loss =
             loss::attribute_loss(&extra, &leaves, stats.suppressed, self.problem.rows);
-        let p = self.problem;
-        let kl_divergence = match self.kl_divergence {
-            true => Some(figures::kl_divergence(p, fs, &kept, stats.suppressed)?),
-            false => None,
-        };
+        let (p, want) = (self.problem, self.figures);
+        let suppressed = stats.suppressed;
         Ok(Evaluated {
             attribute_loss,
-            suppressed_entropy: figures::suppressed_entropy(p, fs, &kept, stats.suppressed)?,
-            ambiguity: figures::ambiguity(p, fs, &kept)?,
-            kl_divergence,
+            suppressed_entropy: want
+                .entropy
+                .then(|| figures::suppressed_entropy(p, fs, &kept, suppressed))
+                .transpose()?,
+            ambiguity: want
+                .ambiguity
+                .then(|| figures::ambiguity(p, fs, &kept))
+                .transpose()?,
+            kl_divergence: want
+                .kl_divergence
+                .then(|| figures::kl_divergence(p, fs, &kept, suppressed))
+                .transpose()?,
             stats,
         })
     }

@@ -23,4 +23,10 @@ impl Model {
     pub fn only_k(&self) -> bool {
         self.criteria.is_empty() && self.dataset.is_empty() && self.population.is_empty()
     }
+
+    /// Models beyond the groups' own verdicts: against a population table
+    /// or on the whole release, which need every class at once (`verdicts`).
+    pub fn beyond_groups(&self) -> bool {
+        !self.dataset.is_empty() || !self.population.is_empty()
+    }
 }

@@ -316,8 +316,7 @@ impl PyProblem {
         weights: Option<Vec<f64>>,
     ) -> PyResult<(Vec<usize>, PyMetricTable)> {
         let objective: crate::search::Objective = metric.parse().map_err(to_py)?;
-        let mut checker = self.checker(k, criteria, Engine::Auto)?;
-        checker.kl_divergence = objective == crate::search::Objective::KlDivergence;
+        let checker = self.checker(k, criteria, Engine::Auto)?;
         let nodes = self.nodes_u8(nodes)?;
         let mut bounds = crate::search::Bounds::new(&self.inner, objective).map_err(to_py)?;
         if let Some(w) = weights {

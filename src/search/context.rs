@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use super::early::Early;
-use super::{Algorithm, Config, IterationTrace, Objective, Outcome, Stats};
+use super::{Algorithm, Config, IterationTrace, Outcome, Stats};
 use crate::check::{Checked, Checker, Model};
 use crate::error::{AnonError, Result};
 use crate::freq::rollup::serial;
@@ -60,7 +60,7 @@ impl<'p> Searcher<'p> {
             population: config.population.clone(),
         };
         let mut checker = Checker::new(problem, model, config.engine)?;
-        checker.kl_divergence = config.objective == Objective::KlDivergence;
+        checker.figures = config.objective.figures();
         Ok(Searcher {
             checker,
             early: Early::new(config.memory_budget),

@@ -99,6 +99,16 @@ impl Objective {
         }
     }
 
+    /// The figures an evaluation must work out for this objective's value
+    /// (`Bounds::value` reads them; the others come with every evaluation).
+    pub fn figures(self) -> crate::check::Figures {
+        crate::check::Figures {
+            entropy: self == Objective::Entropy,
+            ambiguity: self == Objective::Ambiguity,
+            kl_divergence: self == Objective::KlDivergence,
+        }
+    }
+
     /// Monotone under generalization with this much suppression allowed: a
     /// generalization of an anonymous node can then never do better.
     pub fn monotone(self, max_suppression: u64) -> bool {
@@ -185,6 +195,10 @@ impl Bounds {
         })
     }
 
+    pub fn objective(&self) -> Objective {
+        self.objective
+    }
+
     /// The bounds of the loss or the entropy weighted by `weights` (one per
     /// attribute); the other objectives take no weights.
     pub fn weighted(mut self, weights: Vec<f64>) -> Self {
@@ -257,8 +271,11 @@ impl Bounds {
             Objective::Precision => 1.0 - m.precision,
             Objective::Discernibility => m.discernibility,
             Objective::Aecs => aecs(m, self.rows),
-            Objective::Entropy => self.entropy(node, Some(&e.suppressed_entropy)),
-            Objective::Ambiguity => e.ambiguity,
+            Objective::Entropy => match &e.suppressed_entropy {
+                Some(s) => self.entropy(node, Some(s)),
+                None => f64::NAN,
+            },
+            Objective::Ambiguity => e.ambiguity.unwrap_or(f64::NAN),
             Objective::KlDivergence => e.kl_divergence.unwrap_or(f64::NAN),
         }
     }
