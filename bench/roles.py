@@ -35,7 +35,7 @@ from machine import machine
 
 HERE = Path(__file__).parent
 KEY = b"0123456789abcdef"
-CELLS = ("copy", "drop", "keyed", "mask", "mapped")
+CELLS = ("copy", "drop", "keyed", "mask", "mapped", "hash")
 # 3^18: a unit modulo 10^9, so i -> i * SCRAMBLE mod 10^9 is one-to-one
 SCRAMBLE = 387_420_489
 CHUNK = 1_000_000
@@ -99,6 +99,24 @@ def cell(name: str, source: Path, out: Path) -> dict[str, object]:
     from polars_anon.roles.spec import Drop, Mask
 
     build = None
+    if name == "hash":
+        from polars_anon import _core
+
+        values = pl.scan_parquet(source).select(pl.col("ssn")).collect().get_column("ssn")
+        rss_before = rss_mib("VmRSS")
+        t = time.perf_counter()
+        hashed = pl.Series("ssn", _core.pseudonyms(KEY, values, 32), dtype=pl.String)
+        seconds = time.perf_counter() - t
+        return {
+            "transform": name,
+            "seconds": seconds,
+            "rows_written": hashed.len(),
+            "columns_written": 1,
+            "first_ssn_written": hashed[0],
+            "bytes_written": 0,
+            "rss_before_mib": round(rss_before, 1),
+            "peak_rss_mib": round(rss_mib("VmHWM"), 1),
+        }
     if name == "mapped":
         t = time.perf_counter()
         values = pl.scan_parquet(source).select(pl.col("ssn").alias("value")).collect()
