@@ -7,7 +7,13 @@
 //! rolled up from the one before it, so the answer meets the model whatever
 //! the criteria; it is one node, not proven optimal. At the top every tuple
 //! is in one group, so the path ends anonymous unless the whole table fails.
+//!
+//! Under k alone the path runs on classes of its own (`greedy`), a step
+//! costing the classes whatever the attributes; the node it ends at is
+//! checked exactly. Otherwise (criteria, floors) each step rolls the last
+//! set up.
 
+use super::greedy::Groups;
 use super::{Algorithm, Outcome, Register, Searcher, Stats};
 use crate::error::Result;
 use crate::freq::RollupJob;
@@ -47,6 +53,13 @@ impl<'p> Searcher<'p> {
         let mut node = vec![0u8; all.len()];
         let mut rejected = Vec::new();
         let mut anonymous = Vec::new();
+        if self.checker.model.only_k() && Groups::applies(problem) {
+            if let Some(end) = self.datafly_on_groups(&mut node, &mut rejected)? {
+                anonymous.extend(end);
+                return Ok(path_outcome(anonymous, rejected));
+            }
+            // two classes' hashes collided: on with sets from this node
+        }
         let mut from = None;
         // each attribute's distinct values in the current set: generalizing
         // one attribute merges rows but keeps every other attribute's
@@ -97,15 +110,59 @@ impl<'p> Searcher<'p> {
             raised = Some(a);
             from = Some(set);
         }
-        Ok(Outcome {
-            minimal: anonymous.clone(),
-            anonymous,
-            stopped: None,
-            rejected,
-            complete: false,
-            proven_optimal: false,
-            stats: Stats::default(),
-            trace: Vec::new(),
-        })
+        Ok(path_outcome(anonymous, rejected))
+    }
+
+    /// The path on `Groups` from `node` (the bottom), pushing each failing
+    /// node to `rejected`: `Some` of the node it ends at (none when even
+    /// the top fails), checked exactly; `None` when that check disagrees
+    /// (a collision of both hashes merged two classes), `node` then being
+    /// where the path stood.
+    fn datafly_on_groups(
+        &mut self,
+        node: &mut [u8],
+        rejected: &mut Vec<Vec<u8>>,
+    ) -> Result<Option<Option<Vec<u8>>>> {
+        let problem = self.problem();
+        let k = self.checker.model.k;
+        let mut groups = Groups::new(problem)?;
+        self.stats.table_scans += 1;
+        self.stats.rows_scanned += problem.base.rows() as u64;
+        loop {
+            self.tick()?;
+            self.stats.nodes_checked += 1;
+            if self.anonymous(groups.suppressed(k)) {
+                let all: Vec<usize> = (0..node.len()).collect();
+                let job = RollupJob::new(&problem.base, all, node.to_vec());
+                let (exact, _) = self.check(vec![job], &[false])?.pop().expect("one job");
+                if !self.anonymous(exact) {
+                    return Ok(None);
+                }
+                self.confirmed.push(node.to_vec());
+                return Ok(Some(Some(node.to_vec())));
+            }
+            rejected.push(node.to_vec());
+            let Some(a) = groups.widest() else {
+                return Ok(Some(None)); // the top fails too
+            };
+            self.stats.rows_rolled_up += groups.len() as u64;
+            groups.raise(a);
+            node[a] += 1;
+        }
+    }
+}
+
+/// Datafly's answer: the node its path ends at (if anonymous) and the
+/// failing nodes on the way.
+fn path_outcome(anonymous: Vec<Vec<u8>>, rejected: Vec<Vec<u8>>) -> Outcome {
+    Outcome {
+        minimal: anonymous.clone(),
+        anonymous,
+        stopped: None,
+        rejected,
+        complete: false,
+        proven_optimal: false,
+        stats: Stats::default(),
+        trace: Vec::new(),
     }
 }

@@ -138,6 +138,7 @@ impl Explorer {
     /// from the nodes evaluated before, from a failing generalization, or
     /// evaluated now (`evaluate`).
     pub fn eval(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Result<Option<f64>> {
+        s.in_time()?;
         if let Some(v) = self.known(s, node) {
             return Ok(v);
         }
@@ -334,6 +335,10 @@ impl Explorer {
         let mut node = vec![0u8; heights.len()];
         let mut chain = vec![node.clone()];
         while node != heights {
+            // a step costs the attributes squared (each rise is a bound of
+            // every attribute): on hundreds of them the chain alone takes
+            // longer than a short limit
+            s.in_time()?;
             let here = self.bounds.lower(&node);
             let mut best: Option<(f64, usize)> = None;
             for a in 0..node.len() {

@@ -20,6 +20,7 @@ mod cube;
 mod datafly;
 mod early;
 mod explorer;
+mod greedy;
 mod heuristic;
 mod incognito;
 mod mingen;
