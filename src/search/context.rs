@@ -32,6 +32,8 @@ pub struct Searcher<'p> {
     /// F0 in blocks for checks that read it (`early.rs`).
     pub(super) early: Early,
     deadline: Option<Instant>,
+    /// Seconds per row read by the walks' rollups so far (`affords`).
+    pace: Option<f64>,
     progress: Option<Progress<'p>>,
 }
 
@@ -69,6 +71,7 @@ impl<'p> Searcher<'p> {
             trace: Vec::new(),
             confirmed: Vec::new(),
             deadline: None,
+            pace: None,
             progress: None,
         })
     }
@@ -159,6 +162,31 @@ impl<'p> Searcher<'p> {
             return Err(AnonError::TimeLimit);
         }
         Ok(())
+    }
+
+    /// Stop at the limit now when a read of `rows` rows at the pace seen so
+    /// far would end past it: on a million rows one read of F0 takes about
+    /// a second, which a check between reads would overrun.
+    pub(super) fn affords(&self, rows: usize) -> Result<()> {
+        if let (Some(d), Some(pace)) = (self.deadline, self.pace) {
+            let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
+            if rows as f64 * pace > left {
+                return Err(AnonError::TimeLimit);
+            }
+        }
+        Ok(())
+    }
+
+    /// Note that a read of `rows` rows took `seconds`: a slower read sets
+    /// the pace, a faster one takes it halfway there (a read stopped early
+    /// counts all its rows: the pace errs slow, stopping early rather than
+    /// late).
+    pub(super) fn paced(&mut self, rows: usize, seconds: f64) {
+        if rows == 0 {
+            return;
+        }
+        let now = seconds / rows as f64;
+        self.pace = Some(self.pace.map_or(now, |p| now.max((p + now) / 2.0)));
     }
 
     /// Refuse to hold `nodes` nodes of `bytes_per_node` past the budget.

@@ -41,12 +41,15 @@ impl Algorithm for Datafly {
         Ok(())
     }
     fn run(&self, s: &mut Searcher<'_>) -> Result<Outcome> {
-        s.datafly()
+        s.datafly(true)
     }
 }
 
 impl<'p> Searcher<'p> {
-    pub(super) fn datafly(&mut self) -> Result<Outcome> {
+    /// Datafly's path; with `exact` false the node a path on classes ends
+    /// at is not checked again (for a caller that checks it itself: it is
+    /// anonymous unless two classes' hashes collided).
+    pub(super) fn datafly(&mut self, exact: bool) -> Result<Outcome> {
         let problem = self.problem();
         let heights = problem.heights();
         let all: Vec<usize> = (0..problem.n_attrs()).collect();
@@ -54,7 +57,7 @@ impl<'p> Searcher<'p> {
         let mut rejected = Vec::new();
         let mut anonymous = Vec::new();
         if self.checker.model.only_k() && Groups::applies(problem) {
-            if let Some(end) = self.datafly_on_groups(&mut node, &mut rejected)? {
+            if let Some(end) = self.datafly_on_groups(&mut node, &mut rejected, exact)? {
                 anonymous.extend(end);
                 return Ok(path_outcome(anonymous, rejected));
             }
@@ -115,13 +118,15 @@ impl<'p> Searcher<'p> {
 
     /// The path on `Groups` from `node` (the bottom), pushing each failing
     /// node to `rejected`: `Some` of the node it ends at (none when even
-    /// the top fails), checked exactly; `None` when that check disagrees
+    /// the top fails), checked exactly when `exact`; `None` when that check
+    /// disagrees
     /// (a collision of both hashes merged two classes), `node` then being
     /// where the path stood.
     fn datafly_on_groups(
         &mut self,
         node: &mut [u8],
         rejected: &mut Vec<Vec<u8>>,
+        exact: bool,
     ) -> Result<Option<Option<Vec<u8>>>> {
         let problem = self.problem();
         let k = self.checker.model.k;
@@ -132,6 +137,9 @@ impl<'p> Searcher<'p> {
             self.tick()?;
             self.stats.nodes_checked += 1;
             if self.anonymous(groups.suppressed(k)) {
+                if !exact {
+                    return Ok(Some(Some(node.to_vec())));
+                }
                 let all: Vec<usize> = (0..node.len()).collect();
                 let job = RollupJob::new(&problem.base, all, node.to_vec());
                 let (exact, _) = self.check(vec![job], &[false])?.pop().expect("one job");

@@ -173,6 +173,9 @@ impl Explorer {
             .filter(|(n, _)| generalizes(node, n))
             .map(|(_, fs)| fs)
             .min_by_key(|fs| fs.rows());
+        let read = from.map_or(problem.base.rows(), |src| src.rows());
+        s.affords(read)?;
+        let started = std::time::Instant::now();
         // `None`: read from F0 in blocks and known to fail before its end
         let fs = match from {
             Some(src) => {
@@ -190,6 +193,7 @@ impl Explorer {
                 }
             }
         };
+        s.paced(read, started.elapsed().as_secs_f64());
         s.stats.nodes_checked += 1;
         // the loss pass only for a node that passes
         let passing = match &fs {
