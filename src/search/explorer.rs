@@ -339,17 +339,12 @@ impl Explorer {
         let mut node = vec![0u8; heights.len()];
         let mut chain = vec![node.clone()];
         while node != heights {
-            // a step costs the attributes squared (each rise is a bound of
-            // every attribute): on hundreds of them the chain alone takes
-            // longer than a short limit
             s.in_time()?;
             let here = self.bounds.lower(&node);
             let mut best: Option<(f64, usize)> = None;
-            for a in 0..node.len() {
-                if node[a] < heights[a] {
-                    node[a] += 1;
-                    let rise = (self.bounds.lower(&node) - here).max(1e-12) * (1.0 + rng.unit());
-                    node[a] -= 1;
+            for (a, up) in self.bounds.raised(&node).into_iter().enumerate() {
+                if let Some(up) = up {
+                    let rise = (up - here).max(1e-12) * (1.0 + rng.unit());
                     if best.is_none_or(|(r, _)| rise < r) {
                         best = Some((rise, a));
                     }
