@@ -275,6 +275,9 @@ impl Explorer {
             if !at_most(lb, self.best) {
                 break;
             }
+            // boxes settled by what is known, without a rollup, can take
+            // longer than the limit's slack between two rollups
+            s.in_time()?;
             // a box whose top fails fails everywhere
             if !self.is_anonymous(s, &hi)? {
                 continue;
