@@ -8,6 +8,7 @@
 //! algorithm), [`metrics`] and [`local`] recoding. Bindings live in
 //! `src/python/`, behind the `python` feature.
 
+mod alloc;
 pub mod check;
 pub mod criteria;
 pub mod dp;

@@ -24,20 +24,25 @@ pub fn listed_node_bytes(width: usize) -> u128 {
     32 + width as u128
 }
 
-/// Refuse `nodes` nodes at `bytes_per_node` when they exceed `budget` bytes.
+/// Refuse `nodes` nodes at `bytes_per_node` when they and the `held` bytes
+/// exceed `budget` bytes.
 pub fn check(
     what: &str,
     lattice: &Lattice,
-    nodes: u128,
-    bytes_per_node: u128,
+    (nodes, bytes_per_node): (u128, u128),
+    held: u64,
     budget: u64,
 ) -> Result<()> {
     let bytes = nodes.saturating_mul(bytes_per_node);
-    if bytes <= budget as u128 {
+    if bytes.saturating_add(held as u128) <= budget as u128 {
         return Ok(());
     }
+    let besides = match held >= 1 << 20 {
+        true => format!(" besides the {} it holds", bytes_text(held as u128)),
+        false => String::new(),
+    };
     Err(AnonError::TooLarge(format!(
-        "{what} would hold {} nodes (about {}) in memory, over the memory budget of {}; \
+        "{what} would hold {} nodes (about {}) in memory{besides}, over the memory budget of {}; \
          the lattice of these {} quasi-identifiers has {} nodes. Search fewer \
          quasi-identifiers or lower hierarchies, or raise memory_budget",
         approx(nodes),
@@ -49,7 +54,7 @@ pub fn check(
 }
 
 /// A count for a message: exact below a million, else in powers of ten.
-fn approx(n: u128) -> String {
+pub(super) fn approx(n: u128) -> String {
     if n < 1_000_000 {
         n.to_string()
     } else {
@@ -57,14 +62,16 @@ fn approx(n: u128) -> String {
     }
 }
 
-fn bytes_text(b: u128) -> String {
+pub(super) fn bytes_text(b: u128) -> String {
     const GIB: f64 = (1u64 << 30) as f64;
     if b as f64 >= 1e4 * GIB {
         format!("{:.2e} bytes", b as f64)
-    } else if b as f64 >= GIB / 10.0 {
+    } else if b as f64 >= GIB {
         format!("{:.1} GiB", b as f64 / GIB)
     } else {
-        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+        // 256 MiB, not 0.2 GiB
+        let mib = b as f64 / (1u64 << 20) as f64;
+        format!("{:.*} MiB", usize::from(mib < 10.0), mib)
     }
 }
 
@@ -75,12 +82,25 @@ mod tests {
     #[test]
     fn refuses_past_the_budget_naming_the_numbers() {
         let lat = Lattice::new(vec![3; 25]);
-        let e = check("bottom-up search", &lat, lat.size(), 100, DEFAULT_BYTES)
-            .unwrap_err()
-            .to_string();
+        let e = check(
+            "bottom-up search",
+            &lat,
+            (lat.size(), 100),
+            0,
+            DEFAULT_BYTES,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("1.13e15 nodes") && e.contains("2.0 GiB"), "{e}");
         assert!(e.contains("25 quasi-identifiers"), "{e}");
         let small = Lattice::new(vec![3; 5]);
-        assert!(check("x", &small, small.size(), 100, DEFAULT_BYTES).is_ok());
+        assert!(check("x", &small, (small.size(), 100), 0, DEFAULT_BYTES).is_ok());
+        // what the search holds counts against the budget too
+        let held = DEFAULT_BYTES - 1000;
+        let e = check("x", &small, (small.size(), 100), held, DEFAULT_BYTES).unwrap_err();
+        assert!(
+            e.to_string().contains("besides the 2.0 GiB it holds"),
+            "{e}"
+        );
     }
 }

@@ -34,6 +34,8 @@ pub struct Searcher<'p> {
     deadline: Option<Instant>,
     /// Seconds per row read by the walks' rollups so far (`affords`).
     pace: Option<f64>,
+    /// The core's bytes in use when the search began (`held`).
+    held_from: usize,
     progress: Option<Progress<'p>>,
 }
 
@@ -72,6 +74,7 @@ impl<'p> Searcher<'p> {
             confirmed: Vec::new(),
             deadline: None,
             pace: None,
+            held_from: crate::alloc::live(),
             progress: None,
         })
     }
@@ -92,11 +95,33 @@ impl<'p> Searcher<'p> {
     /// Roll many jobs up, batching, and account rows read.
     pub(super) fn compute(&mut self, jobs: Vec<RollupJob<'_>>) -> Result<Vec<FreqSet>> {
         let mut out = Vec::with_capacity(jobs.len());
-        for chunk in jobs.chunks(BATCH) {
+        let mut start = 0;
+        while start < jobs.len() {
+            let chunk = &jobs[start..start + self.batch_len(&jobs[start..])];
+            start += chunk.len();
             self.tick_and_account(chunk)?;
             out.extend(self.problem().rollup_many(chunk, self.config.engine)?);
         }
         Ok(out)
+    }
+
+    /// How many of `jobs` to roll up at once: at most `BATCH`, and no more
+    /// than half the memory budget left can hold (a set is at most its
+    /// source's size; the other half for the tables that build them), so
+    /// that one batch cannot carry the search far past its budget between
+    /// two looks at what it holds. At least one.
+    fn batch_len(&self, jobs: &[RollupJob<'_>]) -> usize {
+        let room = self.config.memory_budget.saturating_sub(self.held()) / 2;
+        let mut bytes = 0u64;
+        let fits = jobs
+            .iter()
+            .take(BATCH)
+            .take_while(|j| {
+                bytes += j.from.bytes() as u64;
+                bytes <= room
+            })
+            .count();
+        fits.max(1)
     }
 
     /// Roll nodes up and check them: statistics of each, and the set of each
@@ -107,7 +132,11 @@ impl<'p> Searcher<'p> {
         keep: &[bool],
     ) -> Result<Vec<Checked>> {
         let mut out = Vec::with_capacity(jobs.len());
-        for (chunk, keep) in jobs.chunks(BATCH).zip(keep.chunks(BATCH)) {
+        let mut start = 0;
+        while start < jobs.len() {
+            let end = start + self.batch_len(&jobs[start..]);
+            let (chunk, keep) = (&jobs[start..end], &keep[start..end]);
+            start = end;
             self.tick_and_account(chunk)?;
             out.extend(
                 self.checker
@@ -145,6 +174,7 @@ impl<'p> Searcher<'p> {
     /// Stop at the time limit, or when the progress callback says so.
     pub(super) fn tick(&mut self) -> Result<()> {
         self.in_time()?;
+        self.in_memory()?;
         if let Some(tick) = &mut self.progress {
             if !tick(self.stats.nodes_checked) {
                 return Err(AnonError::Interrupted);
@@ -189,7 +219,33 @@ impl<'p> Searcher<'p> {
         self.pace = Some(self.pace.map_or(now, |p| now.max((p + now) / 2.0)));
     }
 
-    /// Refuse to hold `nodes` nodes of `bytes_per_node` past the budget.
+    /// Bytes the core holds beyond what it held when the search began:
+    /// what the memory budget bounds.
+    pub(super) fn held(&self) -> u64 {
+        crate::alloc::live().saturating_sub(self.held_from) as u64
+    }
+
+    /// Stop once the search holds more than its memory budget.
+    pub(super) fn in_memory(&self) -> Result<()> {
+        let held = self.held();
+        if held <= self.config.memory_budget {
+            return Ok(());
+        }
+        let lattice = Lattice::new(self.problem().heights());
+        Err(AnonError::TooLarge(format!(
+            "the search came to hold {} in memory, past its memory budget of {}; the \
+             lattice of these {} quasi-identifiers has {} nodes. Search fewer \
+             quasi-identifiers or lower hierarchies, use algorithm=\"optimal\" or \
+             \"heuristic\" (they keep far less), or raise memory_budget",
+            super::budget::bytes_text(held as u128),
+            super::budget::bytes_text(self.config.memory_budget as u128),
+            lattice.heights().len(),
+            super::budget::approx(lattice.size()),
+        )))
+    }
+
+    /// Refuse to hold `nodes` nodes of `bytes_per_node` past the budget,
+    /// besides what the search holds already.
     pub(super) fn within_budget(
         &self,
         what: &str,
@@ -200,8 +256,8 @@ impl<'p> Searcher<'p> {
         super::budget::check(
             what,
             &lattice,
-            nodes,
-            bytes_per_node,
+            (nodes, bytes_per_node),
+            self.held(),
             self.config.memory_budget,
         )
     }
@@ -248,11 +304,21 @@ impl<'p> Searcher<'p> {
                 )));
             }
         }
+        self.held_from = crate::alloc::live();
         algorithm.estimate(&self)?;
         let t = Instant::now();
         self.deadline = self.config.time_limit.map(|d| t + d);
         let mut out = match algorithm.run(&mut self) {
-            Err(AnonError::TimeLimit) => self.partial_outcome(),
+            Err(AnonError::TimeLimit) => {
+                let limit = self.config.time_limit.unwrap_or_default().as_secs_f64();
+                self.partial_outcome(format!("time limit of {limit} s reached"))
+            }
+            // a search that answers as it goes keeps what it found
+            Err(AnonError::TooLarge(why))
+                if !algorithm.complete() && !self.confirmed.is_empty() =>
+            {
+                self.partial_outcome(format!("memory budget reached: {why}"))
+            }
             out => out?,
         };
         if algorithm.complete() && out.stopped.is_none() {
@@ -294,16 +360,15 @@ impl<'p> Searcher<'p> {
     /// What a search stopped at its time limit has: the nodes confirmed
     /// anonymous so far, and the minimal ones among them (not proven minimal
     /// in the lattice).
-    fn partial_outcome(&mut self) -> Outcome {
+    fn partial_outcome(&mut self, stopped: String) -> Outcome {
         let lat = Lattice::new(self.problem().heights());
         let mut anonymous = std::mem::take(&mut self.confirmed);
         Lattice::sort(&mut anonymous);
         anonymous.dedup();
         let minimal = minimal_of_complete(&lat, &anonymous);
-        let limit = self.config.time_limit.unwrap_or_default().as_secs_f64();
         Outcome {
             anonymous,
-            stopped: Some(format!("time limit of {limit} s reached")),
+            stopped: Some(stopped),
             rejected: Vec::new(),
             minimal,
             complete: false,

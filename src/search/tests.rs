@@ -340,11 +340,10 @@ fn searches_past_the_memory_budget_are_refused_before_they_start() {
             .unwrap_err();
         assert!(matches!(e, crate::AnonError::TooLarge(_)), "{alg:?}: {e}");
         let e = e.to_string();
-        assert!(
-            e.contains("1.13e15") && e.contains("memory budget"),
-            "{alg:?}: {e}"
-        );
-        // Incognito walks its first iterations before a graph is refused
+        // Incognito walks its first iterations, and is stopped by what it
+        // holds or refused by its next graph's estimate, whichever first
+        let lattice = e.contains("1.13e15") || alg.label().starts_with("incognito");
+        assert!(lattice && e.contains("memory budget"), "{alg:?}: {e}");
         assert!(t.elapsed().as_secs() < 30, "{alg:?} took {:?}", t.elapsed());
     }
     // a small lattice under the same budget runs

@@ -1,0 +1,68 @@
+//! Bytes the core holds: the global allocator, counting. A search's memory
+//! budget is a bound on what it holds beyond what was held when it began
+//! (`Searcher::held`), measured here rather than estimated, since what a
+//! search keeps (cuboids, sets, graphs) depends on the data as much as on
+//! the lattice. One relaxed atomic add per allocation and free. Two searches
+//! running at once in one process count each other's bytes.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// The system allocator, counting the bytes it hands out and takes back.
+pub struct Counting;
+
+// SAFETY: every call is passed to the system allocator unchanged; the
+// counter is only arithmetic beside it.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Relaxed);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            LIVE.fetch_add(new_size, Relaxed);
+            LIVE.fetch_sub(layout.size(), Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Bytes allocated by the core and not yet freed, on every thread.
+pub fn live() -> usize {
+    LIVE.load(Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_what_is_held() {
+        let before = live();
+        let v = vec![0u8; 64 << 20];
+        // other tests allocate on other threads meanwhile: a margin
+        assert!(live() >= before + (60 << 20), "{} {}", live(), before);
+        drop(v);
+        assert!(live() < before + (60 << 20) + (256 << 20));
+    }
+}
