@@ -4,6 +4,7 @@ the lattice's size."""
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import polars as pl
@@ -329,3 +330,23 @@ def test_best_by_aecs_is_the_least_aecs(
     assert df.height / classes == least(complete, "aecs", df.height)
     opt = pa.search(df, qis, hs, 5, 0.01, algorithm="optimal", metric="aecs", progress=False)
     assert least(opt, "aecs", df.height) == df.height / classes
+
+
+def test_the_progress_hears_the_best_loss_so_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The optimal and heuristic searches tell the progress bar the best
+    value found so far: it only falls, and ends at the answer's loss."""
+    from polars_anon.api.progress import SearchProgress
+
+    heard: list[tuple[int, float | None]] = []
+
+    def record(self: SearchProgress, checked: int, elapsed: float, best: float | None) -> None:
+        heard.append((checked, best))
+
+    monkeypatch.setattr(SearchProgress, "__call__", record)
+    lf, hs = pa.datasets.census(5_000, 30)
+    df = lf.collect()
+    r = pa.search(df, list(hs), hs, 5, 0.01, algorithm="heuristic", time_limit=1.5, progress=True)
+    bests = [b for _, b in heard if b is not None]
+    assert bests, heard
+    assert all(a >= b for a, b in itertools.pairwise(bests))
+    assert bests[-1] >= value(r, "loss") - 1e-12

@@ -351,7 +351,7 @@ class Problem:
         max_suppression: int,
         engine: str = "auto",
         trace: bool = False,
-        progress: Callable[[int, float], object] | None = None,
+        progress: Callable[[int, float, float | None], object] | None = None,
         criteria: list[CoreCriterion] = ...,
         infer_projections: bool = True,
         time_limit: float | None = None,

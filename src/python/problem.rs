@@ -386,7 +386,7 @@ impl PyProblem {
         let seen = failure.clone();
         let start = Instant::now();
         let mut last = start;
-        let tick = move |checked: u64| -> bool {
+        let tick = move |checked: u64, best: Option<f64>| -> bool {
             if last.elapsed() < TICK {
                 return true;
             }
@@ -394,7 +394,7 @@ impl PyProblem {
             Python::attach(|py| {
                 let result = py.check_signals().and_then(|_| match &progress {
                     Some(cb) => cb
-                        .call1(py, (checked, start.elapsed().as_secs_f64()))
+                        .call1(py, (checked, start.elapsed().as_secs_f64(), best))
                         .map(|_| ()),
                     None => Ok(()),
                 });

@@ -19,7 +19,7 @@ const BATCH: usize = 256;
 
 /// Called between batches of rollups with the number of nodes checked so far;
 /// returning `false` stops the search with `AnonError::Interrupted`.
-pub type Progress<'p> = Box<dyn FnMut(u64) -> bool + Send + 'p>;
+pub type Progress<'p> = Box<dyn FnMut(u64, Option<f64>) -> bool + Send + 'p>;
 
 pub struct Searcher<'p> {
     pub(super) checker: Checker<'p>,
@@ -36,6 +36,9 @@ pub struct Searcher<'p> {
     pace: Option<f64>,
     /// The core's bytes in use when the search began (`held`).
     held_from: usize,
+    /// The objective's best value among the anonymous nodes found, for the
+    /// searches that value nodes as they go (what the progress shows).
+    pub(super) best: Option<f64>,
     progress: Option<Progress<'p>>,
 }
 
@@ -75,6 +78,7 @@ impl<'p> Searcher<'p> {
             deadline: None,
             pace: None,
             held_from: crate::alloc::live(),
+            best: None,
             progress: None,
         })
     }
@@ -176,7 +180,7 @@ impl<'p> Searcher<'p> {
         self.in_time()?;
         self.in_memory()?;
         if let Some(tick) = &mut self.progress {
-            if !tick(self.stats.nodes_checked) {
+            if !tick(self.stats.nodes_checked, self.best) {
                 return Err(AnonError::Interrupted);
             }
         }

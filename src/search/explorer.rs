@@ -218,6 +218,7 @@ impl Explorer {
                 self.minimal.push(node.to_vec());
             }
             self.best = self.best.min(v);
+            s.best = Some(self.best);
             Some(v)
         } else {
             self.rejected.push(node.to_vec());

@@ -6,20 +6,25 @@ from typing import Any
 
 
 class SearchProgress:
-    """Called by the core about every 200 ms with (nodes checked, seconds)."""
+    """Called by the core about every 200 ms with (nodes checked, seconds,
+    the metric's best value among the anonymous nodes found so far, for the
+    searches that value nodes as they go: optimal and heuristic)."""
 
-    def __init__(self, label: str, delay: float = 1.0) -> None:
+    def __init__(self, label: str, metric: str = "loss", delay: float = 1.0) -> None:
         self._label = label
+        self._metric = metric
         self._delay = delay
         self._bar: Any = None
 
-    def __call__(self, checked: int, elapsed: float) -> None:
+    def __call__(self, checked: int, elapsed: float, best: float | None = None) -> None:
         if elapsed < self._delay:
             return
         if self._bar is None:
             from tqdm.auto import tqdm
 
             self._bar = tqdm(desc=self._label, unit=" nodes", leave=False)
+        if best is not None:
+            self._bar.set_postfix_str(f"best {self._metric} {best:.4g}", refresh=False)
         self._bar.update(checked - self._bar.n)
 
     def close(self) -> None:

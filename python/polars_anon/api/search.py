@@ -175,7 +175,9 @@ def search(
     that would hold more (the whole lattice for bottom-up and MinGen, a layer of
     it for Samarati, each graph for Incognito) is refused before it starts, or
     before Incognito builds that graph, with `SearchTooLargeError` naming the
-    lattice's size.
+    lattice's size; one that comes to hold more while it runs (counted by the
+    core's allocator beyond what it held when it began) stops with that error,
+    or, for ``optimal`` and ``heuristic``, answers with the nodes found so far.
 
     >>> from polars_anon import datasets
     >>> lf, hs = datasets.patients()
@@ -298,7 +300,7 @@ def searched(
     if progress:
         from polars_anon.api.progress import SearchProgress
 
-        bar = SearchProgress(f"polars-anon {algorithm}")
+        bar = SearchProgress(f"polars-anon {algorithm}", metric)
     try:
         raw = prep.problem.search(
             algorithm,
