@@ -94,6 +94,9 @@ pub(super) struct Explorer {
     minimal: Vec<Node>,
     /// Recent nodes' frequency sets, to roll nodes above them up from.
     sets: VecDeque<(Node, FreqSet)>,
+    /// Their bytes at most: `CACHED_BYTES`, or a quarter of a smaller
+    /// memory budget, so that the cache alone never stops the search.
+    cache_cap: usize,
     /// Anonymity is monotone under generalization (the searcher refuses
     /// criteria that are not), so a node below a failing one fails.
     pub monotone_objective: bool,
@@ -113,6 +116,7 @@ impl Explorer {
             failing: Vec::new(),
             minimal: Vec::new(),
             sets: VecDeque::new(),
+            cache_cap: CACHED_BYTES.min((s.config.memory_budget / 4) as usize),
             monotone_objective: objective.monotone(s.config.max_suppression),
             best: f64::INFINITY,
             anonymous: Vec::new(),
@@ -241,10 +245,10 @@ impl Explorer {
     }
 
     /// Keep a node's set to roll others up from, the most recent first,
-    /// within `CACHED_BYTES` in all; not one with more than half F0's rows
+    /// within `cache_cap` in all; not one with more than half F0's rows
     /// (rolling up from F0 costs about as much).
     fn cache(&mut self, node: &[u8], fs: FreqSet, f0_rows: usize) {
-        if fs.bytes() > CACHED_BYTES / 4 || 2 * fs.rows() > f0_rows {
+        if fs.bytes() > self.cache_cap / 4 || 2 * fs.rows() > f0_rows {
             return;
         }
         self.sets.push_front((node.to_vec(), fs));
@@ -254,7 +258,7 @@ impl Explorer {
             .iter()
             .take_while(|(_, fs)| {
                 total += fs.bytes();
-                total <= CACHED_BYTES
+                total <= self.cache_cap
             })
             .count();
         self.sets.truncate(keep);
