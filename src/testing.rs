@@ -18,6 +18,25 @@ use crate::lattice::{Lattice, Node};
 use crate::metrics::GroupStats;
 use crate::search::{registry::ALGORITHMS, Algorithm, Config, Outcome, Searcher};
 
+/// A chain up the lattice from the bottom that raises the attributes in
+/// turn (not only the one a search would pick): the nodes, bottom first,
+/// ending at the top.
+pub(crate) fn chain_in_turn(heights: &[u8]) -> Vec<Vec<u8>> {
+    let mut node = vec![0u8; heights.len()];
+    let mut chain = vec![node.clone()];
+    for step in 0.. {
+        let Some(a) = (0..heights.len())
+            .map(|i| (i + step) % heights.len())
+            .find(|&a| node[a] < heights[a])
+        else {
+            break;
+        };
+        node[a] += 1;
+        chain.push(node.clone());
+    }
+    chain
+}
+
 /// A search given by value or boxed (the registry's).
 pub(crate) trait AsSearch {
     fn as_search(&self) -> &dyn Algorithm;

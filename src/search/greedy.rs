@@ -199,7 +199,7 @@ mod tests {
     use super::*;
     use crate::check::{Checker, Model};
     use crate::freq::Engine;
-    use crate::testing::Fixture;
+    use crate::testing::{chain_in_turn, Fixture};
 
     /// Along a path of raises on Adult, the classes are the node's set's
     /// groups: as many, the same tuples suppressed for several k, and each
@@ -218,10 +218,13 @@ mod tests {
         let p = f.problem(&qis);
         assert!(Groups::applies(&p));
         let mut g = Groups::new(&p).unwrap();
-        let heights = p.heights();
-        let mut node = vec![0u8; qis.len()];
-        for step in 0.. {
-            let fs = p.node_set(&node, Engine::Auto).unwrap();
+        let chain = chain_in_turn(&p.heights());
+        for (i, node) in chain.iter().enumerate() {
+            if i > 0 {
+                let a = (0..node.len()).find(|&a| node[a] != chain[i - 1][a]);
+                g.raise(a.expect("one attribute raised"));
+            }
+            let fs = p.node_set(node, Engine::Auto).unwrap();
             assert_eq!(g.len(), fs.rows(), "{node:?}");
             for k in [2, 5, 11] {
                 let checker = Checker::new(&p, Model::k(k), Engine::Auto).unwrap();
@@ -234,15 +237,6 @@ mod tests {
                 codes.dedup();
                 assert_eq!(d, codes.len(), "{node:?} attribute {a}");
             }
-            // the attributes in turn, not only Datafly's choice
-            let Some(a) = (0..qis.len())
-                .map(|i| (i + step) % qis.len())
-                .find(|&a| node[a] < heights[a])
-            else {
-                break;
-            };
-            node[a] += 1;
-            g.raise(a);
         }
         assert_eq!(g.len(), 1);
     }

@@ -396,7 +396,7 @@ fn generalization_entropy(problem: &Problem, a: usize) -> Result<Vec<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::Fixture;
+    use crate::testing::{chain_in_turn, Fixture};
 
     /// `raised` is `lower` of each raise, for every objective, weighted or
     /// not, along a chain up Adult's lattice.
@@ -419,8 +419,7 @@ mod tests {
                 if let Some(w) = weights {
                     bounds = bounds.weighted(w);
                 }
-                let mut node = vec![0u8; qis.len()];
-                for step in 0.. {
+                for node in chain_in_turn(&heights) {
                     let raised = bounds.raised(&node);
                     for (a, got) in raised.iter().enumerate() {
                         let want = (node[a] < heights[a]).then(|| {
@@ -435,13 +434,6 @@ mod tests {
                             (g, w) => assert_eq!(g.is_some(), w.is_some()),
                         }
                     }
-                    let Some(a) = (0..qis.len())
-                        .map(|i| (i + step) % qis.len())
-                        .find(|&a| node[a] < heights[a])
-                    else {
-                        break;
-                    };
-                    node[a] += 1;
                 }
             }
         }
