@@ -56,7 +56,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from machine import machine
+from machine import STATS, machine
 
 WIDTHS = (20, 25, 30)
 ROWS = 100_000
@@ -70,16 +70,6 @@ RSS_CAP = "4G"
 SLACK_MIB = 512
 POLL_S = 0.2
 ANYTIME = ("optimal", "heuristic", "auto")
-STATS = (
-    "nodes_checked",
-    "nodes_marked",
-    "nodes_projected",
-    "table_scans",
-    "rows_scanned",
-    "rows_rolled_up",
-    "cuboids",
-    "intermediate_sets",
-)
 
 
 def searches() -> list[str]:

@@ -22,19 +22,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from machine import STATS
+
 import polars_anon as pa
 
-COUNTERS = (
-    "nodes_checked",
-    "nodes_marked",
-    "nodes_projected",
-    "table_scans",
-    "rows_scanned",
-    "rows_rolled_up",
-    "cuboids",
-    "intermediate_sets",
-    "candidates_per_iteration",
-)
+COUNTERS = (*STATS, "candidates_per_iteration")
 
 # (algorithm, variant, infer_projections)
 SEARCHES: list[tuple[str, str | None, bool]] = [

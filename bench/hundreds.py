@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from machine import machine
+from machine import STATS, machine
 
 WIDTHS = (25, 50, 100, 200, 500)
 ROWS = 50_000
@@ -153,18 +153,6 @@ def cell(rows: int, n: int, algorithm: str, limit: float | None) -> dict[str, An
         )
     out.update(peak_rss_mib=round(peak_rss_mib(), 1), load_average_end=os.getloadavg())
     return out
-
-
-STATS = (
-    "nodes_checked",
-    "nodes_marked",
-    "nodes_projected",
-    "table_scans",
-    "rows_scanned",
-    "rows_rolled_up",
-    "cuboids",
-    "intermediate_sets",
-)
 
 
 def plan(args: argparse.Namespace) -> list[tuple[int, int, str, float | None]]:

@@ -8,6 +8,19 @@ import platform
 from pathlib import Path
 from typing import Any
 
+# The searches' deterministic work counters (`SearchResult.stats`), as the
+# benchmarks' JSON keeps them: they do not depend on the machine.
+STATS = (
+    "nodes_checked",
+    "nodes_marked",
+    "nodes_projected",
+    "table_scans",
+    "rows_scanned",
+    "rows_rolled_up",
+    "cuboids",
+    "intermediate_sets",
+)
+
 
 def machine() -> dict[str, Any]:
     """Cores, memory, Python, platform, Polars and polars-anon versions, and

@@ -52,6 +52,18 @@ pub fn live() -> usize {
     LIVE.load(Relaxed)
 }
 
+/// The process's resident bytes (Linux: `VmRSS` in `/proc/self/status`),
+/// where known.
+/// Freed memory the system allocator keeps for reuse stays resident, so a
+/// search that churns through large sets (Cube Incognito's cuboids) can be
+/// resident well past what it holds: the budget is read against both.
+pub fn resident() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib << 10)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +76,15 @@ mod tests {
         assert!(live() >= before + (60 << 20), "{} {}", live(), before);
         drop(v);
         assert!(live() < before + (60 << 20) + (256 << 20));
+    }
+
+    #[test]
+    fn reads_what_is_resident() {
+        // other tests free memory meanwhile: only what this one holds (and
+        // has written, so resident) is sure
+        let v = std::hint::black_box(vec![1u8; 64 << 20]);
+        let r = resident().expect("Linux");
+        assert!(r >= 64 << 20, "{r}");
+        assert_eq!(v[12345], 1);
     }
 }

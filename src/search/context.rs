@@ -16,6 +16,8 @@ use crate::lattice::{Graph, Lattice, Node};
 /// busy on small sets, small enough that progress and Ctrl-C are heard
 /// between batches.
 const BATCH: usize = 256;
+/// How often the process's resident memory is read against the budget.
+const RESIDENT_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Called between batches of rollups with the number of nodes checked so far;
 /// returning `false` stops the search with `AnonError::Interrupted`.
@@ -36,6 +38,10 @@ pub struct Searcher<'p> {
     pace: Option<f64>,
     /// The core's bytes in use when the search began (`held`).
     held_from: usize,
+    /// The process's resident bytes when the search began, and when it was
+    /// last read (`in_memory` reads it at most every `RESIDENT_EVERY`).
+    resident_from: Option<usize>,
+    resident_read: std::cell::Cell<Instant>,
     /// The objective's best value among the anonymous nodes found, for the
     /// searches that value nodes as they go (what the progress shows).
     pub(super) best: Option<f64>,
@@ -78,6 +84,8 @@ impl<'p> Searcher<'p> {
             deadline: None,
             pace: None,
             held_from: crate::alloc::live(),
+            resident_from: None,
+            resident_read: std::cell::Cell::new(Instant::now()),
             best: None,
             progress: None,
         })
@@ -231,9 +239,21 @@ impl<'p> Searcher<'p> {
 
     /// Stop once the search holds more than its memory budget.
     pub(super) fn in_memory(&self) -> Result<()> {
-        let held = self.held();
+        let mut held = self.held();
         if held <= self.config.memory_budget {
-            return Ok(());
+            // what the process keeps resident besides, now and then
+            if self.resident_read.get().elapsed() < RESIDENT_EVERY {
+                return Ok(());
+            }
+            self.resident_read.set(Instant::now());
+            let grown = match (crate::alloc::resident(), self.resident_from) {
+                (Some(now), Some(from)) => now.saturating_sub(from) as u64,
+                _ => 0,
+            };
+            if grown <= self.config.memory_budget {
+                return Ok(());
+            }
+            held = grown;
         }
         let lattice = Lattice::new(self.problem().heights());
         Err(AnonError::TooLarge(format!(
@@ -309,6 +329,7 @@ impl<'p> Searcher<'p> {
             }
         }
         self.held_from = crate::alloc::live();
+        self.resident_from = crate::alloc::resident();
         algorithm.estimate(&self)?;
         let t = Instant::now();
         self.deadline = self.config.time_limit.map(|d| t + d);
