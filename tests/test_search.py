@@ -264,15 +264,17 @@ def test_progress_is_called_and_can_stop_a_long_search(
 
     df, hs = adult
     prep = prepare(df, list(pa.datasets.ADULT_QUASI_IDENTIFIERS), hs)
-    calls: list[tuple[int, float]] = []
+    calls: list[tuple[int, float, float | None]] = []
 
-    def stop(checked: int, elapsed: float) -> None:
-        calls.append((checked, elapsed))
+    def stop(checked: int, elapsed: float, best: float | None) -> None:
+        calls.append((checked, elapsed, best))
         raise RuntimeError("stop here")
 
     with pytest.raises(RuntimeError, match="stop here"):
         prep.problem.search("bottom_up", "no_rollup", 2, 1500, "auto", False, stop)
     assert len(calls) == 1 and calls[0][1] >= 0.2 and calls[0][0] >= 0
+    # a complete search values no node as it goes: no best value to show
+    assert calls[0][2] is None
 
 
 def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
