@@ -29,15 +29,24 @@ pub fn attribute_loss(extra: &[u128], leaves: &[usize], suppressed: u64, rows: u
 
 /// The node's loss from its attributes' mean costs, weighted (`None`: each 1).
 pub fn loss(attribute_loss: &[f64], weights: Option<&[f64]>) -> f64 {
-    if attribute_loss.is_empty() {
-        return 0.0;
-    }
     let (mut log_sum, mut total) = (0.0, 0.0);
     for (i, &l) in attribute_loss.iter().enumerate() {
         let w = weights.map_or(1.0, |w| w[i]);
-        log_sum += w * (1.0 + l).ln();
+        log_sum += log_term(l, w);
         total += w;
     }
+    from_log_sum(log_sum, total)
+}
+
+/// An attribute's term in the loss: its weight times ln(1 + its cost).
+pub fn log_term(attribute_loss: f64, weight: f64) -> f64 {
+    weight * (1.0 + attribute_loss).ln()
+}
+
+/// The loss from the sum of the attributes' `log_term`s and of their
+/// weights (0 when the weights sum to 0, or there are no attributes): a
+/// weighted geometric mean of 1 + cost, less 1.
+pub fn from_log_sum(log_sum: f64, total: f64) -> f64 {
     if total == 0.0 {
         return 0.0;
     }

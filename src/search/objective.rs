@@ -268,22 +268,20 @@ impl Bounds {
         let weight = |a: usize| self.weights.as_ref().map_or(1.0, |w| w[a]);
         let total: f64 = (0..node.len()).map(weight).sum();
         match self.objective {
-            Objective::Loss if total > 0.0 => {
-                let term = |a: usize, l: u8| weight(a) * (1.0 + self.cost[a][l as usize]).ln();
+            Objective::Loss => {
+                let term = |a: usize, l: u8| loss::log_term(self.cost[a][l as usize], weight(a));
                 let sum: f64 = (0..node.len()).map(|a| term(a, node[a])).sum();
                 (0..node.len())
                     .map(|a| {
                         open(a).then(|| {
                             let s = sum - term(a, node[a]) + term(a, node[a] + 1);
-                            (s / total).exp() - 1.0
+                            loss::from_log_sum(s, total)
                         })
                     })
                     .collect()
             }
             Objective::Entropy => {
-                let term = |a: usize, l: u8| {
-                    weight(a) * ((self.cost[a][l as usize] * 1e10).floor() / 1e10)
-                };
+                let term = |a: usize, l: u8| self.entropy_term(a, l, 0.0);
                 let sum: f64 = (0..node.len()).map(|a| term(a, node[a])).sum();
                 (0..node.len())
                     .map(|a| open(a).then(|| sum - term(a, node[a]) + term(a, node[a] + 1)))
@@ -331,10 +329,16 @@ impl Bounds {
             .enumerate()
             .map(|(a, &l)| {
                 let plus = suppressed.and_then(|s| s.get(a)).copied().unwrap_or(0.0);
-                let value = ((self.cost[a][l as usize] + plus) * 1e10).floor() / 1e10;
-                value * self.weights.as_ref().map_or(1.0, |w| w[a])
+                self.entropy_term(a, l, plus)
             })
             .sum()
+    }
+
+    /// Attribute `a`'s weighted entropy at level `l`, plus what suppression
+    /// adds, rounded down to 1e-10 first.
+    fn entropy_term(&self, a: usize, l: u8, plus: f64) -> f64 {
+        let value = ((self.cost[a][l as usize] + plus) * 1e10).floor() / 1e10;
+        value * self.weights.as_ref().map_or(1.0, |w| w[a])
     }
 }
 
