@@ -301,6 +301,25 @@ def test_the_duckdb_release_is_a_snapshot(
     assert rows(result.apply(rel, levels=result.best("min_loss"))).height >= before.height - 1
 
 
+def test_the_duckdb_snapshot_is_held_in_a_file(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    """The snapshot is a table of an attached database file, not of memory,
+    and holds the release Polars gives."""
+    df, hs = adult
+    rel = to_duckdb(df.head(3000))
+    result = pa.search(rel, QIS, hs, 5, 0.02, progress=False)
+    levels = result.best("min_loss")
+    out = rows(result.apply(levels=levels))
+    tables = rel.query("x", "SELECT database_name, table_name FROM duckdb_tables()").pl()
+    snapshots = tables.filter(pl.col("table_name").str.starts_with("__polars_anon_release_"))
+    assert snapshots.get_column("database_name").to_list() == ["__polars_anon_snapshots"]
+    files = rel.query("x", "SELECT path FROM duckdb_databases() WHERE NOT internal").pl()
+    assert any(p and os.path.getsize(p) > 0 for p in files.get_column("path"))
+    local = pa.search(df.head(3000), QIS, hs, 5, 0.02, progress=False)
+    assert out.equals(rows(local.apply(levels=levels)))
+
+
 def test_counts_from_elsewhere(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> None:
     df, hs = adult
     counts = df.group_by(QIS).len(name="people")
