@@ -13,11 +13,37 @@ static LIVE: AtomicUsize = AtomicUsize::new(0);
 /// The system allocator, counting the bytes it hands out and takes back.
 pub struct Counting;
 
+/// Allocations from this size up ask the kernel for transparent huge pages
+/// (`MADV_HUGEPAGE`, for systems where they are given on request only): a
+/// large vector written once (a column's codes, the rows' keys) otherwise
+/// takes a page fault every 4 KiB, a sixth of preparing 10M rows' F0. Such
+/// vectors are written whole, so the larger pages add no resident memory
+/// (peak RSS measured the same).
+const HUGE_FROM: usize = 8 << 20;
+
+/// Advise huge pages for the 2 MiB pages lying wholly inside `size` bytes
+/// from `p`, when the allocation is large.
+#[inline]
+fn huge(p: *mut u8, size: usize) {
+    if size >= HUGE_FROM && !p.is_null() {
+        let page = 2usize << 20;
+        let start = (p as usize).div_ceil(page) * page;
+        let end = (p as usize + size) / page * page;
+        if end > start {
+            // SAFETY: advice on pages inside this allocation only
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+}
+
 // SAFETY: every call is passed to the system allocator unchanged; the
 // counter is only arithmetic beside it.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc(layout);
+        huge(p, layout.size());
         if !p.is_null() {
             LIVE.fetch_add(layout.size(), Relaxed);
         }
@@ -25,6 +51,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc_zeroed(layout);
+        huge(p, layout.size());
         if !p.is_null() {
             LIVE.fetch_add(layout.size(), Relaxed);
         }
@@ -36,6 +63,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = System.realloc(ptr, layout, new_size);
+        huge(p, new_size);
         if !p.is_null() {
             LIVE.fetch_add(new_size, Relaxed);
             LIVE.fetch_sub(layout.size(), Relaxed);
