@@ -9,6 +9,7 @@ import os
 import pickle
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -318,6 +319,39 @@ def test_the_duckdb_snapshot_is_held_in_a_file(
     assert any(p and os.path.getsize(p) > 0 for p in files.get_column("path"))
     local = pa.search(df.head(3000), QIS, hs, 5, 0.02, progress=False)
     assert out.equals(rows(local.apply(levels=levels)))
+
+
+def test_a_duckdb_release_is_written_by_duckdb_and_proven_on_its_file(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from polars_anon.engines import duckdb as on_duckdb
+
+    df, hs = adult
+    rel = to_duckdb(df.head(4000))
+    result = pa.search(rel, QIS, hs, 5, 0.02, progress=False)
+    levels = result.best("min_loss")
+    local = rows(pa.search(df.head(4000), QIS, hs, 5, 0.02, progress=False).apply(levels=levels))
+    written = result.sink_parquet(tmp_path / "r.parquet", levels=levels)
+    assert rows(pl.read_parquet(written).select(local.columns)).equals(local)
+    # the connection's setting is as it was
+    setting = "SELECT current_setting('preserve_insertion_order')"
+    assert rel.query("x", setting).fetchall()[0][0] in (True, "true")
+    csv = result.sink_csv(tmp_path / "r.csv", levels=levels)
+    assert pl.read_csv(csv).height == local.height
+    # a file that does not hold the checked groups is not left anywhere
+    real = on_duckdb.write
+
+    def one_row_short(rel: Any, path: Path, separator: str, fmt: str | None = None) -> int:
+        return real(rel.limit(local.height - 1), path, separator, fmt)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(on_duckdb, "write", one_row_short)
+    with pytest.raises(pa.NotAnonymousError, match="nothing was written"):
+        result.sink_parquet(tmp_path / "bad.parquet", levels=levels)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.parquet"]
+    with pytest.raises(pa.ConfigError, match="folder of parts"):
+        result.sink_parquet(tmp_path / "parts", levels=levels, partition_rows=1000)
 
 
 def test_counts_from_elsewhere(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> None:

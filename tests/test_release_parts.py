@@ -185,11 +185,20 @@ def test_generalize_out_errors_are_named(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_generalize_out_on_duckdb_points_to_its_own_writer(tmp_path: Path) -> None:
+def test_generalize_out_on_duckdb_is_written_by_duckdb_and_proven(tmp_path: Path) -> None:
     duckdb = pytest.importorskip("duckdb")
     lf, hs = pa.datasets.adult()
     con = duckdb.connect()
     rel = con.from_arrow(lf.collect().to_arrow())
-    with pytest.raises(pa.ConfigError, match="duckdb's own writer"):
-        pa.generalize(rel, hs, LEVELS, 5, quasi_identifiers=QIS, out=tmp_path / "r.parquet")
+    # what DuckDB does not write here is refused before any work
+    for out in (tmp_path / "r.ipc", f"{tmp_path}/parts/"):
+        with pytest.raises(pa.ConfigError, match="duckdb's own writer"):
+            pa.generalize(rel, hs, LEVELS, 5, 0.01, quasi_identifiers=QIS, out=out)
     assert list(tmp_path.iterdir()) == []
+    local = pa.generalize(lf, hs, LEVELS, 5, 0.01, quasi_identifiers=QIS).collect()
+    for name in ("r.parquet", "r.csv"):
+        path = pa.generalize(rel, hs, LEVELS, 5, 0.01, quasi_identifiers=QIS, out=tmp_path / name)
+        read = pl.read_parquet(path) if name.endswith("parquet") else pl.read_csv(path)
+        got = read.select(local.columns).cast(dict(local.schema))
+        assert got.sort(local.columns).equals(local.sort(local.columns)), name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.parquet"]

@@ -10,7 +10,6 @@ from typing import Any
 import polars as pl
 
 from polars_anon import engines
-from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
 from polars_anon.inputs.frames import as_lazy
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
@@ -19,6 +18,7 @@ from polars_anon.inputs.params import Levels, check_k, max_suppressed
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared, group_frame
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
+from polars_anon.release.engine_write import writable
 from polars_anon.release.parts import Unproven, destination, write_release
 from polars_anon.release.suppressed import framed
 from polars_anon.reports.check import CheckReport
@@ -172,18 +172,15 @@ def generalize(
     (`SearchResult.sink_parquet`). Without ``k`` and ``criteria`` nothing
     is asked of the release, so there are no groups to prove it against:
     it is written as it streams (still moved into place whole), not proven.
-    On DuckDB and Spark, ``out`` is refused: write the returned release with
-    the engine's own writer.
+    On DuckDB, ``out`` is a Parquet or CSV file written by DuckDB and proven
+    alike; on Spark it is refused: write the returned release with Spark's
+    own writer.
     """
     if out is not None:
         where = engines.engine_of(data)
-        if where in ("duckdb", "spark"):
-            raise ConfigError(
-                f"generalize(out=...) writes a Polars release; a release on {where} is "
-                f"written where it lives: generalize(...) without out gives it there, "
-                f"checked, to write with {where}'s own writer"
-            )
         kind = destination(out)  # before any work
+        if where in ("duckdb", "spark"):
+            writable(where, kind)
     hs = resolve_hierarchies(hierarchies)
     roles = roles_of(identifiers, insensitive)
     if quasi_identifiers is None:

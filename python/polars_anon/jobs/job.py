@@ -83,6 +83,7 @@ from polars_anon.jobs.tables import read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps, tomllib
 from polars_anon.prepare.f0 import prepare
 from polars_anon.release.build import guarded
+from polars_anon.release.engine_write import WRITES, OnEngine
 from polars_anon.release.guard import Guarded
 from polars_anon.release.write import target
 from polars_anon.reports.check import CheckReport
@@ -262,13 +263,17 @@ class Job:
         release = guarded(prep, lv, k, self.max_suppression, criteria, self.roles)
         report = check_prepared(prep, k, levels, self.max_suppression, criteria, self.roles)
         target(self.output)
-        if isinstance(release, Guarded):
-            # on Polars: streamed, and proven on the file it writes
+        if isinstance(release, Guarded) or (
+            isinstance(release, OnEngine) and release.engine in WRITES
+        ):
+            # on Polars and DuckDB: proven on the file it writes
             fmt = "parquet" if self.output.suffix.lower() == ".parquet" else "csv"
             release.write(self.output, fmt, self.separator)
             written = report.rows - report.suppressed
         else:
-            written = write_table(release, self.output, self.separator)
+            # Spark: a folder of parts, by its own writer
+            assert isinstance(release, OnEngine)
+            written = write_table(release.released, self.output, self.separator)
         # what became of every column: as the release did it (on Polars), else
         # as the report says
         columns = release.columns if isinstance(release, Guarded) else None

@@ -24,6 +24,7 @@ from polars_anon.inputs.nulls import text
 from polars_anon.inputs.params import check_k, max_suppressed
 from polars_anon.prepare.encode import encode_values
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.release.engine_write import OnEngine
 from polars_anon.release.exprs import generalization_exprs
 from polars_anon.release.guard import Guarded
 from polars_anon.release.population import recheck_population
@@ -46,6 +47,8 @@ def generalize_prepared(
     snapshot of the release built there, its groups counted there and
     checked. Identifiers are transformed as `roles` ask (`polars_anon.roles`)."""
     release = guarded(prep, levels, k, max_suppression, criteria, roles)
+    if isinstance(release, OnEngine):
+        return release.released
     return release.lazy() if isinstance(release, Guarded) else release
 
 
@@ -59,7 +62,8 @@ def guarded(
 ) -> Any:
     """The release checked on F0: on Polars a `Guarded` plan (which checks
     itself when collected or written), a plain LazyFrame when nothing is
-    asked of it (no k, no criteria), or on DuckDB and Spark the snapshot.
+    asked of it (no k, no criteria), or on DuckDB and Spark the snapshot
+    with its checked groups (`OnEngine`).
     Every column that is neither a quasi-identifier nor sensitive is
     handled as `roles` say; an undeclared one that would identify records
     is refused before any work (`roles.undeclared`)."""
@@ -77,7 +81,8 @@ def guarded(
     drop, by, expected = _checked(prep, levels, 1 if k is None else k, max_suppression, criteria)
     if prep.engine != "polars":
         released = _on_engine(prep, levels, drop, by, expected)
-        return engines.module(prep.engine).identify(released, resolved.ops)
+        released = engines.module(prep.engine).identify(released, resolved.ops)
+        return OnEngine(prep.engine, released, by, expected, prep.count, 1 if k is None else k)
     count = prep.count
     schema = prep.lazy.collect_schema()
     # the generalized columns come as Enums of their labels, which the check

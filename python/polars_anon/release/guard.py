@@ -131,19 +131,7 @@ class Guarded:
             raise self.unreadable(e) from None
 
     def prove(self, written: pl.LazyFrame) -> None:
-        """What was written, read back by a streaming group-by, must hold
-        exactly the checked groups."""
-        by, count = self.by, self.count
-        got = (
-            written.select([text(pl.col(c)) for c in by])
-            .group_by(by)
-            .len(name=count)
-            .collect(engine="streaming")
-            .sort(by)
-        )
-        expected = self.expected.with_columns([text(pl.col(c)) for c in by]).sort(by)
-        if not got.equals(expected):
-            raise mismatch(expected, got, count, self.k, "nothing was written")
+        prove(written, self.by, self.expected, self.count, self.k)
 
     def unreadable(self, e: BaseException) -> NotAnonymousError:
         return unreadable(e, self.plan)
@@ -170,6 +158,21 @@ class Guarded:
         )
         if not got.equals(self.expected):
             raise mismatch(self.expected, got, self.count, self.k, "refusing to release it")
+
+
+def prove(written: pl.LazyFrame, by: list[str], expected: pl.DataFrame, count: str, k: int) -> None:
+    """What was written, read back by a streaming group-by, must hold
+    exactly the checked groups (`expected`: `by` and their sizes `count`)."""
+    got = (
+        written.select([text(pl.col(c)) for c in by])
+        .group_by(by)
+        .len(name=count)
+        .collect(engine="streaming")
+        .sort(by)
+    )
+    expected = expected.with_columns([text(pl.col(c)) for c in by]).sort(by)
+    if not got.equals(expected.with_columns(pl.col(count).cast(got.schema[count]))):
+        raise mismatch(expected, got, count, k, "nothing was written")
 
 
 def unreadable(e: BaseException, plan: pl.LazyFrame | None = None) -> NotAnonymousError:

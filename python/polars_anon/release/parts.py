@@ -10,7 +10,7 @@ import shutil
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import polars as pl
 from polars.io.partition import FileProviderArgs
@@ -25,15 +25,20 @@ PART = "part-{:05d}.parquet"
 PART_BYTES = 512 * 1024 * 1024
 
 
-class Writable(Protocol):
+class Written(Protocol):
+    """A release that writes itself to a file (`OnEngine`: by its engine)."""
+
+    def write(self, path: str | os.PathLike[str], fmt: str, separator: str = ",") -> Path: ...
+
+
+@runtime_checkable
+class Writable(Written, Protocol):
     """A release to write: its plan streamed into a sink, then what was
-    written proven against it (`Guarded`, or `Unproven`)."""
+    written proven against it (`Guarded`, or `Unproven`); also as parts."""
 
     def stream(self, sink: Callable[[pl.LazyFrame], object]) -> None: ...
 
     def prove(self, written: pl.LazyFrame) -> None: ...
-
-    def write(self, path: str | os.PathLike[str], fmt: str, separator: str = ",") -> Path: ...
 
 
 class Unproven:
@@ -154,7 +159,7 @@ def destination(path: str | os.PathLike[str], partition_rows: int | None = None)
 
 
 def write_release(
-    release: Writable,
+    release: Written,
     path: str | os.PathLike[str],
     kind: str,
     partition_rows: int | None = None,
@@ -163,6 +168,8 @@ def write_release(
     """`release` written to `path` as `destination` or `sink_kind` found it
     (`kind`; a CSV's fields separated by `separator`)."""
     if kind == "parts":
+        if not isinstance(release, Writable):
+            raise ConfigError("a folder of parts is written from a release on Polars only")
         return write_parts(release, path, partition_rows)
     return release.write(path, kind, separator)
 

@@ -16,6 +16,7 @@ from polars_anon.criteria.base import Criterion, against_population
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
+from polars_anon.release.engine_write import OnEngine, writable
 from polars_anon.release.guard import Guarded
 from polars_anon.release.parts import sink_kind, write_release
 from polars_anon.release.suppressed import suppressed_groups
@@ -170,7 +171,12 @@ class Releases:
         them in memory) into a temporary
         folder beside ``path``, proven on all the parts read back together,
         and the folder renamed into place; a folder that is not empty is
-        refused. Read it back with ``pl.scan_parquet(path)``."""
+        refused. Read it back with ``pl.scan_parquet(path)``.
+
+        On DuckDB the release (its snapshot, as `apply` builds it) is
+        written by DuckDB into the temporary file and proven alike, in
+        Parquet or CSV; a folder of parts is written from Polars only. On
+        Spark, write `apply`'s DataFrame with Spark's writer."""
         return self._sink(
             path, "parquet", data, levels, criterion, identifiers, insensitive, partition_rows
         )
@@ -215,12 +221,8 @@ class Releases:
         kind = sink_kind(path, fmt, partition_rows)  # before any work
         prep, lv = self._release_of(data, levels, criterion)
         if prep.engine != "polars":
-            raise ConfigError(
-                f"a release on {prep.engine} is written where it lives: "
-                f"result.apply(data) gives it there, checked, to write with {prep.engine}'s "
-                "own writer"
-            )
+            writable(prep.engine, kind)
         roles = self._roles(identifiers, insensitive)
         release = guarded(prep, lv, self.k, self.suppression, self.criteria, roles)
-        assert isinstance(release, Guarded)
+        assert isinstance(release, (Guarded, OnEngine))
         return write_release(release, path, kind, partition_rows)
