@@ -321,6 +321,27 @@ def test_the_duckdb_snapshot_is_held_in_a_file(
     assert out.equals(rows(local.apply(levels=levels)))
 
 
+def test_a_read_only_duckdb_connection_is_released_and_written(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], tmp_path: Path
+) -> None:
+    """A read-only connection attaches files read-only unless told: the
+    snapshot's database is attached writable."""
+    import duckdb
+
+    df, hs = adult
+    con = duckdb.connect(str(tmp_path / "data.duckdb"))
+    arrow = df.head(3000).to_arrow()  # noqa: F841 - read by DuckDB's replacement scan
+    con.execute("CREATE TABLE t AS SELECT * FROM arrow")
+    con.close()
+    con = duckdb.connect(str(tmp_path / "data.duckdb"), read_only=True)
+    result = pa.search(con.table("t"), QIS, hs, 5, 0.02, progress=False)
+    levels = result.best("min_loss")
+    local = rows(pa.search(df.head(3000), QIS, hs, 5, 0.02, progress=False).apply(levels=levels))
+    assert rows(result.apply(levels=levels)).equals(local)
+    written = result.sink_parquet(tmp_path / "r.parquet", levels=levels)
+    assert rows(pl.read_parquet(written).select(local.columns)).equals(local)
+
+
 def test_a_duckdb_release_is_written_by_duckdb_and_proven_on_its_file(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
     tmp_path: Path,

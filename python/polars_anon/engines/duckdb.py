@@ -104,7 +104,8 @@ def _snapshots(rel: Any) -> str:
         atexit.register(shutil.rmtree, _folder[0], True)
     path = _folder[0] / f"snapshots{next(_names)}.duckdb"
     where = str(path).replace("'", "''")
-    rel.query("__polars_anon_base", f"ATTACH '{where}' AS {SNAPSHOTS}")
+    # writable also from a read-only connection (which attaches read-only)
+    rel.query("__polars_anon_base", f"ATTACH '{where}' AS {SNAPSHOTS} (READ_ONLY false)")
     return f"{SNAPSHOTS}.main."
 
 
