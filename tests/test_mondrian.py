@@ -317,35 +317,3 @@ def test_the_namespaces_wrap_mondrian(
     for frame in (df, df.lazy()):
         result = frame.anon.mondrian(ADULT_QIS, 10, hierarchies=hs, numeric=[])
         assert result.kinds == direct.kinds and result.groups.equals(direct.groups)
-
-
-def test_a_release_looks_partitions_up_by_hash_as_the_join_would(
-    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
-) -> None:
-    """The table's release finds each row's partition by a hash of its
-    values: the same rows, in the same order, as the join of F0's release;
-    a combination the partitions lack is refused by the guard, and a
-    mapping whose hashes collide falls back to the join."""
-    from polars_anon.release.partitioned import labelled_by_hash
-
-    df, hs = adult
-    result = pa.mondrian(df, ADULT_QIS, 5, hierarchies=hs)
-    keys = result.mapping[0]
-    lf = df.lazy().with_columns(
-        [pl.col(q).cast(pl.String).alias(key) for q, key in zip(ADULT_QIS, keys, strict=True)]
-    )
-    hashed = labelled_by_hash(lf, result.mapping, ADULT_QIS)
-    assert hashed is not None
-    joined = result._labelled(df.lazy(), hashed=False).collect()
-    assert hashed.collect().equals(joined)
-    assert result.apply().collect().equals(joined)
-    # a value no partition holds: null labels, a group never checked
-    new = df.with_columns(
-        pl.when(pl.int_range(pl.len()) == 0).then(150).otherwise("age").alias("age")
-    )
-    with pytest.raises(pa.NotAnonymousError):
-        result.apply(new).collect()
-    # two combinations of one hash: the join instead
-    k, labels, mapping = result.mapping
-    twice = pl.concat([mapping, mapping.head(1)])
-    assert labelled_by_hash(lf, (k, labels, twice), ADULT_QIS) is None

@@ -79,27 +79,3 @@ def on_engine(
         )
     same_groups(where, groups, by, count, expected)
     return module.identify(released, resolved.ops)
-
-
-def labelled_by_hash(lf: pl.LazyFrame, by_text: Mapping, qis: list[str]) -> pl.LazyFrame | None:
-    """`lf` (with the key columns of `by_text` added, as text) with each
-    quasi-identifier replaced by its partition's label, found by a hash of
-    the row's keys looked up among the mapping's (one lookup a row, in the
-    rows' order): a left join keeping the order took 1.7 times as long.
-    None when two of the mapping's combinations share a hash (then the
-    join). A row whose combination is none of the mapping's gets null
-    labels, or, should its hash be one of theirs, another combination's:
-    either way its group is not one that was checked, and the guard that
-    recounts the release refuses it."""
-    keys, labels, mapping = by_text
-    hashes = mapping.select(pl.struct(keys).hash()).to_series()
-    if hashes.n_unique() != mapping.height:
-        return None
-    index = pl.Series(range(mapping.height), dtype=pl.UInt32)
-    row = pl.struct(keys).hash().replace_strict(hashes, index, default=None)
-    return lf.with_columns(
-        [
-            pl.lit(mapping.get_column(lab)).gather(row).alias(q)
-            for q, lab in zip(qis, labels, strict=True)
-        ]
-    ).drop(keys)

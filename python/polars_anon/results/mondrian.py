@@ -23,7 +23,7 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import recheck
 from polars_anon.release.guard import Guarded
-from polars_anon.release.partitioned import labelled_by_hash, on_engine
+from polars_anon.release.partitioned import on_engine
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.results import pieces
 from polars_anon.results.bounds import with_bounds
@@ -134,14 +134,11 @@ class MondrianResult:
         record to its partition's cells (`results.pieces.mapping`)."""
         return pieces.mapping(self.prep, self.outcome, self.relaxed)
 
-    def _labelled(self, lf: pl.LazyFrame, hashed: bool = False) -> pl.LazyFrame:
+    def _labelled(self, lf: pl.LazyFrame) -> pl.LazyFrame:
         """`lf` with each quasi-identifier replaced by its partition's cell
         (null where its values are none the partitions hold); relaxed, each
         record's partition by its rank among the records of its combination
-        of values, in the table's order. `hashed`: strict partitions looked
-        up by a hash of each row's values (`labelled_by_hash`), for a table
-        whose release a guard recounts; F0's own release (`_released`, the
-        groups the guard expects) keeps the join, independent of it."""
+        of values, in the table's order."""
         qis = self.quasi_identifiers
         keys, labels, mapping = self.mapping
         names = qis + (self.prep.sensitive if self.relaxed else [])
@@ -157,9 +154,6 @@ class MondrianResult:
             )
             lf = lf.drop(rank, pieces.START, pieces.END)
         else:
-            fast = labelled_by_hash(lf, self.mapping, qis) if hashed else None
-            if fast is not None:
-                return fast
             lf = lf.join(mapping.lazy(), on=keys, how="left", maintain_order="left")
         return lf.with_columns(
             [pl.col(lab).alias(q) for q, lab in zip(qis, labels, strict=True)]
@@ -274,7 +268,7 @@ class MondrianResult:
         qis, sens = self.quasi_identifiers, prep.sensitive
         resolved = resolve(lazy, "polars", prep.rows, qis, sens, roles)
         expected = self.expected()
-        plan = identify(self._labelled(lazy, hashed=True), resolved.ops)
+        plan = identify(self._labelled(lazy), resolved.ops)
         release = Guarded(plan, qis + sens, expected, prep.count, self.k, qis)
         columns = fates(
             resolved.columns,
