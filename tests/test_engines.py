@@ -342,6 +342,20 @@ def test_a_read_only_duckdb_connection_is_released_and_written(
     assert rows(pl.read_parquet(written).select(local.columns)).equals(local)
 
 
+def test_a_duckdb_release_sets_back_the_optimizers_a_user_disabled(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    """The release turns DuckDB's join-order optimizer off for its joins
+    and sets back the connection's own list after."""
+    df, hs = adult
+    rel = to_duckdb(df.head(2000))
+    rel.query("x", "SET disabled_optimizers = 'filter_pushdown'")
+    result = pa.search(rel, QIS, hs, 5, 0.05, progress=False)
+    assert rows(result.apply(criterion="min_loss")).height > 0
+    optimizers = "SELECT current_setting('disabled_optimizers')"
+    assert rel.query("x", optimizers).fetchall()[0][0] == "filter_pushdown"
+
+
 def test_a_duckdb_release_is_written_by_duckdb_and_proven_on_its_file(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
     tmp_path: Path,
@@ -356,9 +370,11 @@ def test_a_duckdb_release_is_written_by_duckdb_and_proven_on_its_file(
     local = rows(pa.search(df.head(4000), QIS, hs, 5, 0.02, progress=False).apply(levels=levels))
     written = result.sink_parquet(tmp_path / "r.parquet", levels=levels)
     assert rows(pl.read_parquet(written).select(local.columns)).equals(local)
-    # the connection's setting is as it was
+    # the connection's settings are as they were
     setting = "SELECT current_setting('preserve_insertion_order')"
     assert rel.query("x", setting).fetchall()[0][0] in (True, "true")
+    optimizers = "SELECT current_setting('disabled_optimizers')"
+    assert rel.query("x", optimizers).fetchall()[0][0] in ("", None)
     csv = result.sink_csv(tmp_path / "r.csv", levels=levels)
     assert pl.read_csv(csv).height == local.height
     # a file that does not hold the checked groups is not left anywhere
