@@ -49,8 +49,8 @@ def schema(df: Any) -> pl.Schema:
 
 
 def group(df: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """F0: one aggregate; a column in `maps` is first joined (broadcast,
-    null-safe) to its table of representatives and grouped by them."""
+    """F0: one aggregate; a column in `maps` is first mapped to its
+    representatives (null-safely, `_join_dim`) and grouped by them."""
     from pyspark.sql import functions as F
 
     types = {f.name: f.dataType for f in df.schema.fields}
@@ -90,16 +90,36 @@ def marginals(df: Any, columns: list[str], count: str) -> dict[str, pl.DataFrame
     return {c: out[c] for c in columns}
 
 
+# a dimension table of at most this many values is looked up in a map
+# literal instead of joined (`_join_dim`)
+MAP_VALUES = 4096
+
+
 def _join_dim(
     out: Any, column: str, column_type: Any, dim: pl.DataFrame, v: str, to: str, to_type: Any
 ) -> Any:
-    """`out` left-joined (broadcast, null-safe) on `column` to a small table
-    of its native values (`dim`'s first column, named `v` in Spark) and what
-    each stands for (its second, named `to`, of type `to_type`)."""
+    """`out` with a column `to` (of type `to_type`): what `column`'s value
+    stands for in a small table of its native values (`dim`'s first column)
+    and what each stands for (its second); null where the table lacks the
+    value, and a null value matched null-safely. A table of at most
+    `MAP_VALUES` values is a map literal looked up in place; a larger one is
+    left-joined (broadcast, its first column named `v` in Spark). One
+    broadcast join per quasi-identifier ran out of a 4 GiB driver's memory
+    at 100 QIs (each hashed relation takes its own memory pages in a task)."""
     from pyspark.sql import functions as F
 
-    table = _spark_frame(out.sparkSession, dim, [(v, column_type), (to, to_type)])
-    return out.join(F.broadcast(table), out[column].eqNullSafe(table[v]), "left")
+    if dim.height > MAP_VALUES:
+        table = _spark_frame(out.sparkSession, dim, [(v, column_type), (to, to_type)])
+        return out.join(F.broadcast(table), out[column].eqNullSafe(table[v]), "left").drop(v)
+    pairs, if_null = [], None
+    for value, stands in dim.rows():
+        if value is None:
+            if_null = stands
+        else:
+            pairs += [F.lit(value).cast(column_type), F.lit(stands).cast(to_type)]
+    found = F.create_map(*pairs)[out[column]] if pairs else F.lit(None).cast(to_type)
+    none = F.lit(if_null).cast(to_type)
+    return out.withColumn(to, F.when(out[column].isNull(), none).otherwise(found))
 
 
 def _spark_frame(session: Any, frame: pl.DataFrame, fields: list[tuple[str, Any]]) -> Any:
@@ -133,7 +153,7 @@ def release(
     out = df
     for i, (q, m) in enumerate(zip(qis, mappings, strict=True)):
         v, lab = f"__polars_anon_v{i}", f"__polars_anon_l{i}"
-        out = _join_dim(out, q, types[q], m.select("v", "l"), v, lab, StringType()).drop(v)
+        out = _join_dim(out, q, types[q], m.select("v", "l"), v, lab, StringType())
     if drop.height:
         keys = [f"__polars_anon_d{i}" for i in range(len(qis))]
         dims = _spark_frame(
