@@ -263,17 +263,12 @@ class Job:
         release = guarded(prep, lv, k, self.max_suppression, criteria, self.roles)
         report = check_prepared(prep, k, levels, self.max_suppression, criteria, self.roles)
         target(self.output)
-        if isinstance(release, Guarded) or (
-            isinstance(release, OnEngine) and release.engine in WRITES
-        ):
-            # on Polars and DuckDB: proven on the file it writes
-            fmt = "parquet" if self.output.suffix.lower() == ".parquet" else "csv"
+        fmt = "parquet" if self.output.suffix.lower() == ".parquet" else "csv"
+        if isinstance(release, OnEngine) and release.engine not in WRITES:  # Spark's parts
+            written = write_table(release.released, self.output, self.separator)
+        else:  # Polars, DuckDB: proven on the file written
             release.write(self.output, fmt, self.separator)
             written = report.rows - report.suppressed
-        else:
-            # Spark: a folder of parts, by its own writer
-            assert isinstance(release, OnEngine)
-            written = write_table(release.released, self.output, self.separator)
         # what became of every column: as the release did it (on Polars), else
         # as the report says
         columns = release.columns if isinstance(release, Guarded) else None
