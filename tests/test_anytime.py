@@ -29,6 +29,11 @@ Census = tuple[pl.DataFrame, dict[str, pa.Hierarchy]]
 # the heuristic's time limits the issue asks about, and none at all
 LIMITS = [0, 0.01, 0.1]
 SUPPRESSION = [0, 0.01, 0.05]
+# what every property test draws
+SEEDS = st.integers(0, 2**16)
+KS = st.integers(2, 10)
+SUPPRESSIONS = st.sampled_from(SUPPRESSION)
+ALGORITHMS = st.sampled_from(["heuristic", "auto"])
 # `auto` picks the heuristic past this many lattice nodes
 # (polars_anon.api.search.AUTO_OPTIMAL)
 AUTO_OPTIMAL = 10**8
@@ -160,11 +165,11 @@ def run(
     # tens of rows: few nodes anonymous; thousands: many
     rows=st.one_of(st.integers(10, 40), st.integers(41, 3_000)),
     columns=st.integers(20, 60),
-    seed=st.integers(0, 2**16),
-    k=st.integers(2, 10),
-    sup=st.sampled_from(SUPPRESSION),
+    seed=SEEDS,
+    k=KS,
+    sup=SUPPRESSIONS,
     limit=st.sampled_from(LIMITS),
-    algorithm=st.sampled_from(["heuristic", "auto"]),
+    algorithm=ALGORITHMS,
 )
 @example(rows=10, columns=20, seed=0, k=10, sup=0, limit=0.01, algorithm="auto")
 @example(rows=3_000, columns=60, seed=1, k=2, sup=0.05, limit=0.1, algorithm="heuristic")
@@ -209,10 +214,10 @@ def test_the_answer_under_a_tiny_time_limit_is_anonymous(
 @given(
     rows=st.one_of(st.integers(10, 40), st.integers(41, 600)),
     columns=st.integers(20, 40),
-    seed=st.integers(0, 2**16),
-    k=st.integers(2, 10),
-    sup=st.sampled_from(SUPPRESSION),
-    algorithm=st.sampled_from(["heuristic", "auto"]),
+    seed=SEEDS,
+    k=KS,
+    sup=SUPPRESSIONS,
+    algorithm=ALGORITHMS,
 )
 @example(rows=600, columns=40, seed=3, k=3, sup=0.01, algorithm="heuristic")
 def test_given_time_for_datafly_path_the_answer_is_no_worse_than_datafly(
@@ -309,13 +314,13 @@ def split_below_top(rows: int, columns: int, seed: int) -> Census:
 
 @settings(max_examples=14, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    k=st.integers(2, 10),
+    k=KS,
     extra=st.integers(0, 9),
     columns=st.integers(20, 60),
-    seed=st.integers(0, 2**16),
-    sup=st.sampled_from(SUPPRESSION),
+    seed=SEEDS,
+    sup=SUPPRESSIONS,
     limit=st.sampled_from([*LIMITS, 1.0]),
-    algorithm=st.sampled_from(["heuristic", "auto"]),
+    algorithm=ALGORITHMS,
     only_top=st.booleans(),
 )
 @example(k=10, extra=9, columns=60, seed=0, sup=0.05, limit=0.01, algorithm="auto", only_top=True)
