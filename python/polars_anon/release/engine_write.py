@@ -6,7 +6,6 @@ and only a file holding exactly the checked groups is moved into place."""
 from __future__ import annotations
 
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError
 from polars_anon.release.guard import prove
-from polars_anon.release.write import read_back, target
+from polars_anon.release.write import read_back, written_beside
 
 # what an engine's release can be written as, by engine (Spark writes
 # folders of parts, which its own writer makes: `result.apply()`)
@@ -53,12 +52,9 @@ class OnEngine:
         the file; on a mismatch, an error or an interruption nothing is
         left at the target."""
         writable(self.engine, fmt)
-        final = target(path)
-        tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex[:12]}.polars-anon.tmp")
-        try:
+
+        def write(tmp: Path) -> None:
             engines.module(self.engine).write(self.released, tmp, separator, fmt)
             prove(read_back(tmp, fmt, separator), self.by, self.expected, self.count, self.k)
-            os.replace(tmp, final)
-        finally:
-            tmp.unlink(missing_ok=True)
-        return final
+
+        return written_beside(path, write)

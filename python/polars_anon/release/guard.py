@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from polars.io.plugins import register_io_source
 from polars_anon._core import ConfigError, NotAnonymousError
 from polars_anon.inputs.nulls import text
 from polars_anon.release.quiet import quiet_panics, sources
-from polars_anon.release.write import FORMATS, read_back, target
+from polars_anon.release.write import FORMATS, read_back, written_beside
 
 # A release of more rows than this is not held in memory to be checked when
 # it is collected or sunk: it is written to a temporary Parquet file,
@@ -105,18 +104,15 @@ class Guarded:
         source changed under the plan cannot leak."""
         if fmt not in FORMATS:
             raise ConfigError(f"unknown format {fmt!r}; expected one of {FORMATS}")
-        final = target(path)
-        tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex[:12]}.polars-anon.tmp")
-        try:
+
+        def write(tmp: Path) -> None:
             if fmt == "csv":
                 self.stream(lambda plan: plan.sink_csv(tmp, separator=separator))
             else:
                 self.stream(lambda plan: getattr(plan, f"sink_{fmt}")(tmp))
             self.prove(read_back(tmp, fmt, separator))
-            os.replace(tmp, final)
-        finally:
-            tmp.unlink(missing_ok=True)
-        return final
+
+        return written_beside(path, write)
 
     def stream(self, sink: Callable[[pl.LazyFrame], object]) -> None:
         """`sink` given the release's plan (its labels as text), run on

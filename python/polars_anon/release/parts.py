@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -16,7 +15,7 @@ import polars as pl
 from polars.io.partition import FileProviderArgs
 
 from polars_anon._core import ConfigError
-from polars_anon.release.write import format_of, target
+from polars_anon.release.write import beside, format_of, target, written_beside
 
 # the name of the i-th part of a folder
 PART = "part-{:05d}.parquet"
@@ -57,17 +56,14 @@ class Unproven:
         return None
 
     def write(self, path: str | os.PathLike[str], fmt: str, separator: str = ",") -> Path:
-        final = target(path)
-        tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex[:12]}.polars-anon.tmp")
-        try:
+
+        def write(tmp: Path) -> None:
             if fmt == "csv":
                 self.plan.sink_csv(tmp, separator=separator)
             else:
                 getattr(self.plan, f"sink_{fmt}")(tmp)
-            os.replace(tmp, final)
-        finally:
-            tmp.unlink(missing_ok=True)
-        return final
+
+        return written_beside(path, write)
 
 
 def is_folder(path: str | os.PathLike[str], partition_rows: int | None = None) -> bool:
@@ -123,7 +119,7 @@ def write_parts(
     removed and nothing is left at `path`."""
     rows = rows_per_part(partition_rows)
     final = folder_target(path)
-    tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex[:12]}.polars-anon.tmp")
+    tmp = beside(final)
     tmp.mkdir()
     try:
         parts = pl.PartitionBy(

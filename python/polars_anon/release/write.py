@@ -5,6 +5,8 @@ file read back."""
 from __future__ import annotations
 
 import os
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -46,6 +48,27 @@ def target(path: str | os.PathLike[str]) -> Path:
     if p.is_dir():
         raise ConfigError(f"cannot write the release to {p}: it is a folder")
     return p
+
+
+def beside(final: Path) -> Path:
+    """A fresh hidden name beside `final`, where a release is written (or a
+    folder of parts made) before it is proven and renamed onto `final`."""
+    return final.with_name(f".{final.name}.{uuid.uuid4().hex[:12]}.polars-anon.tmp")
+
+
+def written_beside(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
+    """The file `write` makes at a temporary path beside `path` (checked by
+    `target`), renamed onto it once `write` returns; on an error, an
+    interruption or a failed proof inside `write` the temporary file is
+    removed and nothing is left at `path`."""
+    final = target(path)
+    tmp = beside(final)
+    try:
+        write(tmp)
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return final
 
 
 def read_back(path: Path, fmt: str, separator: str = ",") -> pl.LazyFrame:
