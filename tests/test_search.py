@@ -281,7 +281,7 @@ def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A table of up to ROWS_IN_CORE rows is encoded and grouped by the core
-    row by row, a larger one grouped by Polars first: same F0, same answers,
+    row by row, a larger one a batch at a time: same F0, same answers,
     whatever integer type the ages come in (signed ones cross as values,
     others are cast), and whether the small table is a DataFrame or a
     LazyFrame (whose rows are read as they are)."""
@@ -293,7 +293,7 @@ def test_rows_in_the_core_and_a_polars_scan_prepare_the_same_f0(
         m.setattr(f0, "ROWS_IN_CORE", 1000)
         scanned = f0.prepare(df.lazy(), qis, hs)
         expect = pa.search(df.lazy(), qis, hs, 5, 0.01)
-    assert scanned.grouped is not None and scanned.table is None
+    assert scanned.grouped is None and scanned.table is None  # read in batches
     ages = [pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.String]
     frames = [df.with_columns(pl.col("age").cast(t)) for t in ages]
     for data in [*frames, frames[0].lazy(), frames[-1].lazy()]:
@@ -321,9 +321,9 @@ def test_a_dataframe_of_any_size_goes_to_the_core_and_a_large_lazyframe_is_scann
 ) -> None:
     """A DataFrame is in memory already: its rows cross to the core whatever
     its size (there is no cliff at ``ROWS_IN_CORE``). A LazyFrame of more rows
-    than that is grouped by Polars' streaming scan (its rows need not fit in
-    memory); one of exactly ``ROWS_IN_CORE`` rows is read as it is. The same
-    F0 and answers every way."""
+    than that is read in batches (its rows need not fit in memory); one of
+    exactly ``ROWS_IN_CORE`` rows is read as it is. The same F0 and answers
+    every way."""
     from polars_anon.prepare import f0
 
     df, hs = adult
@@ -334,7 +334,7 @@ def test_a_dataframe_of_any_size_goes_to_the_core_and_a_large_lazyframe_is_scann
     assert in_core.grouped is None and in_core.table is not None
     monkeypatch.setattr(f0, "ROWS_IN_CORE", df.height - 1)
     scanned = f0.prepare(df.lazy(), qis, hs)
-    assert scanned.grouped is not None and scanned.table is None
+    assert scanned.grouped is None and scanned.table is None  # read in batches
     frame = f0.prepare(df, qis, hs)
     assert frame.grouped is None and frame.table is not None
     for prep, data in ((scanned, df.lazy()), (frame, df)):

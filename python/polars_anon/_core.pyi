@@ -10,6 +10,7 @@ __all__ = [
     "ArrowColumn",
     "ConfigError",
     "CoreCriterion",
+    "F0Batches",
     "Hierarchy",
     "HierarchyError",
     "IterationTrace",
@@ -359,6 +360,23 @@ class Problem:
         metric: str = "loss",
         seed: int = 0,
     ) -> SearchOutcome: ...
+
+@final
+class F0Batches:
+    def __new__(
+        cls,
+        names: list[str],
+        hierarchies: list[Hierarchy],
+        sensitive: Sequence[tuple[str, list[str]]] = ...,
+    ) -> F0Batches: ...
+    def add(
+        self, codes: Sequence[pl.Series | bytes], sensitive: Sequence[pl.Series | bytes] = ...
+    ) -> None: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def groups(self) -> int: ...
+    def problem(self) -> Problem: ...
 
 def localpk(
     hierarchies: list[Hierarchy],

@@ -32,6 +32,30 @@ impl Problem {
         sensitive: Vec<(String, Vec<String>, Vec<u32>)>,
         counts: Vec<u64>,
     ) -> Result<Self> {
+        Self::build(names, hierarchies, codes, sensitive, counts, false)
+    }
+
+    /// As `with_sensitive`, from rows known to be distinct (`Batches`): keys
+    /// wider than 64 bits are not grouped again (Polars' group-by of a wide
+    /// F0 cost more than the batches that made it).
+    pub fn from_distinct(
+        names: Vec<String>,
+        hierarchies: Vec<Hierarchy>,
+        codes: Vec<Vec<u32>>,
+        sensitive: Vec<(String, Vec<String>, Vec<u32>)>,
+        counts: Vec<u64>,
+    ) -> Result<Self> {
+        Self::build(names, hierarchies, codes, sensitive, counts, true)
+    }
+
+    fn build(
+        names: Vec<String>,
+        hierarchies: Vec<Hierarchy>,
+        codes: Vec<Vec<u32>>,
+        sensitive: Vec<(String, Vec<String>, Vec<u32>)>,
+        counts: Vec<u64>,
+        distinct: bool,
+    ) -> Result<Self> {
         if names.is_empty() {
             return Err(AnonError::Config(
                 "at least one quasi-identifier is needed".into(),
@@ -145,8 +169,12 @@ impl Problem {
                     .collect();
                 frame.push(UInt64Chunked::from_vec(COUNT.into(), counts).into_column());
                 let df = DataFrame::new(height, frame)?;
-                let keys: Vec<Expr> = (0..n + sens.len()).map(|a| col(code_col(a))).collect();
-                SetData::Frame(df.lazy().group_by(keys).agg([col(COUNT).sum()]).collect()?)
+                if distinct {
+                    SetData::Frame(df)
+                } else {
+                    let keys: Vec<Expr> = (0..n + sens.len()).map(|a| col(code_col(a))).collect();
+                    SetData::Frame(df.lazy().group_by(keys).agg([col(COUNT).sum()]).collect()?)
+                }
             }
         };
         let base = FreqSet {

@@ -18,6 +18,7 @@ use polars::prelude::*;
 use crate::error::Result;
 
 pub(crate) mod aggregate;
+pub mod batches;
 pub mod blocks;
 pub mod engine;
 mod f0;
@@ -28,6 +29,7 @@ pub mod problem;
 pub mod rollup;
 mod wide;
 
+pub use batches::Batches;
 pub use blocks::Blocks;
 pub use engine::Engine;
 pub use floors::Floors;

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod arrow;
+mod batches;
 mod criteria;
 mod dp;
 mod error;
@@ -39,6 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<risk::PyRiskFigures>()?;
     m.add_class::<hierarchy::PyHierarchy>()?;
     m.add_class::<problem::PyProblem>()?;
+    m.add_class::<batches::PyF0Batches>()?;
     m.add_class::<criteria::PyCriterion>()?;
     m.add_class::<results::PyNodeMetrics>()?;
     m.add_class::<results::PyMetricTable>()?;

@@ -81,6 +81,58 @@ impl PyProblem {
     }
 }
 
+/// The columns, out of Python (before any work is done without the GIL).
+pub(super) fn take_columns(codes: &[Bound<'_, PyAny>]) -> PyResult<Vec<Column>> {
+    codes.iter().map(|c| arrow::take(c, 4)).collect()
+}
+
+/// Each column's leaf codes: its values encoded through its hierarchy
+/// (nulls and unknown values are errors naming the column), or the codes it
+/// holds; `counts`, when given, weigh the nulls in an error.
+pub(super) fn encode_columns(
+    py: Python<'_>,
+    names: &[String],
+    hierarchies: &[PyHierarchy],
+    taken: Vec<Column>,
+    counts: Option<&Vec<u64>>,
+) -> PyResult<Vec<Vec<u32>>> {
+    let no_counts = Vec::new();
+    let weights = counts.unwrap_or(&no_counts);
+    let encode = |((c, n), h): ((&Column, &String), &PyHierarchy)| -> PyResult<Vec<u32>> {
+        if counts.is_some() && c.len() != weights.len() {
+            return Err(ConfigError::new_err(format!(
+                "column '{n}' has {} values for {} counts",
+                c.len(),
+                weights.len()
+            )));
+        }
+        if !c.holds_values() {
+            return c.u32s(&format!("codes of '{n}'")).map_err(to_py);
+        }
+        let mut e = h.inner.encoder(n, c.len());
+        c.encode(&mut e, weights).map_err(to_py)?;
+        e.finish().map_err(to_py)
+    };
+    // a column a task on the pool, the largest hierarchies first (the
+    // slowest to look up, ZIP codes against a handful of categories), so the
+    // other core is not left idle while one of them finishes last
+    let mut order: Vec<usize> = (0..taken.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(hierarchies[i].inner.domain_size(0)));
+    let encoded = py.detach(|| {
+        use rayon::prelude::*;
+        order
+            .par_iter()
+            .with_max_len(1)
+            .map(|&i| encode(((&taken[i], &names[i]), &hierarchies[i])))
+            .collect::<PyResult<Vec<_>>>()
+    })?;
+    let mut columns = vec![Vec::new(); taken.len()];
+    for (i, c) in order.into_iter().zip(encoded) {
+        columns[i] = c;
+    }
+    Ok(columns)
+}
+
 #[pymethods]
 impl PyProblem {
     /// `codes`: one column per attribute: its values as a string column (a
@@ -117,45 +169,8 @@ impl PyProblem {
                 "one code column and one hierarchy per quasi-identifier",
             ));
         }
-        // the columns leave Python first; then each is decoded and encoded
-        // on the pool, a column a task
-        let taken = codes
-            .iter()
-            .map(|c| arrow::take(c, 4))
-            .collect::<PyResult<Vec<_>>>()?;
-        let encode = |((c, n), h): ((&Column, &String), &PyHierarchy)| -> PyResult<Vec<u32>> {
-            if given && c.len() != counts.len() {
-                return Err(ConfigError::new_err(format!(
-                    "column '{n}' has {} values for {} counts",
-                    c.len(),
-                    counts.len()
-                )));
-            }
-            if !c.holds_values() {
-                return c.u32s(&format!("codes of '{n}'")).map_err(to_py);
-            }
-            let mut e = h.inner.encoder(n, c.len());
-            c.encode(&mut e, &counts).map_err(to_py)?;
-            e.finish().map_err(to_py)
-        };
-        // the columns of the largest hierarchies first (the slowest to look
-        // up, ZIP codes against a handful of categories), so the other core
-        // is not left idle while one of them finishes last
-        let mut order: Vec<usize> = (0..taken.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(hierarchies[i].inner.domain_size(0)));
-        let encoded = py.detach(|| {
-            use rayon::prelude::*;
-            order
-                .par_iter()
-                .with_max_len(1)
-                .map(|&i| encode(((&taken[i], &names[i]), &hierarchies[i])))
-                .collect::<PyResult<Vec<_>>>()
-        })?;
-        let mut columns = vec![Vec::new(); taken.len()];
-        for (i, c) in order.into_iter().zip(encoded) {
-            columns[i] = c;
-        }
-        drop(taken);
+        let taken = take_columns(&codes)?;
+        let columns = encode_columns(py, &names, &hierarchies, taken, given.then_some(&counts))?;
         if !given {
             counts = vec![1; columns.first().map_or(0, Vec::len)];
         }

@@ -5,12 +5,14 @@ its Unicode form."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import polars as pl
 
 from polars_anon._core import Hierarchy, MissingValueError, Problem
+
+T = TypeVar("T")
 
 
 def hinted(
@@ -22,12 +24,26 @@ def hinted(
     """``Problem(*args)`` over `table`'s columns `qis`; a value missing from a
     hierarchy in another Unicode form is reported with a hint to normalize
     (see `_normalization_hint`)."""
+    return with_hint(table, hs, qis, lambda: Problem(*args))
+
+
+def with_hint(
+    table: Mapping[str, pl.Series],
+    hs: Mapping[str, Hierarchy],
+    qis: list[str],
+    make: Callable[[], T],
+    note: str = "",
+) -> T:
+    """``make()``, which encodes `table`'s columns `qis`; a value missing from
+    a hierarchy in another Unicode form is reported with a hint to normalize
+    (see `_normalization_hint`), and `note` is added to any missing value's
+    error."""
     try:
-        return Problem(*args)
+        return make()
     except MissingValueError as e:
         hint = _normalization_hint(table, hs, qis)
-        if hint:
-            raise MissingValueError(f"{e}; {hint}") from None
+        if hint or note:
+            raise MissingValueError(f"{e}{note}" + (f"; {hint}" if hint else "")) from None
         raise
 
 

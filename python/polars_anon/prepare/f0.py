@@ -10,11 +10,11 @@ import polars as pl
 
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon.engines.polars import group_strings
 from polars_anon.inputs.frames import SIGNED, as_frame, check_groupable, fresh_name
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.nulls import NULLS, Nulls, no_nulls, null_as_value
 from polars_anon.inputs.params import columns_of
+from polars_anon.prepare.batches import in_batches
 from polars_anon.prepare.encode import encode_values, hinted
 from polars_anon.prepare.prepared import COUNT, Prepared
 
@@ -22,9 +22,10 @@ from polars_anon.prepare.prepared import COUNT, Prepared
 # memory already, and the core encodes and groups them at 7-12 ns a value
 # from 10,000 to 10,000,000 rows, where grouping the strings in Polars first
 # cost twice that (bench/f0_curve.json). A LazyFrame of at most this many rows
-# is read and goes the same way; a larger one is grouped by a streaming Polars
-# scan, since its rows need not fit in memory. A LazyFrame is asked for one
-# row more than this first.
+# is read and goes the same way; a larger one is read in batches, each
+# encoded and grouped by the core into one F0 (`prepare.batches`), since its
+# rows need not fit in memory. A LazyFrame is asked for one row more than
+# this first.
 ROWS_IN_CORE = 100_000
 
 
@@ -41,8 +42,8 @@ def prepare(
     """F0 from the raw quasi-identifiers (and sensitive attributes): a
     DataFrame, or a LazyFrame of up to ``ROWS_IN_CORE`` rows (read as it
     is), crosses to the core row by row and is encoded and grouped there in
-    one pass; a larger LazyFrame is grouped by one streaming Polars scan
-    first and its distinct values encoded;
+    one pass; a larger LazyFrame is read once in batches, which the core
+    encodes and groups into one F0 (`prepare.batches`);
     a DuckDB relation or Spark DataFrame is grouped where it lives, and a
     `FrequencySet` is F0 already (see `polars_anon.engines`).
 
@@ -55,6 +56,8 @@ def prepare(
         raise ConfigError(f"nulls must be one of {NULLS}, got {nulls!r}")
     qis = columns_of(quasi_identifiers, sensitive)
     where = engines.engine_of(data, engine)
+    if floored_at is not None and where not in (*engines.PREFIXES, "counts"):
+        raise ConfigError("only a table on DuckDB or Spark, or its frequency set, has floors")
     frame: pl.DataFrame | None = None
     if where == "polars":
         frame = None if isinstance(data, pl.LazyFrame) else as_frame(data)
@@ -76,12 +79,14 @@ def prepare(
     if where == "polars" and frame is None:
         # a small LazyFrame's rows are read as they are (a CSV's whole table
         # costs less to read than Polars' group-by of its rows); a large one's
-        # first rows only, then it is grouped by a streaming scan. Streaming
+        # first rows only, then it is read in batches. Streaming
         # here too: the plan before the rows may be large (a join, a filter
         # over a big file), and the engine stops once it has the rows.
         head = lazy.select(qis + sens).head(ROWS_IN_CORE + 1).collect(engine="streaming")
         if head.height <= ROWS_IN_CORE:
             frame = head
+        else:
+            return in_batches(lazy, schema, qis, sens, hs_by_col, nulls, count)
     if floors_for is not None and where in engines.PREFIXES:
         # imported here: only a table on DuckDB or Spark has floors
         from polars_anon.prepare import floors
@@ -97,10 +102,13 @@ def prepare(
         grouped = native.with_columns([pl.col(c).cast(pl.String) for c in qis + sens])
         table = {c: grouped.get_column(c) for c in qis + sens}
         counts = grouped.get_column(count)
-    elif frame is not None:
-        # every row as it is, each counting once: the core encodes strings and
-        # (through a hierarchy) 8- to 64-bit signed integers itself, and groups
-        # the codes; Polars casts other types to strings first
+    else:
+        # a Polars table read whole: every row as it is, each counting once:
+        # the core encodes strings and (through a hierarchy) 8- to 64-bit
+        # signed integers itself, and groups the codes; Polars casts other
+        # types to strings first
+        assert frame is not None
+
         def as_value(c: str) -> pl.Series:
             encoded_in_core = c in qis and c in hs_by_col
             # isinstance: a DataType's == is a Python call per comparison,
@@ -116,10 +124,6 @@ def prepare(
         # kept as it is (a selection of its columns is a query of its own:
         # 5% of preparing Adult)
         held = frame
-    else:
-        grouped = group_strings(lazy, qis + sens, count)
-        table = {c: grouped.get_column(c) for c in qis + sens}
-        counts = grouped.get_column(count)
     if not len(table[qis[0]]):
         raise ConfigError("the table is empty: it has no rows to anonymize, check or assess")
     hs: list[Hierarchy] = []
@@ -148,8 +152,6 @@ def prepare(
         sensitive_cols.append((name, values, encode_values(col, values)))
         values_of[name] = values
     at = floored_at if floored is None else (floored.levels, floored.k, floored.max_suppressed)
-    if at is not None and where not in (*engines.PREFIXES, "counts"):
-        raise ConfigError("only a table on DuckDB or Spark, or its frequency set, has floors")
     problem = hinted(table, hs_by_col, qis, qis, hs, codes, counts, sensitive_cols, at)
     return Prepared(
         lazy,
