@@ -32,6 +32,8 @@ pub struct Batches {
 
 /// Slots of a fresh table (grown by doubling as groups arrive).
 const START_BITS: u32 = 10;
+/// Rows packed at a time by `add_all`.
+const ROWS_AT_ONCE: usize = 1 << 16;
 
 impl Batches {
     /// For attributes of these names and domain sizes (the QIs' leaves,
@@ -86,7 +88,8 @@ impl Batches {
     /// One batch: a column of codes per attribute (all of one length) and
     /// a count per row (`None`: one each). A code outside its domain is an
     /// error naming the column; the batch is then not added.
-    pub fn add(&mut self, columns: &[Vec<u32>], counts: Option<&[u64]>) -> Result<()> {
+    pub fn add<C: AsRef<[u32]>>(&mut self, columns: &[C], counts: Option<&[u64]>) -> Result<()> {
+        let columns: Vec<&[u32]> = columns.iter().map(AsRef::as_ref).collect();
         if columns.len() != self.sizes.len() {
             return Err(AnonError::Config(format!(
                 "{} code columns for {} attributes",
@@ -94,7 +97,7 @@ impl Batches {
                 self.sizes.len()
             )));
         }
-        let height = columns.first().map_or(0, Vec::len);
+        let height = columns.first().map_or(0, |c| c.len());
         if let Some((a, c)) = columns.iter().enumerate().find(|(_, c)| c.len() != height) {
             return Err(AnonError::Config(format!(
                 "column '{}' has {} rows, the first {height}",
@@ -114,7 +117,7 @@ impl Batches {
             let (word, shift, _) = self.fields[a];
             let size = self.sizes[a];
             let mut outside = false;
-            for (key, &v) in keys.chunks_exact_mut(w).zip(column) {
+            for (key, &v) in keys.chunks_exact_mut(w).zip(column.iter()) {
                 key[word] |= (v as u64) << shift;
                 outside |= v as usize >= size;
             }
@@ -131,6 +134,17 @@ impl Batches {
             let c = counts.map_or(1, |c| c[r]);
             self.insert(key, c);
             self.rows += c;
+        }
+        Ok(())
+    }
+
+    /// Rows of many columns added a slice at a time (`ROWS_AT_ONCE`), so the
+    /// keys being packed stay small beside the columns.
+    pub fn add_all(&mut self, columns: &[Vec<u32>], counts: &[u64]) -> Result<()> {
+        for start in (0..counts.len()).step_by(ROWS_AT_ONCE) {
+            let end = (start + ROWS_AT_ONCE).min(counts.len());
+            let part: Vec<&[u32]> = columns.iter().map(|c| &c[start..end]).collect();
+            self.add(&part, Some(&counts[start..end]))?;
         }
         Ok(())
     }

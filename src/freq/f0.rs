@@ -8,7 +8,7 @@ use polars::prelude::*;
 use rayon::prelude::*;
 
 use super::aggregate::{with_table, Aggregator};
-use super::{code_col, FreqSet, Layout, Problem, Sensitive, SetData, COUNT};
+use super::{code_col, Batches, FreqSet, Layout, Problem, Sensitive, SetData, COUNT};
 use crate::error::{AnonError, Result};
 use crate::hierarchy::Hierarchy;
 
@@ -162,19 +162,26 @@ impl Problem {
                         return Err(outside(name, &columns[a], sizes[a]));
                     }
                 }
+                // keys wider than 64 bits: grouped in a table of multi-word
+                // keys (Polars' group-by of the code columns held several
+                // times F0 on 100 columns)
+                let (columns, counts) = if distinct {
+                    (columns, counts)
+                } else {
+                    let all = names.iter().chain(sens.iter().map(|s| &s.name));
+                    let mut rows = Batches::new(all.cloned().collect(), sizes.clone());
+                    rows.add_all(&columns, &counts)?;
+                    drop(columns);
+                    rows.finish()
+                };
+                let height = counts.len();
                 let mut frame: Vec<Column> = columns
                     .into_iter()
                     .enumerate()
                     .map(|(a, c)| UInt32Chunked::from_vec(code_col(a).into(), c).into_column())
                     .collect();
                 frame.push(UInt64Chunked::from_vec(COUNT.into(), counts).into_column());
-                let df = DataFrame::new(height, frame)?;
-                if distinct {
-                    SetData::Frame(df)
-                } else {
-                    let keys: Vec<Expr> = (0..n + sens.len()).map(|a| col(code_col(a))).collect();
-                    SetData::Frame(df.lazy().group_by(keys).agg([col(COUNT).sum()]).collect()?)
-                }
+                SetData::Frame(DataFrame::new(height, frame)?)
             }
         };
         let base = FreqSet {
