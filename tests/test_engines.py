@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
+from polars_anon.prepare.f0 import prepare
 from tests.conftest import SEARCHES, brute_anonymous, nodes, to_duckdb
 from tests.test_search import tables
 
@@ -402,6 +403,18 @@ def test_counts_from_elsewhere(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy
     assert pa.risk(fs, QIS, hs).classes == pa.risk(df, QIS, hs).classes
     with pytest.raises(pa.ConfigError, match="no rows to release"):
         searched.apply()
+    # from_counts adds up equal rows, so a preparation over all its columns
+    # does not group again; a set made directly may repeat rows, and is
+    # grouped: the same F0 either way, and over fewer columns too
+    doubled = pa.FrequencySet(pl.concat([counts, counts]), count="people")
+    assert fs.distinct and not doubled.distinct
+    for cols in (QIS, QIS[:2]):
+        f0s = [prepare(s, cols, hs).problem.groups([0] * len(cols)) for s in (fs, doubled)]
+        mine, twice = (sorted(zip(*codes, n, strict=True)) for codes, n in f0s)
+        assert [row[:-1] for row in mine] == [row[:-1] for row in twice]
+        assert [2 * row[-1] for row in mine] == [row[-1] for row in twice]
+        assert len(mine) == df.select(cols).unique().height
+        assert prepare(doubled, cols, hs).f0.height == len(mine)  # grouped in Polars too
     release = searched.apply(df, criterion="min_loss").collect()
     assert pa.check(release, QIS, 5).min_group_size >= 5
     # a pickled engine result keeps counts, not rows

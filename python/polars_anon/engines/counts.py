@@ -19,4 +19,7 @@ def group(
     if maps:
         raise ConfigError("a frequency set is grouped as it was given")
     frame = data.frame.rename({data.count: count})
+    if data.distinct and len(columns) == frame.width - 1:
+        # grouped by every column already (`from_counts`)
+        return frame.select([*columns, pl.col(count).cast(pl.UInt64)])
     return frame.group_by(columns).agg(pl.col(count).sum().cast(pl.UInt64))

@@ -5,7 +5,7 @@ the data lives (Polars, DuckDB, Spark, a warehouse query) and searched here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -22,6 +22,9 @@ class FrequencySet:
 
     frame: pl.DataFrame
     count: str = "n"
+    # whether `frame`'s rows are distinct (made by `from_counts`): a
+    # preparation over all its columns then need not group them again
+    distinct: bool = field(default=False, repr=False, compare=False)
 
     @classmethod
     def from_counts(cls, frame: Any, count: str = "n") -> FrequencySet:
@@ -55,7 +58,7 @@ class FrequencySet:
         if not keys:
             raise ConfigError("the counts frame has no columns besides its count")
         merged = frame.group_by(keys).agg(pl.col(count).sum().cast(pl.UInt64))
-        return cls(merged, count)
+        return cls(merged, count, distinct=True)
 
     @property
     def rows(self) -> int:
