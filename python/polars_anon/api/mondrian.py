@@ -68,8 +68,10 @@ def mondrian(
     halves as that needs (each record of a divided value combination goes
     to a partition by its rank among the records of that combination, in
     the table's order): smaller partitions, ranges that may share their
-    end values; released from Polars tables. The other columns are released as their roles
-    say (``identifiers``, ``insensitive``: see `polars_anon.search`).
+    end values. On DuckDB or Spark the records of a divided combination are
+    numbered there, in no particular order: the same groups as a Polars
+    release's. The other columns are released as their roles say
+    (``identifiers``, ``insensitive``: see `polars_anon.search`).
 
     >>> import polars as pl
     >>> import polars_anon as pa

@@ -26,6 +26,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask
 
@@ -197,22 +198,42 @@ def release(
 
 
 def release_by(
-    rel: Any, keys: list[str], mapping: pl.DataFrame, labels: list[str], by: list[str]
+    rel: Any,
+    keys: list[str],
+    mapping: pl.DataFrame,
+    labels: list[str],
+    by: list[str],
+    ranks: tuple[str, str] | None = None,
 ) -> tuple[Any, pl.DataFrame]:
-    """The release of `rel` with each of `keys` replaced by its label: the
-    row of `mapping` (columns `keys`, native, then `labels`, text) whose
-    keys are the row's, joined null-safely on all of them at once;
-    snapshotted, and its groups (`keys` and `by`, with counts ``n``)
-    counted in DuckDB on the snapshot. A row no mapping row matches gets
-    null labels."""
+    """The release of `rel` with each of the first of `keys` replaced by its
+    label: the row of `mapping` (columns `keys`, native, then `labels`,
+    text, one a replaced key) whose keys are the row's, joined null-safely
+    on all of them at once; snapshotted, and its groups (`keys` and `by`,
+    with counts ``n``) counted in DuckDB on the snapshot. A row no mapping
+    row matches gets null labels. With `ranks` (two Int64 columns of
+    `mapping`: a run's first and past-last rank), a row matches the mapping
+    row whose run holds its number among the rows of its keys (from 0, in
+    no particular order: ``row_number()`` over the keys, unordered)."""
     renamed = {q: f"k{i}" for i, q in enumerate(keys)}
     renamed |= {lab: f"l{i}" for i, lab in enumerate(labels)}
+    if ranks is not None:
+        renamed |= {ranks[0]: "s", ranks[1]: "e"}
     table = _temp(rel, mapping.select(list(renamed)).rename(renamed))
-    on = " AND ".join(f"base.{_q(q)} IS NOT DISTINCT FROM m.k{i}" for i, q in enumerate(keys))
+    row, source, runs = "base", "base", ""
+    if ranks is not None:
+        rank = _q(fresh_name("__polars_anon_rank", rel.columns))
+        over = ", ".join(_q(q) for q in keys)
+        row = "numbered"
+        numbered = f"SELECT *, row_number() OVER (PARTITION BY {over}) - 1 AS {rank} FROM base"
+        source = f"({numbered}) {row}"
+        runs = f" AND {row}.{rank} >= m.s AND {row}.{rank} < m.e"
+    on = " AND ".join(f"{row}.{_q(q)} IS NOT DISTINCT FROM m.k{i}" for i, q in enumerate(keys))
+    on += runs
+    replaced = keys[: len(labels)]
     items = [
-        f"m.l{keys.index(c)} AS {_q(c)}" if c in keys else f"base.{_q(c)}" for c in rel.columns
+        f"m.l{keys.index(c)} AS {_q(c)}" if c in replaced else f"{row}.{_q(c)}" for c in rel.columns
     ]
-    select = f"SELECT {', '.join(items)} FROM base LEFT JOIN {table} m ON {on}"
+    select = f"SELECT {', '.join(items)} FROM {source} LEFT JOIN {table} m ON {on}"
     try:
         released = _snapshot(rel, "__polars_anon_release_", select)
     finally:

@@ -178,33 +178,58 @@ def release(
 
 
 def release_by(
-    df: Any, keys: list[str], mapping: pl.DataFrame, labels: list[str], by: list[str]
+    df: Any,
+    keys: list[str],
+    mapping: pl.DataFrame,
+    labels: list[str],
+    by: list[str],
+    ranks: tuple[str, str] | None = None,
 ) -> tuple[Any, pl.DataFrame]:
-    """The release of `df` with each of `keys` replaced by its label, joined
-    null-safely on all the keys at once (left: unmatched rows get null
-    labels), checkpointed, and its groups counted in Spark (see the DuckDB
-    engine's `release_by`)."""
+    """The release of `df` with each of the first of `keys` replaced by its
+    label, joined null-safely on all the keys at once (left: unmatched rows
+    get null labels), checkpointed, and its groups counted in Spark (see
+    the DuckDB engine's `release_by`, also for `ranks`). Spark numbers a
+    window's rows only in an order: by the keys, which ties every row of
+    the window, so the numbering is Spark's; the checkpoint fixes it before
+    the groups are counted."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
-    from pyspark.sql.types import StringType
+    from pyspark.sql.types import LongType, StringType
 
     types = {f.name: f.dataType for f in df.schema.fields}
     ks = [fresh_name(f"__polars_anon_k{i}", df.columns) for i in range(len(keys))]
     ls = [fresh_name(f"__polars_anon_l{i}", [*df.columns, *ks]) for i in range(len(labels))]
-    renamed = mapping.select(keys + labels).rename(dict(zip(keys + labels, ks + ls, strict=True)))
+    names, runs = keys + labels, list(ranks or ())
+    taken = [*df.columns, *ks, *ls]
+    rs: list[str] = []
+    for i in range(len(runs)):
+        rs.append(fresh_name(f"__polars_anon_r{i}", [*taken, *rs]))
+    renames = dict(zip(names + runs, ks + ls + rs, strict=True))
+    renamed = mapping.select(names + runs).rename(renames)
     if hasattr(df, "toArrow"):
         # through Arrow (Spark 4), each key cast back to the table's type
         table = _spark_table(df.sparkSession, renamed, True)
         casts = [F.col(k).cast(types[q]) for k, q in zip(ks, keys, strict=True)]
-        table = table.select(*casts, *[F.col(lab).cast(StringType()) for lab in ls])
+        texts = [F.col(lab).cast(StringType()) for lab in ls]
+        table = table.select(*casts, *texts, *[F.col(r).cast(LongType()) for r in rs])
     else:
         fields = [(k, types[q]) for k, q in zip(ks, keys, strict=True)]
-        table = _spark_frame(df.sparkSession, renamed, fields + [(lab, StringType()) for lab in ls])
+        fields += [(lab, StringType()) for lab in ls] + [(r, LongType()) for r in rs]
+        table = _spark_frame(df.sparkSession, renamed, fields)
+    rows = df
+    if rs:
+        rank = fresh_name("__polars_anon_rank", [*taken, *rs])
+        window = Window.partitionBy(*keys).orderBy(*keys)
+        rows = df.withColumn(rank, F.row_number().over(window) - 1)
     cond = None
     for q, k in zip(keys, ks, strict=True):
-        term = df[q].eqNullSafe(table[k])
+        term = rows[q].eqNullSafe(table[k])
         cond = term if cond is None else cond & term
-    out = df.join(table, cond, "left")
-    items = [F.col(ls[keys.index(c)]).alias(c) if c in keys else F.col(c) for c in df.columns]
+    if rs:
+        cond = cond & (rows[rank] >= table[rs[0]]) & (rows[rank] < table[rs[1]])
+    out = rows.join(table, cond, "left")
+    replaced = keys[: len(ls)]
+    items = [F.col(ls[keys.index(c)]).alias(c) if c in replaced else F.col(c) for c in df.columns]
     released = out.select(*items).localCheckpoint(eager=True)
     groups = released.groupBy(*keys, *by).agg(F.count(F.lit(1)).alias("n"))
     return released, _frame(groups)

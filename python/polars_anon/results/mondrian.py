@@ -230,21 +230,20 @@ class MondrianResult:
         A DuckDB relation or Spark DataFrame is released where it lives (a
         relation, a DataFrame: a snapshot), by one null-safe join with its
         distinct quasi-identifier combinations and their partitions' labels;
-        its groups are counted there and must be the ones checked on F0."""
+        its groups are counted there and must be the ones checked on F0.
+        Relaxed, a combination divided between partitions is joined by each
+        record's number among its combination's records, numbered there in
+        no particular order (`release.partitioned`): the same groups as the
+        Polars release's, not always the same records in each."""
         if identifiers is None and insensitive is None:
             roles = self.roles
         else:
             roles = roles_of(identifiers, insensitive)
         if self.prep.engine in engines.PREFIXES:
-            if self.relaxed:
-                raise ConfigError(
-                    "relaxed partitions are released from Polars tables only (a record's "
-                    "partition is its rank among its combination's records, in the table's "
-                    "order); partition with mode='strict', or read the table into Polars"
-                )
             if numeric_bounds:
                 raise ConfigError("numeric_bounds: a release on DuckDB or Spark has none")
-            return on_engine(self.prep, self.mapping, self.expected, data, roles)
+            ranks = (pieces.START, pieces.END) if self.relaxed else None
+            return on_engine(self.prep, self.mapping, self.expected, data, roles, ranks)
         out = self.guarded(data, roles).lazy()
         if as_bool("numeric_bounds", numeric_bounds):
             return with_bounds(out, self.quasi_identifiers, self.kinds, self.outcome)
