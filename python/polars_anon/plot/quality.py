@@ -49,7 +49,9 @@ def quality_bars(
     )
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("ARX's quality (1 = best)")
-    title = f"Quality per attribute at {', '.join(f'{q}={v}' for q, v in levels.items())}"
+    at = ", ".join(f"{q}={v}" for q, v in levels.items())
+    # no levels: a release of a cell per partition (Mondrian's)
+    title = "Quality per attribute" + (f" at {at}" if at else ", a cell per partition")
     ax.set_title(textwrap.fill(title, 110), fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -31,6 +31,9 @@ from polars_anon.roles.fates import fates
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import resolve
 from polars_anon.roles.spec import Identifiers, Roles, roles_of
+
+if TYPE_CHECKING:
+    from polars_anon.utility.report import QualityReport
 
 # what a quasi-identifier becomes in the release
 RECODED = "recoded by Mondrian: its partition's range, hierarchy node or value set"
@@ -133,6 +136,16 @@ class MondrianResult:
         """The keys' and labels' column names and the frame that maps each
         record to its partition's cells (`results.pieces.mapping`)."""
         return pieces.mapping(self.prep, self.outcome, self.relaxed)
+
+    def quality(self) -> QualityReport:
+        """ARX's quality statistics (`polars_anon.quality`) of the release
+        of the table Mondrian read, each measure whose definition applies to
+        its cells (the others n/a: generalization intensity of a range or a
+        set); granularity is 1 - `attribute_loss`
+        (`polars_anon.utility.mondrian_quality`). Strict or relaxed."""
+        from polars_anon.utility.mondrian_quality import mondrian_quality
+
+        return mondrian_quality(self.prep, self.kinds, self.outcome)
 
     def _labelled(self, lf: pl.LazyFrame) -> pl.LazyFrame:
         """`lf` with each quasi-identifier replaced by its partition's cell

@@ -1,6 +1,7 @@
 """ARX 3.9's quality models (`org.deidentifier.arx.aggregates.quality`), one
 function a measure, each over a `Release` (distinct input tuples with their
-counts, so it runs on a frequency set from any engine).
+counts, so it runs on a frequency set from any engine; a Mondrian release's
+too, `mondrian_release`, whose output values the input values do not fix).
 
 Each returns what the ARX model stores: a triple (minimum, raw, maximum),
 one per quasi-identifier for an attribute measure, or None where ARX's model
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -133,17 +135,22 @@ def squared_error(rel: Release) -> list[Triple | None]:
     return out
 
 
-def ambiguity(rel: Release) -> Triple | None:
+def ambiguity(rel: Release, leaves: Sequence[Mapping[str, float]] | None = None) -> Triple | None:
     # QualityModelRowOrientedAmbiguity.evaluate (Goldberger and Tassa): each
-    # record adds the product over attributes of the leaves its value may
-    # stand for (share * D; an outlier's "*" the whole domain); min N, max
-    # N * product of D
+    # record adds the product over attributes of the leaves its output value
+    # may stand for (share * D; an outlier's "*" the whole domain; or, per
+    # attribute, `leaves` by output value: a Mondrian range's values); min
+    # N, max N * product of D. Looked up by the output value, not the input,
+    # since a Mondrian release gives one input value several outputs.
     product = pl.lit(1.0)
     domains = 1.0
-    for i, a in enumerate(rel.attributes):
-        labels = a.hierarchy.leaf_labels(a.level)
-        leaves = [a.share(v) * a.size for v in labels]
-        product = product * rel.gather(i, leaves, a.share(STAR) * a.size)
+    for i, (a, cells) in enumerate(zip(rel.attributes, rel.cells, strict=True)):
+        found = (
+            leaves[i]
+            if leaves is not None
+            else {e.output: a.share(e.output) * a.size for e in cells}
+        )
+        product = product * pl.col(y(i)).replace_strict(dict(found), return_dtype=pl.Float64)
         domains *= float(a.size)
     raw = rel.rows.select((product * pl.col(COUNT)).sum()).item()
     return (float(rel.records), float(raw), rel.records * domains)
@@ -158,12 +165,15 @@ def classes(rel: Release) -> Classes:
     handle and in none), the output's (non-outlier records by their output
     values), and the input's outliers."""
     stars = [a.hierarchy.leaves for a in rel.attributes]
-    inputs = rel.rows.get_column(COUNT)
+    # grouped by input tuple: a Mondrian release may hold one in two rows
+    # (relaxed: its records in two partitions)
+    given = rel.rows.group_by([c(i) for i in range(len(stars))]).agg(pl.col(COUNT).sum())
     if all(STAR in leaves for leaves in stars):
         starred = pl.all_horizontal(
             [pl.col(c(i)) == leaves.index(STAR) for i, leaves in enumerate(stars)]
         )
-        inputs = rel.rows.filter(~starred).get_column(COUNT)
+        given = given.filter(~starred)
+    inputs = given.get_column(COUNT)
     released = rel.rows.filter(~pl.col(SUPPRESSED))
     keys = [y(i) for i in range(len(rel.attributes))]
     outputs = released.group_by(keys).agg(pl.col(COUNT).sum()).get_column(COUNT)
@@ -208,18 +218,22 @@ def intervals(rel: Release) -> pl.DataFrame:
     cols = [pl.col(COUNT).cast(pl.Float64)]
     for i, (a, cells) in enumerate(zip(rel.attributes, rel.cells, strict=True)):
         inputs, outputs = a.intervals([(e.value, e.output) for e in cells])
-        starred = outputs.get(STAR, (math.nan, math.nan))
         size = len(a.hierarchy.leaves)
-        lo, hi, start, end = ([math.nan] * size for _ in range(4))
+        lo, hi = ([math.nan] * size for _ in range(2))
         for e in cells:
             lo[e.code], hi[e.code] = inputs[e.value]
-            if not e.suppressed:
-                start[e.code], end[e.code] = outputs[e.output]
+        # the output's by its value (a suppressed record's is "*"), which
+        # in a Mondrian release the input value does not fix
+        output = pl.col(y(i))
         cols += [
             rel.gather(i, lo).alias(f"lo{i}"),
             rel.gather(i, hi).alias(f"hi{i}"),
-            rel.gather(i, start, starred[0]).alias(f"a{i}"),
-            rel.gather(i, end, starred[1]).alias(f"b{i}"),
+            output.replace_strict(
+                {b: v[0] for b, v in outputs.items()}, return_dtype=pl.Float64
+            ).alias(f"a{i}"),
+            output.replace_strict(
+                {b: v[1] for b, v in outputs.items()}, return_dtype=pl.Float64
+            ).alias(f"b{i}"),
         ]
     return rel.rows.select(cols)
 

@@ -1,5 +1,6 @@
-"""`QualityReport`: ARX's quality statistics of one release, as ARX reports
-them, printed aligned in a terminal and as HTML in a notebook."""
+"""`QualityReport`: ARX's quality statistics of one release (full-domain, or
+Mondrian's), as ARX reports them, printed aligned in a terminal and as HTML
+in a notebook."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ DATASET_MEASURES = {
     "record_level_squared_error": "record-level squared error",
     "sse_sst": "SSE/SST",
 }
+
+# what the levels row says of a release without levels (Mondrian's)
+NO_LEVELS = "none: a cell per partition (Mondrian)"
 
 TITLE = "QualityReport (ARX's StatisticsQuality: 1 = best; missings: the share missing)"
 
@@ -91,6 +95,8 @@ class QualityReport:
     entropy and squared error). ``means``: each attribute measure over all
     attributes as ARX's GUI shows it (raw values averaged, then normalized).
     ``data_types``: the ARX data type each quasi-identifier was read as.
+    ``levels``: each quasi-identifier's; empty for a Mondrian release
+    (`MondrianResult.quality`), which has none.
     """
 
     quasi_identifiers: list[str]
@@ -137,7 +143,7 @@ class QualityReport:
             lines.append("  ".join(cells))
         text = "\n".join(lines)
         return [
-            ("levels", levels_text(self.levels)),
+            ("levels", levels_text(self.levels) or NO_LEVELS),
             (
                 "records / suppressed",
                 f"{self.records} / {self.suppressed} ({share(self.suppressed / self.records)})",
@@ -194,23 +200,43 @@ def report(rel: Release) -> QualityReport:
         "missings": measures.missings(rel),
         "squared_error": measures.squared_error(rel),
     }
-    names = [a.name for a in rel.attributes]
     found = measures.classes(rel)
     numbers = measures.intervals(rel)
+    dataset = {
+        "ambiguity": measures.ambiguity(rel),
+        "aecs": measures.aecs(rel, found),
+        "discernibility": measures.discernibility(rel, found),
+        "record_level_squared_error": measures.record_level_squared_error(rel, numbers),
+        "sse_sst": measures.sse_sst(rel, numbers),
+    }
+    return assembled(rel, per_attribute, dataset, {a.name: a.level for a in rel.attributes})
+
+
+def assembled(
+    rel: Release,
+    per_attribute: dict[str, list[Triple | None]],
+    dataset: dict[str, Triple | None],
+    levels: dict[str, int],
+) -> QualityReport:
+    """The report of `rel`'s stored triples (`ATTRIBUTE_MEASURES`' and
+    `DATASET_MEASURES`'), each as ARX reports it; `levels` empty for a
+    release without levels (Mondrian's)."""
+    names = [a.name for a in rel.attributes]
     columns: dict[str, pl.Series] = {"attribute": pl.Series(names, dtype=pl.String)}
-    for m, triples in per_attribute.items():
-        columns[m] = pl.Series([reported(t) for t in triples], dtype=pl.Float64)
+    for m in ATTRIBUTE_MEASURES:
+        columns[m] = pl.Series([reported(t) for t in per_attribute[m]], dtype=pl.Float64)
+    figures = {m: reported(dataset[m]) for m in DATASET_MEASURES}
     return QualityReport(
         quasi_identifiers=names,
-        levels={a.name: a.level for a in rel.attributes},
+        levels=levels,
         records=rel.records,
         suppressed=rel.suppressed,
         attributes=pl.DataFrame(columns),
-        ambiguity=reported(measures.ambiguity(rel)),
-        aecs=reported(measures.aecs(rel, found)),
-        discernibility=reported(measures.discernibility(rel, found)),
-        record_level_squared_error=reported(measures.record_level_squared_error(rel, numbers)),
-        sse_sst=reported(measures.sse_sst(rel, numbers)),
-        means={m: mean(t) for m, t in per_attribute.items()},
+        ambiguity=figures["ambiguity"],
+        aecs=figures["aecs"],
+        discernibility=figures["discernibility"],
+        record_level_squared_error=figures["record_level_squared_error"],
+        sse_sst=figures["sse_sst"],
+        means={m: mean(per_attribute[m]) for m in ATTRIBUTE_MEASURES},
         data_types={a.name: a.kind for a in rel.attributes},
     )
