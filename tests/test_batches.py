@@ -43,6 +43,10 @@ class Counting:
         self.added += 1
         self.inner.add(*args)
 
+    @property
+    def rows(self) -> int:
+        return self.inner.rows
+
     def problem(self) -> Any:
         return self.inner.problem()
 
@@ -201,3 +205,19 @@ def test_a_value_in_another_unicode_form_gets_the_hint_in_a_batch(
     df = pl.DataFrame({"city": ["Bern"] * 9 + [nfd]})
     with pytest.raises(pa.MissingValueError, match=r"in a batch of.*normalization"):
         pa.search(df.lazy(), ["city"], hs, 2, 0, progress=False)
+
+
+def test_a_read_that_ends_early_is_refused_not_prepared(
+    batched: list[Counting], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Polars' streaming engine, interrupted, may end its batches early with
+    no error: the rows read are checked against the table's count."""
+    whole = pl.LazyFrame.collect_batches
+
+    def first_only(self: pl.LazyFrame, **kwargs: Any) -> Iterator[pl.DataFrame]:
+        yield next(iter(whole(self, **kwargs)))
+
+    monkeypatch.setattr(pl.LazyFrame, "collect_batches", first_only)
+    df = late("a", "x")
+    with pytest.raises(pa.AnonError, match="read short: 3 rows in batches, 20 counted"):
+        pa.search(df.lazy(), ["a", "b"], HIERARCHIES, 2, 0, progress=False)

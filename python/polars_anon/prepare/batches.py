@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon._core import F0Batches, Hierarchy
+from polars_anon._core import AnonError, F0Batches, Hierarchy
 from polars_anon.inputs.frames import SIGNED
 from polars_anon.inputs.nulls import NULL_LABEL, Nulls, no_nulls, null_as_value
 from polars_anon.prepare.encode import encode_values, with_hint
@@ -80,6 +80,16 @@ def in_batches(
         )
         table = {q: batch.get_column(q) for q in qis}
         with_hint(table, hs_by_col, qis, lambda: batches.add(codes, sensitive), note)  # noqa: B023
+    # Polars' streaming engine handles SIGINT itself: seen once here, an
+    # interrupted read ended its batches early with no error. F0 from part
+    # of the table would be wrong silently, so the rows are counted apart
+    # (from a Parquet scan's metadata; for other plans, one more pass)
+    counted = lazy.select(pl.len()).collect(engine="streaming").item()
+    if counted != batches.rows:
+        raise AnonError(
+            f"the table was read short: {batches.rows:,} rows in batches, {counted:,} counted "
+            "(an interrupted read?); nothing was prepared from it"
+        )
     sensitive_values = {s: values_of[s] for s in sens}
     return Prepared(lazy, qis, hs, None, batches.problem(), sens, sensitive_values, count, nulls)
 
