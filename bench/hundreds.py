@@ -16,9 +16,9 @@ Cells: every width of ``--widths`` at ``--rows`` rows, then every width of
 algorithm="auto", time_limit=10)``, ``algorithm="heuristic", time_limit=10``,
 ``algorithm="datafly"`` (no limit) and ``pa.mondrian(df, qis, 5,
 hierarchies)``; with ``--long-limit``, the heuristic again at that limit at
-the ``--long-widths`` (of ``--rows``; ``--long-only``: only those); then
-every width of ``--scaled-widths`` at each of ``--scaled-rows`` (none by
-default), the three searches without Mondrian. Each cell runs in its own
+the ``--long-widths`` (at every row count; ``--long-only``: only those);
+then every width of ``--scaled-widths`` at each of ``--scaled-rows`` (none
+by default), the same cells. Each cell runs in its own
 process (peak RSS is the process's ``VmHWM``), killed after
 ``--cell-timeout`` seconds or, with ``--cell-memory-gib``, once its RSS
 (read every half second) passes that (the cell then says so). An empty
@@ -223,8 +223,6 @@ def cell(
         "peak_rss_table_mib": round(peak_rss_mib(), 1),
     }
     if algorithm == "mondrian":
-        if not isinstance(df, pl.DataFrame):
-            raise ValueError("Mondrian's cells are not scaled")
         t = time.perf_counter()
         m = pa.mondrian(df, qis, K, hs)
         out.update(
@@ -308,14 +306,11 @@ def plan(args: argparse.Namespace) -> list[Cell]:
     ]
     for rows, n, scaled in sizes:
         for algorithm in args.algorithms:
-            if scaled and algorithm == "mondrian":
-                continue
             limit = args.time_limit if algorithm in ("auto", "heuristic") else None
             if not args.long_only:
                 cells.append((rows, n, algorithm, limit, scaled))
             if algorithm == "heuristic" and args.long_limit and n in args.long_widths:
-                if rows == args.rows and not scaled:
-                    cells.append((rows, n, algorithm, args.long_limit, scaled))
+                cells.append((rows, n, algorithm, args.long_limit, scaled))
     return cells
 
 
