@@ -54,7 +54,7 @@ impl<'p> Searcher<'p> {
             }
             self.check_from_table(&batch, &mut anonymous, &mut rejected)?;
         }
-        let minimal = minimal_of_complete(&lat, &anonymous);
+        let minimal = minimal_of_complete(&anonymous);
         Ok(Outcome {
             anonymous,
             stopped: None,

@@ -406,3 +406,30 @@ fn a_search_at_its_time_limit_answers_with_confirmed_nodes_only() {
     let out = Searcher::new(&p, config).unwrap().run(&MinGen).unwrap();
     assert!(out.stopped.is_some() && out.stats.nodes_checked < 2_700);
 }
+
+/// The minimal nodes of any set of nodes (not only an up-closed one): those
+/// with no predecessor in the set, found by hash against a plain scan.
+#[test]
+fn minimal_nodes_by_hash_are_those_with_no_predecessor_in_the_set() {
+    let lat = Lattice::new(vec![2, 3, 1, 2]);
+    let all: Vec<Vec<u8>> = lat.all().collect();
+    let mut state = 11u64;
+    for round in 0..200 {
+        // subsets of every density, in lattice order as the searches give them
+        let mut set: Vec<Vec<u8>> = all
+            .iter()
+            .filter(|_| {
+                state = crate::hash::mix(state.wrapping_add(1));
+                state % 200 < round
+            })
+            .cloned()
+            .collect();
+        Lattice::sort(&mut set);
+        let plain: Vec<Vec<u8>> = set
+            .iter()
+            .filter(|n| lat.predecessors(n).iter().all(|p| !set.contains(p)))
+            .cloned()
+            .collect();
+        assert_eq!(super::context::minimal_of_complete(&set), plain, "{set:?}");
+    }
+}
