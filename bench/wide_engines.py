@@ -9,7 +9,8 @@ Usage: ``python bench/wide_engines.py [--widths 100 200 500] [--engines duckdb s
 [--scaled-engines duckdb spark] [--scaled-folder FOLDER]
 [--scaled-algorithms datafly heuristic auto] [--scaled-spark-algorithms datafly]
 [--duckdb-sources relation table] [--scaled-time-limit 10]
-[--scaled-timeout 900] [--scaled-memory-gib 16] [--scaled-release]``
+[--scaled-timeout 900] [--scaled-memory-gib 16] [--scaled-release]
+[--duckdb-memory-limit 8GB]``
 
 A cell records the seconds of the search and of the release (the snapshot
 built and its groups counted and checked), the rows released and the
@@ -45,8 +46,10 @@ average (``os.getloadavg()``) at the cell's start and end and, for DuckDB,
 its own memory: ``duckdb_memory()``'s total (memory and temporary storage),
 sampled every half second from a cursor of the same database during the
 cell (``duckdb_peak_memory_mib``, ``duckdb_peak_temp_mib``), and DuckDB's
-``memory_limit``. ``prepare_phases_s`` splits the preparation:
-``marginals`` (each column's counts where the data lives, for the floors),
+``memory_limit`` (its default, 80% of the machine's memory, unless
+``--duckdb-memory-limit`` sets it: ``duckdb_memory_limit_set``).
+``prepare_phases_s`` splits the preparation: ``marginals`` (each column's
+counts where the data lives, for the floors),
 ``find`` (the floors, those included) and ``group`` (F0's aggregate there,
 brought back to Polars); the rest is the core's encoding (``floor_levels``,
 ``floored_qis``: the floors' sum and the attributes with one above 0). The
@@ -59,7 +62,8 @@ printed first, so that a cell stopped in its release keeps them, with
 ``release_started``).
 
 The JSON's cells are merged by key (engine, rows, quasi-identifiers, and
-for a scaled cell its algorithm, source and whether it released): a run replaces the cells it
+for a scaled cell its algorithm, source, whether it released and the
+DuckDB memory limit set): a run replaces the cells it
 makes and keeps the others.
 """
 
@@ -197,6 +201,7 @@ def scaled_cell(
     folder: Path,
     source: str,
     release: bool,
+    memory_limit: str | None = None,
 ) -> dict[str, Any]:
     """One scaled cell, in this process: the data opened where it lives,
     then ``pa.search``'s two steps timed apart (and, with `release`, the
@@ -230,6 +235,8 @@ def scaled_cell(
         import duckdb
 
         con = duckdb.connect()
+        if memory_limit is not None:
+            con.execute(f"SET memory_limit = '{memory_limit}'")
         watch = DuckMemory(con)
         scan = f"SELECT * FROM read_parquet('{glob}')"
         if source == "table":
@@ -410,6 +417,7 @@ def printed(stdout: str) -> dict[str, Any]:
 
 def key(c: dict[str, Any]) -> tuple[Any, ...]:
     scaled = (c.get("algorithm"), c.get("source"), c.get("release", False))
+    scaled += (c.get("duckdb_memory_limit_set"),)
     return (c["engine"], c.get("rows", 50000), c["qis"], *scaled)
 
 
@@ -443,13 +451,20 @@ def main() -> None:
     ap.add_argument("--scaled-timeout", type=float, default=900)
     ap.add_argument("--scaled-memory-gib", type=float, default=16)
     ap.add_argument("--scaled-release", action="store_true")
+    ap.add_argument("--duckdb-memory-limit", default=None, help="DuckDB's memory_limit, e.g. 8GB")
     ap.add_argument("--scaled-cell", nargs=4, metavar=("ENGINE", "ALGORITHM", "LIMIT", "SOURCE"))
     args = ap.parse_args()
     if args.scaled_cell:
         engine, algorithm, limit, source = args.scaled_cell
         seconds = None if limit == "none" else float(limit)
         cell = scaled_cell(
-            engine, algorithm, seconds, args.scaled_folder, source, args.scaled_release
+            engine,
+            algorithm,
+            seconds,
+            args.scaled_folder,
+            source,
+            args.scaled_release,
+            args.duckdb_memory_limit,
         )
         print(json.dumps(cell), flush=True)
         return
@@ -485,6 +500,9 @@ def main() -> None:
                 release = args.scaled_release and engine == "duckdb" and algorithm == "datafly"
                 if release:
                     cmd.append("--scaled-release")
+                memory_limit = args.duckdb_memory_limit if engine == "duckdb" else None
+                if memory_limit is not None:
+                    cmd += ["--duckdb-memory-limit", memory_limit]
                 entry: dict[str, Any] = {
                     "engine": engine,
                     "rows": meta["rows"],
@@ -493,6 +511,7 @@ def main() -> None:
                     "source": source,
                     "time_limit": limit,
                     "release": release,
+                    "duckdb_memory_limit_set": memory_limit,
                     "load_average_start": os.getloadavg(),
                 }
                 t = time.perf_counter()
