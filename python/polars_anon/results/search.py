@@ -25,6 +25,7 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.results import best
+from polars_anon.results.nodes import Nodes
 from polars_anon.results.releases import Releases
 from polars_anon.roles.spec import Roles
 
@@ -53,8 +54,7 @@ class SearchResult(Releases):
 
     __slots__ = (
         "_anonymous",
-        "_minimal_nodes",
-        "_nodes",
+        "_lists",
         "_prep",
         "_table",
         "algorithm",
@@ -66,7 +66,6 @@ class SearchResult(Releases):
         "proven_optimal",
         "quasi_identifiers",
         "reason",
-        "rejected",
         "roles",
         "stats",
         "stopped",
@@ -89,8 +88,7 @@ class SearchResult(Releases):
     ) -> None:
         self._prep = prep
         self.criteria: list[Criterion] = list(criteria or [])
-        self._nodes: list[list[int]] = raw.anonymous
-        self._minimal_nodes: list[list[int]] = raw.minimal
+        self._lists = Nodes(raw)
         self._anonymous: pl.DataFrame | None = None
         self._table: MetricTable | None = None
         self.algorithm = algorithm
@@ -110,10 +108,22 @@ class SearchResult(Releases):
         self.stopped: str | None = raw.stopped
         self.stats: SearchStats = raw.stats
         self.trace: list[IterationTrace] = raw.trace
-        self.rejected: list[list[int]] = raw.rejected
         self.quasi_identifiers = list(prep.quasi_identifiers)
         # the columns' roles given to the search, carried to its releases
         self.roles = Roles()
+
+    @property
+    def _nodes(self) -> list[list[int]]:
+        return self._lists.get("anonymous")
+
+    @property
+    def _minimal_nodes(self) -> list[list[int]]:
+        return self._lists.get("minimal")
+
+    @property
+    def rejected(self) -> list[list[int]]:
+        """The nodes found not anonymous (those a search records)."""
+        return self._lists.get("rejected")
 
     @property
     def anonymous(self) -> pl.DataFrame:
@@ -152,24 +162,22 @@ class SearchResult(Releases):
         rows or a scan's path; the hierarchies)."""
         prep = self._prep
         slots = [n for cls in type(self).__mro__ for n in getattr(cls, "__slots__", ())]
-        state = {k: getattr(self, k) for k in slots if k not in ("_prep", "_anonymous", "_table")}
+        lazy = ("_prep", "_anonymous", "_table", "_lists")
+        state = {k: getattr(self, k) for k in slots if k not in lazy}
+        state.update(self._lists.state())
         # off Polars the table is a connection's: keep its frequency set,
         # from which a release needs the table again (apply(table))
         source = prep.lazy if prep.engine == "polars" else FrequencySet(prep.f0, prep.count)
-        state["_source"] = (
-            source,
-            prep.quasi_identifiers,
-            dict(zip(prep.quasi_identifiers, prep.hierarchies, strict=True)),
-            prep.sensitive,
-            prep.nulls,
-            prep.floors,
-        )
+        qis = prep.quasi_identifiers
+        hs = dict(zip(qis, prep.hierarchies, strict=True))
+        state["_source"] = (source, qis, hs, prep.sensitive, prep.nulls, prep.floors)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         lazy, qis, hierarchies, sensitive, nulls, floors = state.pop("_source")
         # pickles made before columns had roles
         state.setdefault("roles", Roles())
+        state["_lists"] = Nodes.from_state(state)
         for k, v in state.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, "_anonymous", None)
