@@ -1,11 +1,12 @@
 """Mondrian on the command line (``anonymize --algorithm mondrian``) and in
 job files (``[search] algorithm = "mondrian"``): the release is written by
 the proven write every job uses, the resolved job records the algorithm,
-the partitions and the loss (not the partition), and running it again
-partitions its input again and re-checks the release."""
+the partitions, the loss and the partition's splits, and running it again
+routes its input down those splits and re-checks the release."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import tomllib
 
 import polars_anon as pa
 from polars_anon.cli import main
+from polars_anon.jobs.toml import dumps
 from polars_anon.release.guard import Guarded
 
 QIS = ["age", "sex", "race", "marital-status"]
@@ -76,7 +78,7 @@ def test_anonymize_mondrian_writes_the_release_and_its_job(
     assert job["model"]["max_suppression"] == 0 and "preference" not in job["search"]
 
 
-def test_the_resolved_job_partitions_again_and_rechecks(
+def test_the_resolved_job_re_applies_its_recorded_splits_and_rechecks(
     adult_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = adult_csv.parent
@@ -84,22 +86,69 @@ def test_the_resolved_job_partitions_again_and_rechecks(
     assert anonymize(folder / "january.csv", first) == 0
     job = Path(f"{first}.job.toml")
     recorded = tomllib.loads(job.read_text())["result"]
+    splits = Path(f"{first}.splits.parquet")
+    assert recorded["splits"] == splits.name and recorded["re_applied"] is False
+    assert recorded["splits_sha256"] == hashlib.sha256(splits.read_bytes()).hexdigest()
     # the same input: the same partitions, the same release
     again = tmp_path / "again.parquet"
     assert main(["anonymize", "--config", str(job), "--out", str(again)]) == 0
+    assert "by the splits recorded in the job file" in capsys.readouterr().out
     a, b = pl.read_parquet(first), pl.read_parquet(again)
     assert a.equals(b)
     redone = tomllib.loads(Path(f"{again}.job.toml").read_text())["result"]
     assert (redone["partitions"], redone["loss"]) == (recorded["partitions"], recorded["loss"])
-    # new data: partitioned again, as the job says (age split as a number)
+    assert redone["re_applied"] is True
+    assert pl.read_parquet(f"{again}.splits.parquet").equals(pl.read_parquet(splits))
+    # every record twice: the same boxes, each twice as large
+    twice = tmp_path / "twice.csv"
+    january = pl.read_csv(folder / "january.csv")
+    pl.concat([january, january]).write_csv(twice)
+    doubled = tmp_path / "doubled.parquet"
+    assert main(["anonymize", "--config", str(job), str(twice), "--out", str(doubled)]) == 0
+    expected = a.group_by(QIS).len().with_columns(pl.col("len") * 2)
+    got = release_holds(doubled, 10, recorded["partitions"]).group_by(QIS).len()
+    assert got.sort(QIS).equals(expected.sort(QIS))
+    # February (a third of the records): partitions of the recorded splits
+    # below k, so nothing is written, and the message says how to go on
     february = tmp_path / "february_release.csv"
     feb_in = str(folder / "february.csv")
-    assert main(["anonymize", "--config", str(job), feb_in, "--out", str(february)]) == 0
+    assert main(["anonymize", "--config", str(job), feb_in, "--out", str(february)]) != 0
+    err = capsys.readouterr().err
+    assert "recorded partitions that hold its records fail the model" in err
+    assert "delete [result] splits" in err
+    assert not february.exists() and not Path(f"{february}.job.toml").exists()
+    # without the recorded splits: partitioned anew, as the job says (age
+    # split as a number)
+    doc = tomllib.loads(job.read_text())
+    del doc["result"]
+    anew = tmp_path / "anew.toml"
+    anew.write_text(dumps(doc))
+    assert main(["anonymize", "--config", str(anew), feb_in, "--out", str(february)]) == 0
     assert "wrote 10162 of 10162 rows" in capsys.readouterr().out
     resolved = tomllib.loads(Path(f"{february}.job.toml").read_text())
     assert resolved["search"]["numeric"] == ["age"]
     release_holds(february, 5, resolved["result"]["partitions"])
-    assert resolved["result"]["rows_in"] == 10162
+    assert resolved["result"]["rows_in"] == 10162 and not resolved["result"]["re_applied"]
+
+
+def test_a_changed_splits_file_is_refused(adult_csv: Path, tmp_path: Path) -> None:
+    first = tmp_path / "january.parquet"
+    assert anonymize(adult_csv.parent / "january.csv", first) == 0
+    job = Path(f"{first}.job.toml")
+    splits = Path(f"{first}.splits.parquet")
+    pl.read_parquet(splits).with_columns(pl.col("number") + 1).write_parquet(splits)
+    with pytest.raises(pa.ConfigError, match="changed since the job was resolved"):
+        pa.Job.from_toml(job).run(write_job=False)
+    splits.unlink()
+    with pytest.raises(pa.ConfigError, match="no such file"):
+        pa.Job.from_toml(job).run(write_job=False)
+
+
+def test_a_relaxed_job_records_no_splits(adult_csv: Path, tmp_path: Path) -> None:
+    out = tmp_path / "relaxed.parquet"
+    assert anonymize(adult_csv.parent / "january.csv", out, "--mode", "relaxed") == 0
+    result = tomllib.loads(Path(f"{out}.job.toml").read_text())["result"]
+    assert "splits" not in result and not Path(f"{out}.splits.parquet").exists()
 
 
 def test_a_job_file_runs_mondrian_through_the_proven_write(
@@ -249,9 +298,15 @@ def test_a_resolved_job_keeps_its_numeric_columns(
     assert main(["anonymize", "--config", str(job), str(odd), "--out", str(out)]) == 2
     assert "numeric names ['age']" in capsys.readouterr().err
     assert not out.exists()
-    # --numeric on the command line overrides the job's
-    assert (
-        main(["anonymize", "--config", str(job), str(odd), "--out", str(out), "--numeric", ""]) == 0
-    )
+    # --numeric on the command line overrides the job's, which its recorded
+    # splits (age cut as a number) cannot follow: without them, it partitions
+    args = ["anonymize", "--config", str(job), str(odd), "--out", str(out), "--numeric", ""]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "'age' was cut as a number" in err and "delete [result] splits" in err
+    doc = tomllib.loads(job.read_text())
+    del doc["result"]
+    job.write_text(dumps(doc))
+    assert main(args) == 0
     resolved = tomllib.loads(Path(f"{out}.job.toml").read_text())
     assert resolved["search"]["numeric"] == []

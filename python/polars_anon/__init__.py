@@ -60,7 +60,8 @@ if TYPE_CHECKING:
     from polars_anon.api.risk import risk
     from polars_anon.dp.parameters import dp_parameters
     from polars_anon.jobs.dp import DPRun
-    from polars_anon.jobs.job import Job, JobRun, MondrianRun
+    from polars_anon.jobs.job import Job, JobRun
+    from polars_anon.jobs.mondrian import MondrianRun
     from polars_anon.reports.risk import RiskReport
     from polars_anon.results.dp import DPResult
     from polars_anon.results.local import LocalRecoding
@@ -81,7 +82,7 @@ _LAZY = {
     "MuArgusResult": "polars_anon.results.mu_argus",
     "Job": "polars_anon.jobs.job",
     "JobRun": "polars_anon.jobs.job",
-    "MondrianRun": "polars_anon.jobs.job",
+    "MondrianRun": "polars_anon.jobs.mondrian",
     "DPRun": "polars_anon.jobs.dp",
     "risk": "polars_anon.api.risk",
     "RiskReport": "polars_anon.reports.risk",

@@ -29,6 +29,7 @@ __all__ = [
     "dp_scores",
     "localpk",
     "mondrian",
+    "mondrian_reapply",
     "pseudonyms",
     "sampled",
     "uniforms",
@@ -411,6 +412,20 @@ class MondrianOutcome:
     def attribute_loss(self) -> list[float]: ...
     @property
     def loss(self) -> float: ...
+    @property
+    def tree_parent(self) -> list[int | None]: ...
+    @property
+    def tree_attribute(self) -> list[int | None]: ...
+    @property
+    def tree_test(self) -> list[str]: ...
+    @property
+    def tree_number(self) -> list[float | None]: ...
+    @property
+    def tree_label(self) -> list[str | None]: ...
+    @property
+    def tree_level(self) -> list[int | None]: ...
+    @property
+    def tree_partition(self) -> list[int | None]: ...
 
 def mondrian(
     problem: Problem,
@@ -419,6 +434,19 @@ def mondrian(
     k: int,
     criteria: list[CoreCriterion] = ...,
     relaxed: bool = False,
+) -> MondrianOutcome: ...
+def mondrian_reapply(
+    problem: Problem,
+    kinds: list[str],
+    values: list[list[float] | None],
+    k: int,
+    parent: list[int | None],
+    attribute: list[int | None],
+    test: list[str],
+    number: list[float | None],
+    label: list[str | None],
+    level: list[int | None],
+    criteria: list[CoreCriterion] = ...,
 ) -> MondrianOutcome: ...
 
 @final

@@ -256,6 +256,7 @@ class _Anon:
         numeric: Sequence[str] | None = None,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
+        splits: pl.DataFrame | None = None,
     ) -> MondrianResult:
         """See `polars_anon.mondrian`."""
         # imported on first use, as `polars_anon.mondrian` is
@@ -271,6 +272,7 @@ class _Anon:
             numeric=numeric,
             identifiers=identifiers,
             insensitive=insensitive,
+            splits=splits,
         )
 
     def differential_privacy(

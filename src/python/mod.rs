@@ -30,6 +30,7 @@ fn algorithms() -> Vec<(&'static str, Vec<&'static str>)> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(local::localpk, m)?)?;
     m.add_function(wrap_pyfunction!(mondrian::mondrian, m)?)?;
+    m.add_function(wrap_pyfunction!(mondrian::mondrian_reapply, m)?)?;
     m.add_class::<mondrian::PyMondrianOutcome>()?;
     m.add_function(wrap_pyfunction!(risk::assess_risk, m)?)?;
     m.add_function(wrap_pyfunction!(pseudonym::pseudonyms, m)?)?;

@@ -10,7 +10,9 @@ use super::error::{to_py, without_gil, ConfigError};
 use super::problem::PyProblem;
 use crate::check::Model;
 use crate::error::AnonError;
-use crate::mondrian::{label, Cell, Kind};
+use crate::freq::Problem;
+use crate::mondrian::tree::{recorded, Key, Recorded};
+use crate::mondrian::{label, Cell, Kind, Mondrian};
 
 /// How often the partitioning takes the GIL back to hear Ctrl-C.
 const TICK: Duration = Duration::from_millis(200);
@@ -47,6 +49,19 @@ pub struct PyMondrianOutcome {
     attribute_loss: Vec<f64>,
     /// The attribute losses averaged.
     loss: f64,
+    /// The split tree (`crate::mondrian::tree`), a node a row, each after
+    /// its parent (empty for partitions re-applied from a recorded tree):
+    /// its parent, the quasi-identifier (index) its test is on, the test
+    /// ("<=", ">" or "under"; "" at the root), its key as a number (numeric
+    /// cuts) or as text (a set's cut, a hierarchy node's label), the node's
+    /// level (hierarchy splits), and a leaf's partition.
+    tree_parent: Vec<Option<u32>>,
+    tree_attribute: Vec<Option<u32>>,
+    tree_test: Vec<String>,
+    tree_number: Vec<Option<f64>>,
+    tree_label: Vec<Option<String>>,
+    tree_level: Vec<Option<u8>>,
+    tree_partition: Vec<Option<u32>>,
 }
 
 fn kinds(kinds: Vec<String>, mut values: Vec<Option<Vec<f64>>>) -> PyResult<Vec<Kind>> {
@@ -121,6 +136,106 @@ pub fn mondrian(
         }
         Err(e) => return Err(to_py(e)),
     };
+    outcome(p, &kinds, out)
+}
+
+/// Partition `problem`'s F0 by a recorded split tree (see
+/// `PyMondrianOutcome`'s tree columns; `attribute`, `number`, `label` and
+/// `level` as there, `test` "<=", ">", "under", or "" at the root), strict,
+/// and check each partition for k and `criteria`.
+#[pyfunction]
+#[pyo3(signature = (problem, kinds, values, k, parent, attribute, test, number, label, level, criteria = Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+pub fn mondrian_reapply(
+    py: Python<'_>,
+    problem: &PyProblem,
+    kinds: Vec<String>,
+    values: Vec<Option<Vec<f64>>>,
+    k: u64,
+    parent: Vec<Option<u32>>,
+    attribute: Vec<Option<u32>>,
+    test: Vec<String>,
+    number: Vec<Option<f64>>,
+    label: Vec<Option<String>>,
+    level: Vec<Option<u8>>,
+    criteria: Vec<PyCriterion>,
+) -> PyResult<PyMondrianOutcome> {
+    let p = &problem.inner;
+    let kinds = self::kinds(kinds, values)?;
+    let model = Model {
+        k,
+        criteria: unwrap(criteria)?,
+        ..Default::default()
+    };
+    let counts: Vec<usize> = p.sensitive.iter().map(|s| s.values.len()).collect();
+    crate::criteria::validate(&model.criteria, &counts).map_err(to_py)?;
+    let n = parent.len();
+    if [
+        attribute.len(),
+        test.len(),
+        number.len(),
+        label.len(),
+        level.len(),
+    ]
+    .iter()
+    .any(|&m| m != n)
+    {
+        return Err(ConfigError::new_err(
+            "the recorded splits: one attribute, test, number, label and level per node",
+        ));
+    }
+    let mut tests = Vec::with_capacity(n);
+    for i in 0..n {
+        let bad = |why: &str| ConfigError::new_err(format!("the recorded splits, node {i}: {why}"));
+        if test[i].is_empty() {
+            tests.push(None);
+            continue;
+        }
+        let Some(attr) = attribute[i].map(|a| a as usize) else {
+            return Err(bad("a test needs its attribute"));
+        };
+        let key = match (number[i], &label[i]) {
+            (Some(x), None) => Key::Number(x),
+            (None, Some(s)) => Key::Text(s.clone()),
+            _ => Key::Number(f64::NAN),
+        };
+        let ordered = |key: Key| match key {
+            Key::Number(x) if x.is_nan() => Err(bad("an ordered test needs a number or a label")),
+            key => Ok(key),
+        };
+        tests.push(Some(match test[i].as_str() {
+            "<=" => Recorded::AtMost {
+                attr,
+                key: ordered(key)?,
+            },
+            ">" => Recorded::Above {
+                attr,
+                key: ordered(key)?,
+            },
+            "under" => match (&label[i], level[i]) {
+                (Some(l), Some(lv)) => Recorded::Under {
+                    attr,
+                    level: lv,
+                    label: l.clone(),
+                },
+                _ => return Err(bad("an \"under\" test needs a label and a level")),
+            },
+            other => {
+                return Err(bad(&format!(
+                    "unknown test {other:?}; expected \"<=\", \">\" or \"under\""
+                )))
+            }
+        }));
+    }
+    let out = without_gil(py, || {
+        crate::mondrian::tree::reapply(p, &kinds, &model, &parent, &tests)
+    })?
+    .map_err(to_py)?;
+    outcome(p, &kinds, out)
+}
+
+/// The outcome's columns.
+fn outcome(p: &Problem, kinds: &[Kind], out: Mondrian) -> PyResult<PyMondrianOutcome> {
     let (mut rows, mut partition, mut counts) = (Vec::new(), Vec::new(), Vec::new());
     for (i, part) in out.partitions.iter().enumerate() {
         for &r in &part.rows {
@@ -158,7 +273,41 @@ pub fn mondrian(
                 .collect()
         })
         .collect();
+    let tests = recorded(p, kinds, &out.tree);
+    let mut tree_attribute = Vec::new();
+    let mut tree_test = Vec::new();
+    let mut tree_number = Vec::new();
+    let mut tree_label = Vec::new();
+    let mut tree_level = Vec::new();
+    for t in &tests {
+        let (attr, test, key, level) = match t {
+            None => (None, "", None, None),
+            Some(Recorded::AtMost { attr, key }) => (Some(*attr as u32), "<=", Some(key), None),
+            Some(Recorded::Above { attr, key }) => (Some(*attr as u32), ">", Some(key), None),
+            Some(Recorded::Under { attr, level, .. }) => {
+                (Some(*attr as u32), "under", None, Some(*level))
+            }
+        };
+        tree_attribute.push(attr);
+        tree_test.push(test.to_string());
+        tree_level.push(level);
+        let (number, text) = match (key, t) {
+            (Some(Key::Number(x)), _) => (Some(*x), None),
+            (Some(Key::Text(s)), _) => (None, Some(s.clone())),
+            (None, Some(Recorded::Under { label, .. })) => (None, Some(label.clone())),
+            _ => (None, None),
+        };
+        tree_number.push(number);
+        tree_label.push(text);
+    }
     Ok(PyMondrianOutcome {
+        tree_parent: out.tree.iter().map(|n| n.parent).collect(),
+        tree_partition: out.tree.iter().map(|n| n.partition).collect(),
+        tree_attribute,
+        tree_test,
+        tree_number,
+        tree_label,
+        tree_level,
         ranges,
         rows,
         partition,

@@ -15,6 +15,7 @@ from polars_anon.inputs.frames import as_frame
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.f0 import prepare
+from polars_anon.results import mondrian_splits
 from polars_anon.results.mondrian import MondrianResult, partition
 from polars_anon.roles.spec import Identifiers, roles_of
 
@@ -31,6 +32,7 @@ def mondrian(
     numeric: Sequence[str] | None = None,
     identifiers: Identifiers | None = None,
     insensitive: Sequence[str] | None = None,
+    splits: pl.DataFrame | None = None,
 ) -> MondrianResult:
     """Partition the table as Mondrian does (strict multidimensional
     partitioning), reading only F0: its distinct quasi-identifier
@@ -73,6 +75,13 @@ def mondrian(
     release's. The other columns are released as their roles say
     (``identifiers``, ``insensitive``: see `polars_anon.search`).
 
+    ``splits`` (another strict result's ``.splits``): partition this table
+    by those recorded splits instead of splitting it anew, each record
+    routed down the same tests (`polars_anon.results.mondrian_splits`); the
+    cells are the values each partition now holds, and every partition
+    must hold ``k`` records and meet the criteria, or nothing is released
+    (`NotAnonymousError`, naming the partition).
+
     >>> import polars as pl
     >>> import polars_anon as pa
     >>> df = pl.DataFrame({"age": [21, 22, 23, 24, 35, 36, 37, 38]})
@@ -84,6 +93,10 @@ def mondrian(
     """
     if not isinstance(mode, str) or mode not in MODES:
         raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
+    if splits is not None:
+        if mode != "strict":
+            raise ConfigError("recorded splits are re-applied strictly: mode='relaxed' takes none")
+        splits = mondrian_splits.frame_of(splits)
     sens = sensitive_of(criteria)
     qis = columns_of(quasi_identifiers, sens)
     where = engines.engine_of(data)
@@ -109,7 +122,7 @@ def mondrian(
     k = check_k(k, prep.rows)
     kinds = {q: "numeric" if q in numbers else "hierarchy" if q in hs else "set" for q in qis}
     model = specs(criteria, prep.sensitive_values)
-    outcome = partition(prep, kinds, k, model, mode == "relaxed")
+    outcome = partition(prep, kinds, k, model, mode == "relaxed", splits)
     return MondrianResult(
         prep,
         k,
@@ -119,4 +132,5 @@ def mondrian(
         outcome,
         model,
         roles_of(identifiers, insensitive),
+        splits,
     )

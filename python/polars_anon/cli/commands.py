@@ -25,7 +25,8 @@ from polars_anon.cli.options import (
 )
 from polars_anon.jobs.criteria import criterion_spec
 from polars_anon.jobs.dp import DPRun
-from polars_anon.jobs.job import Job, JobRun, MondrianRun
+from polars_anon.jobs.job import Job, JobRun
+from polars_anon.jobs.mondrian import MondrianRun
 from polars_anon.jobs.sources import distinct_values, folder_sources
 from polars_anon.jobs.tables import read_table, write_table
 
@@ -152,7 +153,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
         print(run.result)
         rows = None
     elif isinstance(run, MondrianRun):
-        # the partition is not recorded: every run partitions its input again
+        how = "partitioned" if run.searched else "by the splits recorded in the job file"
+        print(f"Mondrian ({how}, re-checked):")
         print(run.result)
         rows = run.result.prep.rows
     else:
@@ -162,6 +164,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
         rows = run.report.rows
     of = "" if rows is None else f" of {rows}"
     print(f"wrote {run.rows_released}{of} rows to {job.output} in {took:.2f} s")
+    if isinstance(run, MondrianRun) and run.splits_written is not None:
+        print(f"wrote the partition's splits to {run.splits_written}")
     print(f"wrote the resolved job to {run.job_file}")
     return 0
 

@@ -42,9 +42,9 @@ same levels, re-checked on the new data, instead of searching.
 
 With ``[search] algorithm = "mondrian"`` (and optionally ``numeric``, the quasi-identifiers
 split as numbers, and ``mode``) the job partitions the table by Mondrian
-(`polars_anon.mondrian`) instead of searching. Its resolved job records the number of
-partitions and the loss, not the partition: a run of it re-runs the deterministic split on
-its input and re-checks the release (see `jobs.mondrian`).
+(`polars_anon.mondrian`) instead of searching. Its resolved job records the partition's
+splits in a Parquet file beside it (``[result] splits``, with its checksum): a run of it
+routes its input's records down those splits, re-checked (see `jobs.mondrian`).
 
 With a ``[privacy]`` table (epsilon and delta instead of k) the job releases the table
 (epsilon, delta)-differentially private by SafePub (`jobs.dp`).
@@ -78,6 +78,7 @@ from polars_anon.inputs.params import names, suppression
 from polars_anon.jobs import dp, mondrian, values
 from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
+from polars_anon.jobs.mondrian import MondrianRun
 from polars_anon.jobs.sources import resolve_hierarchies
 from polars_anon.jobs.tables import read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps, tomllib
@@ -88,7 +89,6 @@ from polars_anon.release.guard import Guarded
 from polars_anon.release.write import target
 from polars_anon.reports.check import CheckReport
 from polars_anon.results.best import CRITERIA
-from polars_anon.results.mondrian import MondrianResult
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.spec import Roles
 
@@ -124,6 +124,9 @@ class Job:
     # as numbers (None: every integer or float one)
     mode: str = "strict"
     numeric: list[str] | None = None
+    # from a previous Mondrian run: its splits (Parquet) and their checksum
+    splits: Path | None = None
+    splits_sha256: str | None = None
     # (epsilon, delta)-differential privacy by SafePub instead of k (`jobs.dp`)
     privacy: dp.Privacy | None = None
 
@@ -198,6 +201,7 @@ class Job:
             ),
             roles=roles_from_doc(table("columns"), base),
             privacy=privacy,
+            **mondrian.recorded(result, search, base),
         )
 
     def resolve_hierarchies(self, data: pl.LazyFrame) -> dict[str, Hierarchy]:
@@ -282,6 +286,7 @@ class Job:
         """The job run by Mondrian (`jobs.mondrian`)."""
         args = (self.max_suppression, self.variant, self.time_limit, self.levels)
         mondrian.refuse_unused(self.engine, *args)
+        splits = mondrian.read_splits(self.splits, self.splits_sha256)
         data = read_table(self.input, self.separator, self.encoding, self.engine)
         result, release = mondrian.release(
             data,
@@ -294,11 +299,12 @@ class Job:
             self.roles,
             self.output,
             self.separator,
+            splits,
         )
         job_file = Path(str(self.output) + ".job.toml")
-        run = MondrianRun(self, result, result.prep.rows, job_file, release.columns)
+        run = MondrianRun(self, result, result.prep.rows, job_file, release.columns, splits is None)
         if write_job:
-            run.job_file.write_text(run.resolved_toml(), encoding="utf8")
+            run.write()
         return run
 
     def to_dict(self, relative_to: Path | None = None) -> dict[str, Any]:
@@ -398,23 +404,3 @@ class JobRun:
             "# the same levels, re-checked, to another input.\n"
         )
         return head + dumps(doc)
-
-
-@dataclass
-class MondrianRun:
-    """What a Mondrian job's run did: its `MondrianResult`, the rows written (every one:
-    Mondrian suppresses none), the resolved job file and what became of every column."""
-
-    job: Job
-    result: MondrianResult
-    rows_released: int
-    job_file: Path
-    columns: pl.DataFrame | None = None
-    # Mondrian partitions the input it is given on every run
-    searched: bool = True
-
-    def resolved_toml(self) -> str:
-        """The resolved job file's text, as the run wrote it beside the output."""
-        doc = self.job.to_dict(relative_to=self.job_file.parent)
-        job, result, rows = self.job, self.result, self.rows_released
-        return mondrian.resolved_toml(doc, job.input, job.output, result, rows, self.columns)

@@ -3,25 +3,33 @@ partitioned (`polars_anon.mondrian`), the release written through the same
 proven write as every job's (`Guarded.write`), and what the resolved job
 records of it.
 
-The partition itself is not recorded: a resolved job holds how it was made
-(the quasi-identifiers, which of them were split as numbers, the
-hierarchies, k and the criteria, the mode) and what it gave (the number of
-partitions and the loss). Running that job again runs the deterministic
-split again on whatever input it is given, and re-checks the release it
-writes; on the same input it gives the same partitions, on new data new
-ones."""
+A resolved job holds how the partition was made (the quasi-identifiers,
+which of them were split as numbers, the hierarchies, k and the criteria,
+the mode), what it gave (the number of partitions and the loss) and, for a
+strict partition, the partition itself: its splits
+(`results.mondrian_splits`) in ``<output>.splits.parquet`` beside it,
+named with their checksum in ``[result]``. Running that job again routes
+its input's records down the recorded splits (a changed splits file is
+refused) and releases the partitions they reach, each re-checked for k and
+the criteria: on the same input, the same partitions; on new data, the
+same boxes holding new records, or a refusal naming the first that fails.
+A relaxed partition records no splits (it divides the records of a value)
+and a run of its job partitions its input anew."""
 
 from __future__ import annotations
 
 import datetime
+import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
-from polars_anon._core import ConfigError, Hierarchy, __version__
+from polars_anon._core import ConfigError, Hierarchy, NotAnonymousError, __version__
 from polars_anon.api.mondrian import mondrian
 from polars_anon.criteria.base import Criterion
+from polars_anon.jobs import values
 from polars_anon.jobs.columns import fates_doc
 from polars_anon.jobs.tables import sha256
 from polars_anon.jobs.toml import dumps
@@ -30,7 +38,20 @@ from polars_anon.release.write import target
 from polars_anon.results.mondrian import MondrianResult
 from polars_anon.roles.spec import Roles
 
+
+class JobLike(Protocol):
+    """What a Mondrian run reads of its `Job` (`jobs.job`, which imports
+    this module)."""
+
+    input: Path
+    output: Path
+
+    def to_dict(self, relative_to: Path | None = None) -> dict[str, Any]: ...
+
+
 ALGORITHM = "mondrian"
+# beside the output: the splits of its partition
+SPLITS = ".splits.parquet"
 
 
 def refuse_keys(search: dict[str, Any]) -> None:
@@ -39,6 +60,40 @@ def refuse_keys(search: dict[str, Any]) -> None:
     given = sorted({"mode", "numeric"} & set(search))
     if given and search.get("algorithm") != ALGORITHM:
         raise ConfigError(f'job file: [search] {given} are for algorithm = "{ALGORITHM}" only')
+
+
+def recorded(result: dict[str, Any], search: dict[str, Any], base: Path) -> dict[str, Any]:
+    """The recorded splits a job file's ``[result]`` names (``splits``,
+    ``splits_sha256``), as `Job` fields."""
+    if "splits" not in result:
+        return {}
+    if search.get("algorithm") != ALGORITHM:
+        raise ConfigError(f'job file: [result] splits are for algorithm = "{ALGORITHM}" only')
+    if "splits_sha256" not in result:
+        raise ConfigError("job file: [result] splits needs splits_sha256, the file's checksum")
+    digest = values.text("[result] splits_sha256", result["splits_sha256"])
+    return {
+        "splits": values.path("[result] splits", result["splits"], base),
+        "splits_sha256": digest,
+    }
+
+
+def read_splits(path: Path | None, digest: str | None) -> pl.DataFrame | None:
+    """The recorded splits, refused when their file changed since the job
+    was resolved (its checksum)."""
+    if path is None:
+        return None
+    if not path.is_file():
+        raise ConfigError(f"job file: [result] splits: no such file {str(path)!r}")
+    if sha256(path) != digest:
+        raise ConfigError(
+            f"job file: [result] splits {str(path)!r} changed since the job was resolved (its "
+            "sha256 differs): refusing to re-apply another partition than the one recorded"
+        )
+    try:
+        return pl.read_parquet(path)
+    except (OSError, pl.exceptions.PolarsError) as e:
+        raise ConfigError(f"job file: [result] splits {str(path)!r} cannot be read: {e}") from None
 
 
 def refuse_unused(
@@ -79,11 +134,24 @@ def release(
     roles: Roles,
     output: Path,
     separator: str,
+    splits: pl.DataFrame | None = None,
 ) -> tuple[MondrianResult, Guarded]:
-    """Partition `data` and write its release to `output` (Parquet by its
-    suffix, else CSV), proven on the file it wrote: the result and the
-    release (whose ``columns`` say what became of every column)."""
-    result = mondrian(data, quasi_identifiers, k, hierarchies, criteria, mode=mode, numeric=numeric)
+    """Partition `data` (by recorded `splits`, if given) and write its
+    release to `output` (Parquet by its suffix, else CSV), proven on the file
+    it wrote: the result and the release (whose ``columns`` say what became
+    of every column)."""
+    args = (data, quasi_identifiers, k, hierarchies, criteria)
+    try:
+        result = mondrian(*args, mode=mode, numeric=numeric, splits=splits)
+    except (NotAnonymousError, ConfigError) as e:
+        if splits is None or (
+            not isinstance(e, NotAnonymousError) and "recorded splits" not in str(e)
+        ):
+            raise
+        raise type(e)(
+            f"{e} (the job's recorded splits; to partition this input anew, delete [result] "
+            "splits from the job file)"
+        ) from None
     guarded = result.guarded(roles=roles)
     target(output)
     fmt = "parquet" if output.suffix.lower() == ".parquet" else "csv"
@@ -98,11 +166,13 @@ def resolved_toml(
     result: MondrianResult,
     rows_released: int,
     columns: pl.DataFrame | None,
+    splits: Path | None = None,
 ) -> str:
     """The resolved job of a Mondrian run: the job (`doc`, as `Job.to_dict`
     writes it) with the quasi-identifiers split as numbers, the checksums
-    of what it read and wrote, and in ``[result]`` what the run found (the
-    partitions are not listed: a run of the file partitions again)."""
+    of what it read and wrote, and in ``[result]`` what the run found and,
+    when `splits` is given, that file's name and checksum (a run of the
+    file re-applies them; without them it partitions again)."""
     doc["search"]["numeric"] = [q for q, kind in result.kinds.items() if kind == "numeric"]
     doc["input"]["sha256"] = sha256(input)
     doc["output"]["sha256"] = sha256(output)
@@ -117,16 +187,68 @@ def resolved_toml(
         "attribute_loss": result.attribute_loss,
         "rows_in": result.prep.rows,
         "rows_released": rows_released,
+        "re_applied": result.applied is not None,
         "library_version": __version__,
         "written": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+    if splits is not None:
+        doc["result"]["splits"] = splits.name
+        doc["result"]["splits_sha256"] = sha256(splits)
     fates = fates_doc(columns) if columns is not None else {}
     if fates:
         doc["result"]["columns"] = fates
     head = (
         f"# The resolved job of {output.name!r}, written by polars-anon {__version__}.\n"
         "# Run it again (polars-anon anonymize --config THIS_FILE [DATA --out FILE]) to\n"
-        "# partition another input by Mondrian's deterministic split, re-checked. The\n"
-        "# partition itself is not stored: [result] records what this run found.\n"
+        + (
+            "# route another input's records down the recorded splits, re-checked.\n"
+            if splits is not None
+            else "# partition another input anew (no splits recorded: relaxed, or sets of\n"
+            "# numbers, whose cuts cannot be kept as text).\n"
+        )
     )
     return head + dumps(doc)
+
+
+@dataclass
+class MondrianRun:
+    """What a Mondrian job's run did: its `MondrianResult`, the rows written (every one:
+    Mondrian suppresses none), the resolved job file and what became of every column."""
+
+    job: JobLike
+    result: MondrianResult
+    rows_released: int
+    job_file: Path
+    columns: pl.DataFrame | None = None
+    # partitioned anew (False: by the job's recorded splits)
+    searched: bool = True
+    # the splits file `write` wrote (None: none, a relaxed or unroutable
+    # partition, or not written)
+    splits_written: Path | None = None
+
+    def write(self) -> None:
+        """Write the splits (atomically; a strict partition's whose cuts can
+        be recorded) and then the resolved job. An older splits file at the
+        same place is removed, so that no job names a partition it did not
+        make."""
+        path = Path(str(self.job.output) + SPLITS)
+        try:
+            splits = self.result.splits
+        except ConfigError:
+            path.unlink(missing_ok=True)
+        else:
+            partial = path.with_name(path.name + ".partial")
+            try:
+                splits.write_parquet(partial)
+                os.replace(partial, path)
+            finally:
+                partial.unlink(missing_ok=True)
+            self.splits_written = path
+        self.job_file.write_text(self.resolved_toml(), encoding="utf8")
+
+    def resolved_toml(self) -> str:
+        """The resolved job file's text, as the run wrote it beside the output."""
+        doc = self.job.to_dict(relative_to=self.job_file.parent)
+        job, result, rows = self.job, self.result, self.rows_released
+        splits = self.splits_written
+        return resolved_toml(doc, job.input, job.output, result, rows, self.columns, splits)

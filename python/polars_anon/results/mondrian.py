@@ -25,7 +25,7 @@ from polars_anon.release.build import recheck
 from polars_anon.release.guard import Guarded
 from polars_anon.release.partitioned import on_engine
 from polars_anon.reports.render import aligned, table_html
-from polars_anon.results import pieces
+from polars_anon.results import mondrian_splits, pieces
 from polars_anon.results.bounds import with_bounds
 from polars_anon.roles.fates import fates
 from polars_anon.roles.polars import identify
@@ -45,16 +45,21 @@ def partition(
     k: int,
     model: list[CoreCriterion],
     relaxed: bool = False,
+    splits: pl.DataFrame | None = None,
 ) -> MondrianOutcome:
     """Mondrian's final partitions of `prep`'s F0, in the core: `kinds` says
     how each quasi-identifier (in order) is split ("numeric": by the values
     of its leaves; "hierarchy"; "set"), strict or `relaxed`. Deterministic:
-    the same F0, in any row order, gives the same partitions."""
+    the same F0, in any row order, gives the same partitions. With `splits`
+    (`mondrian_splits`), F0 is partitioned by those instead."""
     values = [
         [float(v) for v in h.leaves] if kinds[q] == "numeric" else None
         for q, h in zip(prep.quasi_identifiers, prep.hierarchies, strict=True)
     ]
     order = [kinds[q] for q in prep.quasi_identifiers]
+    if splits is not None:
+        qis = prep.quasi_identifiers
+        return mondrian_splits.reapplied(prep.problem, qis, order, values, k, model, splits)
     return _core.mondrian(prep.problem, order, values, k, model, relaxed)
 
 
@@ -93,6 +98,8 @@ class MondrianResult:
     outcome: MondrianOutcome = field(repr=False)
     model: list[CoreCriterion] = field(repr=False, default_factory=list)
     roles: Roles = field(repr=False, default_factory=Roles)
+    # the recorded splits this partition re-applied (None: partitioned anew)
+    applied: pl.DataFrame | None = field(repr=False, default=None)
 
     @property
     def quasi_identifiers(self) -> list[str]:
@@ -125,6 +132,28 @@ class MondrianResult:
         count = fresh_name("count", list(cols))
         cols[count] = pl.Series(count, self.outcome.sizes, dtype=pl.UInt64)
         return pl.DataFrame(cols)
+
+    @property
+    def splits(self) -> pl.DataFrame:
+        """The split tree, a node a row (`results.mondrian_splits`): what
+        ``pa.mondrian(new_table, ..., splits=result.splits)`` and a job
+        re-apply to another table. Strict partitions only."""
+        if self.applied is not None:
+            # the partitions each leaf holds now
+            held = pl.Series("partition", self.outcome.tree_partition, dtype=pl.UInt32)
+            return self.applied.with_columns(held)
+        if self.relaxed:
+            raise ConfigError(
+                "a relaxed partition divides the records of one value between partitions, so "
+                "its splits route no other table; partition with mode='strict' to re-apply them"
+            )
+        splits = mondrian_splits.frame(self.outcome, self.quasi_identifiers)
+        kinds = [self.kinds[q] for q in self.quasi_identifiers]
+        leaves = [list(h.leaves) for h in self.prep.hierarchies]
+        why = mondrian_splits.unroutable(splits, self.quasi_identifiers, kinds, leaves)
+        if why is not None:
+            raise ConfigError(f"these splits cannot be re-applied: {why}")
+        return splits
 
     @property
     def relaxed(self) -> bool:
@@ -320,13 +349,15 @@ class MondrianResult:
             "partitions": self.partitions,
             "loss": self.loss,
             "digest": digest(self.outcome),
+            "splits": self.applied,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         source, qis, given, sensitive, nulls = state["source"]
         prep = prepare(source, qis, given, sensitive, nulls)
         model = specs(state["criteria"], prep.sensitive_values)
-        outcome = partition(prep, state["kinds"], state["k"], model, state["mode"] == "relaxed")
+        relaxed, applied = state["mode"] == "relaxed", state.get("splits")
+        outcome = partition(prep, state["kinds"], state["k"], model, relaxed, applied)
         if digest(outcome) != state["digest"]:
             raise AnonError(
                 f"this pickled Mondrian result does not hold on its table any more: the table "
@@ -344,6 +375,7 @@ class MondrianResult:
             "outcome": outcome,
             "model": model,
             "roles": state["roles"],
+            "applied": applied,
         }
         for name, value in fields.items():
             object.__setattr__(self, name, value)

@@ -21,10 +21,18 @@
 //!   the strict cuts are tried;
 //! - a categorical attribute with a hierarchy is split along the children of
 //!   the partition's node (the lowest node covering the values it holds), one
-//!   part per child holding values (the paper's categorical extension).
+//!   part per child holding values (the paper's categorical extension; the
+//!   tree also keeps the children holding none, as empty leaves).
 //!
 //! A split is allowed when every part has at least k records and satisfies
 //! the criteria. A partition is final when no attribute allows a split.
+//!
+//! The splits made are kept as a tree (`tree`), which another table can be
+//! partitioned by (`tree::reapply`).
+
+pub mod tree;
+
+pub use tree::{Test, TreeNode};
 
 use crate::check::Model;
 use crate::error::{AnonError, Result};
@@ -77,6 +85,9 @@ pub struct Mondrian {
     pub origin: Vec<u32>,
     /// Per row of the partitions, its records.
     pub counts: Vec<u64>,
+    /// The splits made: each node after its parent, the root first; a
+    /// leaf names its final partition.
+    pub tree: Vec<TreeNode>,
 }
 
 /// F0 as Mondrian reads it, with the table-wide figures it normalises by.
@@ -341,8 +352,9 @@ impl<'a> Data<'a> {
         }
     }
 
-    /// The parts of an allowed split of `rows` on attribute `a`, if any.
-    pub fn split(&mut self, a: usize, rows: &[u32], cell: &Cell) -> Option<Vec<Vec<u32>>> {
+    /// The parts of an allowed split of `rows` on attribute `a`, if any,
+    /// each with the test that tells its records from the others'.
+    pub fn split(&mut self, a: usize, rows: &[u32], cell: &Cell) -> Option<Vec<(Test, Vec<u32>)>> {
         match cell {
             Cell::Node { level: 0, .. } => None,
             Cell::Node { level, .. } => {
@@ -361,8 +373,34 @@ impl<'a> Data<'a> {
                     let child = map[self.codes[a][r as usize] as usize];
                     parts.entry(child).or_default().push(r);
                 }
-                let parts: Vec<Vec<u32>> = parts.into_values().collect();
-                parts.iter().all(|p| self.passes(p)).then_some(parts)
+                if !parts.values().all(|p| self.passes(p)) {
+                    return None;
+                }
+                // the node's children that hold no records are parts too,
+                // empty ones: no partition here, but the tree routes another
+                // table's records under them to a part of their own
+                let h = &self.hierarchies[a];
+                let (up, down) = (h.leaf_map(*level), h.leaf_map(level - 1));
+                let node = up[self.codes[a][rows[0] as usize] as usize];
+                for leaf in 0..up.len() {
+                    if up[leaf] == node {
+                        parts.entry(down[leaf]).or_default();
+                    }
+                }
+                let level = level - 1;
+                let parts = (parts.into_iter())
+                    .map(|(code, p)| {
+                        (
+                            Test::Under {
+                                attr: a,
+                                level,
+                                code,
+                            },
+                            p,
+                        )
+                    })
+                    .collect();
+                Some(parts)
             }
             _ if self.relaxed => self.median_cut(a, rows).or_else(|| self.cut(a, rows)),
             _ => self.cut(a, rows),
@@ -371,7 +409,7 @@ impl<'a> Data<'a> {
 
     /// Cut an ordered attribute at the median record (relaxed mode, see the
     /// module docs), dividing the row that straddles it.
-    fn median_cut(&mut self, a: usize, rows: &[u32]) -> Option<Vec<Vec<u32>>> {
+    fn median_cut(&mut self, a: usize, rows: &[u32]) -> Option<Vec<(Test, Vec<u32>)>> {
         let total = self.count(rows);
         if total < 2 * self.model.k || self.present(a, rows).len() < 2 {
             return None;
@@ -403,11 +441,17 @@ impl<'a> Data<'a> {
             }
             upto += c;
         }
+        // the last value on the left (a divided one is on both sides: a
+        // relaxed tree routes no other table)
+        let key = self.value(
+            a,
+            self.codes[a][*left.last().expect("a left half") as usize],
+        );
         if let Some((r, n)) = divided {
             right.push(self.divide(r, n));
         }
         if self.model.criteria.is_empty() || (self.passes(&left) && self.passes(&right)) {
-            return Some(vec![left, right]);
+            return Some(Test::halves(a, key, left, right));
         }
         if let Some((r, _)) = divided {
             self.undivide(r);
@@ -417,7 +461,7 @@ impl<'a> Data<'a> {
 
     /// Cut an ordered attribute in two: the weighted median, or the allowed
     /// cut nearest to it.
-    fn cut(&self, a: usize, rows: &[u32]) -> Option<Vec<Vec<u32>>> {
+    fn cut(&self, a: usize, rows: &[u32]) -> Option<Vec<(Test, Vec<u32>)>> {
         let mut keyed: Vec<(f64, u64)> = rows
             .iter()
             .map(|&r| {
@@ -454,7 +498,7 @@ impl<'a> Data<'a> {
                 .iter()
                 .partition(|&&r| self.value(a, self.codes[a][r as usize]) <= keys[i]);
             if self.model.criteria.is_empty() || (self.passes(&left) && self.passes(&right)) {
-                return Some(vec![left, right]);
+                return Some(Test::halves(a, keys[i], left, right));
             }
         }
         None
@@ -462,7 +506,7 @@ impl<'a> Data<'a> {
 
     /// The parts of a partition split on the widest attribute that allows
     /// it, or, when it is final, its cells.
-    pub fn step(&mut self, rows: &[u32]) -> std::result::Result<Vec<Vec<u32>>, Vec<Cell>> {
+    pub fn step(&mut self, rows: &[u32]) -> std::result::Result<Vec<(Test, Vec<u32>)>, Vec<Cell>> {
         let n = self.codes.len();
         let mut cells = Vec::with_capacity(n);
         let mut widths = Vec::with_capacity(n);
@@ -526,23 +570,63 @@ pub fn mondrian(
             }
         )));
     }
-    let mut stack = vec![all];
+    let mut tree = vec![TreeNode::default()];
+    let mut stack = vec![(all, 0)];
     let mut partitions = Vec::new();
-    while let Some(rows) = stack.pop() {
+    while let Some((rows, node)) = stack.pop() {
         if !tick() {
             return Err(AnonError::Interrupted);
         }
         match data.step(&rows) {
-            // the leftmost part is taken next
-            Ok(parts) => stack.extend(parts.into_iter().rev()),
-            Err(cells) => partitions.push(Partition {
-                count: data.count(&rows),
-                rows,
-                cells,
-            }),
+            Ok(parts) => {
+                let first = tree.len();
+                for (test, _) in &parts {
+                    tree.push(TreeNode {
+                        parent: Some(node as u32),
+                        test: Some(test.clone()),
+                        partition: None,
+                    });
+                }
+                if let Some((Test::Under { attr, level, code }, _)) = parts.first() {
+                    // the partition's node, above its children
+                    let h = &problem.hierarchies[*attr];
+                    let leaf = (0..h.domain_size(0)).find(|&l| h.leaf_map(*level)[l] == *code);
+                    let above = leaf.map(|l| h.leaf_map(level + 1)[l]);
+                    let extra = above.map(|n| tree::outside(&tree, node, h, *attr, level + 1, n));
+                    for test in extra.unwrap_or_default() {
+                        tree.push(TreeNode {
+                            parent: Some(node as u32),
+                            test: Some(test),
+                            partition: None,
+                        });
+                    }
+                }
+                // the leftmost part is taken next; an empty one is a leaf
+                // of the tree and no partition
+                let parts = parts.into_iter().enumerate().map(|(i, p)| (p.1, first + i));
+                stack.extend(parts.rev().filter(|p| !p.0.is_empty()));
+            }
+            Err(cells) => {
+                tree[node].partition = Some(partitions.len() as u32);
+                partitions.push(Partition {
+                    count: data.count(&rows),
+                    rows,
+                    cells,
+                })
+            }
         }
     }
-    let n = kinds.len();
+    Ok(finished(problem, data, partitions, tree))
+}
+
+/// The outcome of final `partitions`: their cells' losses.
+fn finished(
+    problem: &Problem,
+    data: Data<'_>,
+    partitions: Vec<Partition>,
+    tree: Vec<TreeNode>,
+) -> Mondrian {
+    let n = data.kinds.len();
     let records = problem.rows.max(1) as f64;
     let cell_loss: Vec<Vec<f64>> = (0..n)
         .map(|a| {
@@ -563,14 +647,15 @@ pub fn mondrian(
         })
         .collect();
     let loss = attribute_loss.iter().sum::<f64>() / n as f64;
-    Ok(Mondrian {
+    Mondrian {
         partitions,
         cell_loss,
         attribute_loss,
         loss,
         origin: data.origin,
         counts: data.counts,
-    })
+        tree,
+    }
 }
 
 /// A cell as text: a range `[low-high]` (or its one value), a node's label,

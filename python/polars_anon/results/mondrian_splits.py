@@ -1,0 +1,140 @@
+"""Mondrian's splits as a table (``MondrianResult.splits``), and another
+table partitioned by them (``pa.mondrian(..., splits=...)``, a job's
+recorded partition).
+
+A row a node of the split tree, each after its parent, the root first:
+
+- ``node``: its number (its row); ``parent``: the node it was split from
+  (null at the root);
+- ``attribute``: the quasi-identifier its parent was split on; ``test``:
+  what its records passed there, ``"<="`` or ``">"`` the ``number`` (a
+  numeric cut) or the ``label`` (a set's cut, in the values' text order),
+  or ``"under"``: the value's hierarchy node at ``level`` is ``label``;
+- ``partition``: at a leaf, its final partition (its row of ``groups``).
+
+Re-applied, every distinct combination of the new table follows the tests
+from the root to one leaf; the leaves it reaches are the partitions, each
+labelled by the values it now holds and each checked for k and the
+criteria. A value under a hierarchy node the recorded table held no record
+of has no part to go to, and the whole run is refused, as it is when a
+partition holds fewer than k records or breaks the criteria: partition the
+new table again then.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_anon import _core
+from polars_anon._core import ConfigError, CoreCriterion, MondrianOutcome
+
+COLUMNS: dict[str, type[pl.DataType]] = {
+    "node": pl.UInt32,
+    "parent": pl.UInt32,
+    "attribute": pl.String,
+    "test": pl.String,
+    "number": pl.Float64,
+    "label": pl.String,
+    "level": pl.UInt8,
+    "partition": pl.UInt32,
+}
+
+
+def frame(outcome: MondrianOutcome, quasi_identifiers: list[str]) -> pl.DataFrame:
+    """The core's split tree as the table described above."""
+    names = [None if a is None else quasi_identifiers[a] for a in outcome.tree_attribute]
+    columns = {
+        "node": range(len(outcome.tree_parent)),
+        "parent": outcome.tree_parent,
+        "attribute": names,
+        "test": [t or None for t in outcome.tree_test],
+        "number": outcome.tree_number,
+        "label": outcome.tree_label,
+        "level": outcome.tree_level,
+        "partition": outcome.tree_partition,
+    }
+    return pl.DataFrame(
+        {
+            name: pl.Series(name, list(values), dtype=COLUMNS[name])
+            for name, values in columns.items()
+        }
+    )
+
+
+def unroutable(
+    splits: pl.DataFrame, quasi_identifiers: list[str], kinds: list[str], leaves: list[list[str]]
+) -> str | None:
+    """Why `splits` could not route another table, if they could not: a
+    set cut whose values are not in text order (numbers split as sets),
+    which the recorded text keys cannot stand for."""
+    cut = set(
+        splits.filter(pl.col("label").is_not_null() & (pl.col("test") != "under"))["attribute"]
+    )
+    for q, kind, values in zip(quasi_identifiers, kinds, leaves, strict=True):
+        if q in cut and kind == "set" and values != sorted(values):
+            return (
+                f"'{q}' is a set of values whose order is not their text order (numbers split "
+                "as sets?): its cuts cannot be recorded as text"
+            )
+    return None
+
+
+def frame_of(splits: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Recorded `splits` checked and cast to the table's types."""
+    if isinstance(splits, pl.LazyFrame):
+        splits = splits.collect()
+    if not isinstance(splits, pl.DataFrame):
+        raise ConfigError(
+            f"splits must be a polars DataFrame (a MondrianResult's .splits), got "
+            f"{type(splits).__name__}"
+        )
+    missing = [c for c in COLUMNS if c not in splits.columns]
+    if missing:
+        raise ConfigError(
+            f"the recorded splits lack column(s) {missing}; a MondrianResult's .splits has "
+            f"{list(COLUMNS)}"
+        )
+    try:
+        t = splits.select(pl.col(c).cast(dtype) for c, dtype in COLUMNS.items())
+    except pl.exceptions.PolarsError as e:
+        raise ConfigError(f"the recorded splits' columns have the wrong types: {e}") from None
+    if not t.height or t.get_column("node").to_list() != list(range(t.height)):
+        raise ConfigError(
+            "the recorded splits must number their nodes 0, 1, 2, ... in order, the root first"
+        )
+    return t
+
+
+def reapplied(
+    problem: _core.Problem,
+    quasi_identifiers: list[str],
+    kinds: list[str],
+    values: list[list[float] | None],
+    k: int,
+    model: list[CoreCriterion],
+    splits: pl.DataFrame,
+) -> MondrianOutcome:
+    """`problem`'s F0 partitioned by recorded `splits` (see the module doc),
+    in the core, each partition checked for k and the criteria."""
+    t = frame_of(splits)
+    names = t.get_column("attribute").to_list()
+    unknown = sorted({a for a in names if a is not None and a not in quasi_identifiers})
+    if unknown:
+        raise ConfigError(
+            f"the recorded splits cut {unknown}, not quasi-identifiers of this run; "
+            f"quasi-identifiers: {quasi_identifiers}"
+        )
+    index = {q: i for i, q in enumerate(quasi_identifiers)}
+    return _core.mondrian_reapply(
+        problem,
+        kinds,
+        values,
+        k,
+        t.get_column("parent").to_list(),
+        [None if a is None else index[a] for a in names],
+        [x or "" for x in t.get_column("test").to_list()],
+        t.get_column("number").to_list(),
+        t.get_column("label").to_list(),
+        t.get_column("level").to_list(),
+        model,
+    )

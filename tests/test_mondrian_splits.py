@@ -1,0 +1,259 @@
+"""Mondrian's recorded splits (#32): a strict result's ``.splits``
+re-applied to the same table gives the same release, and to another table
+the partitions a router written here finds by walking the same table of
+splits, each recounted with plain Polars (k records, the raw values inside
+their released cells); a partition below k refuses the whole run."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+
+QIS = ["age", "sex", "race", "education"]
+
+
+def adult() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
+    lf, hs = pa.datasets.adult()
+    return lf.collect(), {q: hs[q] for q in ("race", "education")}
+
+
+Children = dict[int, list[dict[str, Any]]]
+
+
+def tree_of(splits: pl.DataFrame) -> Children:
+    children: Children = {}
+    for row in splits.iter_rows(named=True):
+        if row["parent"] is not None:
+            children.setdefault(row["parent"], []).append(row)
+    return children
+
+
+def route(
+    children: Children, record: dict[str, Any], up: dict[tuple[str, int], dict[str, str]]
+) -> int:
+    """The leaf `record` reaches, walking the splits from the root as the
+    module doc of `results.mondrian_splits` says (written apart from it);
+    `up[(q, level)]` maps q's leaves to their nodes at that level."""
+    node = 0
+    while node in children:
+        for child in children[node]:
+            value = record[child["attribute"]]
+            if child["test"] == "under":
+                passes = up[(child["attribute"], child["level"])].get(str(value)) == child["label"]
+            else:
+                key = child["number"] if child["number"] is not None else child["label"]
+                value = value if child["number"] is not None else str(value)
+                passes = value <= key if child["test"] == "<=" else value > key
+            if passes:
+                node = child["node"]
+                break
+        else:
+            raise AssertionError(f"{record} reaches no child of node {node}")
+    return node
+
+
+def routed_groups(
+    splits: pl.DataFrame, table: pl.DataFrame, qis: list[str], hs: dict[str, pa.Hierarchy]
+) -> list[int]:
+    """The sizes of the groups the router makes of `table`, sorted."""
+    up = {
+        (q, lvl): dict(zip(h.leaves, h.leaf_labels(lvl), strict=True))
+        for q, h in hs.items()
+        for lvl in range(h.height + 1)
+    }
+    children = tree_of(splits)
+    leaves: dict[int, int] = {}
+    for row in table.group_by(qis).len().iter_rows(named=True):
+        leaf = route(children, row, up)
+        leaves[leaf] = leaves.get(leaf, 0) + row["len"]
+    return sorted(leaves.values())
+
+
+def holds(result: pa.MondrianResult, raw: pl.DataFrame, k: int) -> pl.DataFrame:
+    """The release recounted: every record kept, each group of k or more,
+    each raw age inside its released range."""
+    out = result.apply().collect()
+    assert out.height == raw.height
+    sizes = out.group_by(result.quasi_identifiers).len()
+    assert sizes.get_column("len").min() >= k  # type: ignore[operator]
+    both = out.select(pl.col("age").alias("cell")).with_columns(raw.get_column("age"))
+    bounds = both.with_columns(
+        pl.col("cell").str.extract(r"^\[?(\d+)", 1).cast(pl.Int64).alias("lo"),
+        pl.col("cell").str.extract(r"(\d+)\]?$", 1).cast(pl.Int64).alias("hi"),
+    )
+    assert bounds.filter((pl.col("age") < pl.col("lo")) | (pl.col("age") > pl.col("hi"))).is_empty()
+    return sizes
+
+
+def test_re_applied_to_its_own_table_it_releases_the_same() -> None:
+    df, hs = adult()
+    first = pa.mondrian(df, QIS, 5, hs)
+    splits = first.splits
+    assert splits.columns == [
+        "node",
+        "parent",
+        "attribute",
+        "test",
+        "number",
+        "label",
+        "level",
+        "partition",
+    ]
+    assert splits.get_column("partition").drop_nulls().sort().to_list() == list(
+        range(first.partitions)
+    )
+    again = pa.mondrian(df, QIS, 5, hs, splits=splits)
+    assert again.partitions == first.partitions and again.loss == pytest.approx(first.loss)
+    a, b = first.apply().collect(), again.apply().collect()
+    assert a.equals(b)
+    # the router written here makes the same groups
+    assert routed_groups(splits, df, QIS, hs) == sorted(first.groups.get_column("count").to_list())
+    assert again.splits.equals(splits)
+
+
+def larger() -> tuple[pl.DataFrame, pl.DataFrame, dict[str, pa.Hierarchy]]:
+    """January's rows and a table of them and 8,000 more drawn from them
+    (no record where January's splits left an empty part: a new combination
+    of its values could be)."""
+    df, hs = adult()
+    january = df.head(20000)
+    more = january.select(QIS).sample(8000, seed=1)
+    return january, pl.concat([january.select(QIS), more]), hs
+
+
+def test_a_larger_table_is_routed_and_recounted() -> None:
+    january, table, hs = larger()
+    splits = pa.mondrian(january, QIS, 5, hs).splits
+    result = pa.mondrian(table, QIS, 5, hs, splits=splits)
+    sizes = holds(result, table, 5)
+    assert sorted(sizes.get_column("len").to_list()) == routed_groups(splits, table, QIS, hs)
+    # the splits it holds number its partitions, as its groups list them
+    held = result.splits.get_column("partition").drop_nulls()
+    assert held.sort().to_list() == list(range(result.partitions))
+    # relabelled from the records each partition holds now: no cell wider
+    # than its values
+    assert result.loss <= 1.0 and result.partitions == sizes.height
+
+
+def test_a_partition_below_k_refuses_the_run() -> None:
+    df, hs = adult()
+    splits = pa.mondrian(df.head(20000), QIS, 5, hs).splits
+    # the rest of Adult: values under nodes January held none of, and
+    # partitions too small
+    small = df.tail(10162)
+    with pytest.raises(pa.NotAnonymousError, match="recorded partitions that hold its records"):
+        pa.mondrian(small, QIS, 5, hs, splits=splits)
+    assert min(routed_groups(splits, small, QIS, hs)) < 5
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    first=st.lists(
+        st.tuples(st.integers(0, 30), st.sampled_from("abcdef")), min_size=4, max_size=40
+    ),
+    second=st.lists(
+        st.tuples(st.integers(-5, 35), st.sampled_from("abcdefgh")), min_size=1, max_size=60
+    ),
+    k=st.integers(1, 4),
+)
+@example(first=[(1, "a"), (2, "b"), (3, "c"), (4, "d")], second=[(0, "h")], k=1)
+def test_random_tables_route_as_the_router_does(
+    first: list[tuple[int, str]], second: list[tuple[int, str]], k: int
+) -> None:
+    a = pl.DataFrame(first, schema=["x", "s"], orient="row")
+    b = pl.DataFrame(second, schema=["x", "s"], orient="row")
+    if a.height < k:
+        return
+    splits = pa.mondrian(a, ["x", "s"], k).splits
+    if b.height < k:
+        with pytest.raises(pa.ConfigError, match="larger than the table"):
+            pa.mondrian(b, ["x", "s"], k, splits=splits)
+        return
+    expected = routed_groups(splits, b, ["x", "s"], {})
+    try:
+        result = pa.mondrian(b, ["x", "s"], k, splits=splits)
+    except pa.NotAnonymousError:
+        assert min(expected) < k
+        return
+    out = result.apply().collect()
+    assert out.height == b.height
+    assert sorted(out.group_by(["x", "s"]).len().get_column("len").to_list()) == expected
+    assert min(expected) >= k
+
+
+def test_a_hierarchy_value_the_recorded_table_lacked_gets_its_own_part() -> None:
+    h = pa.Hierarchy.from_rows(
+        [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]]
+    )
+    first = pl.DataFrame({"v": ["a", "a", "b", "b"]})
+    splits = pa.mondrian(first, ["v"], 2, {"v": h}).splits
+    assert "cd" in splits.get_column("label").to_list()
+    # the root's node is ab: cd, beside it under *, is an empty leaf
+    second = pl.DataFrame({"v": ["a", "a", "c", "d"]})
+    out = pa.mondrian(second, ["v"], 2, {"v": h}, splits=splits).apply().collect()
+    assert out.get_column("v").to_list() == ["a", "a", "cd", "cd"]
+    assert routed_groups(splits, second, ["v"], {"v": h}) == [2, 2]
+
+
+def test_what_cannot_be_re_applied_is_refused() -> None:
+    df, hs = adult()
+    relaxed = pa.mondrian(df, QIS, 5, hs, mode="relaxed")
+    with pytest.raises(pa.ConfigError, match="relaxed partition divides"):
+        _ = relaxed.splits
+    splits = pa.mondrian(df.head(5000), QIS, 5, hs).splits
+    with pytest.raises(pa.ConfigError, match="mode='relaxed' takes none"):
+        pa.mondrian(df, QIS, 5, hs, mode="relaxed", splits=splits)
+    with pytest.raises(pa.ConfigError, match=r"lack column\(s\) \['level'\]"):
+        pa.mondrian(df, QIS, 5, hs, splits=splits.drop("level"))
+    renamed = splits.with_columns(pl.col("attribute").replace("sex", "gender"))
+    with pytest.raises(pa.ConfigError, match=r"cut \['gender'\], not quasi-identifiers"):
+        pa.mondrian(df, QIS, 5, hs, splits=renamed)
+    # age cut as a number, split here as a set of values
+    with pytest.raises(pa.ConfigError, match="'age' was cut as a number"):
+        pa.mondrian(df, QIS, 5, hs, numeric=[], splits=splits)
+    with pytest.raises(pa.ConfigError, match="number their nodes"):
+        pa.mondrian(df, QIS, 5, hs, splits=splits.reverse())
+
+
+def test_numbers_split_as_sets_are_cut_in_text_order() -> None:
+    df = pl.DataFrame({"n": [9, 9, 9, 10, 10, 10, 11, 11, 11]})
+    result = pa.mondrian(df, ["n"], 3, numeric=[])
+    assert result.partitions == 3
+    splits = result.splits
+    # "9" follows "11" as text; 100 falls between "10" and "11"
+    assert splits.filter(pl.col("node") == 1).get_column("label").item() == "11"
+    again = pa.mondrian(
+        pl.DataFrame({"n": [9, 9, 9, 100, 100, 100]}), ["n"], 3, numeric=[], splits=splits
+    )
+    assert sorted(again.groups.get_column("n").to_list()) == ["100", "9"]
+
+
+def test_a_pickled_re_applied_result_re_applies_its_splits() -> None:
+    january, table, hs = larger()
+    splits = pa.mondrian(january, QIS, 5, hs).splits
+    result = pa.mondrian(table, QIS, 5, hs, splits=splits)
+    back = pickle.loads(pickle.dumps(result))
+    assert back.applied is not None and back.applied.equals(result.applied)
+    assert back.groups.sort(QIS).equals(result.groups.sort(QIS))
+
+
+def test_splits_re_applied_on_duckdb_release_the_polars_groups() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    january, table, hs = larger()
+    splits = pa.mondrian(january, QIS, 5, hs).splits
+    con = duckdb.connect()
+    con.register("t", table.to_arrow())
+    there = pa.mondrian(con.table("t"), QIS, 5, hs, splits=splits)
+    here = pa.mondrian(table, QIS, 5, hs, splits=splits)
+    assert there.partitions == here.partitions and there.loss == pytest.approx(here.loss)
+    released = there.apply().pl()
+    assert released.height == table.height
+    counted = released.group_by(QIS).len().sort(QIS)
+    assert counted.equals(here.apply().collect().group_by(QIS).len().sort(QIS))
