@@ -117,6 +117,17 @@ def test_the_resolved_job_re_applies_its_recorded_splits_and_rechecks(
     assert "recorded partitions that hold its records fail the model" in err
     assert "delete [result] splits" in err
     assert not february.exists() and not Path(f"{february}.job.toml").exists()
+    # coarsened: the recorded splits kept where February holds them
+    doc = tomllib.loads(job.read_text())
+    doc["search"]["coarsen"] = True
+    coarse = tmp_path / "coarse.toml"
+    coarse.write_text(dumps(doc))
+    assert main(["anonymize", "--config", str(coarse), feb_in, "--out", str(february)]) == 0
+    resolved = tomllib.loads(Path(f"{february}.job.toml").read_text())
+    assert resolved["search"]["coarsen"] is True and resolved["result"]["re_applied"]
+    assert resolved["result"]["partitions"] < recorded["partitions"]
+    release_holds(february, 5, resolved["result"]["partitions"])
+    february.unlink()
     # without the recorded splits: partitioned anew, as the job says (age
     # split as a number)
     doc = tomllib.loads(job.read_text())

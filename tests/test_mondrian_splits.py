@@ -153,6 +153,39 @@ def test_a_partition_below_k_refuses_the_run() -> None:
     assert min(routed_groups(splits, small, QIS, hs)) < 5
 
 
+def test_coarsened_the_splits_a_thin_table_cannot_hold_are_undone() -> None:
+    df, hs = adult()
+    splits = pa.mondrian(df.head(20000), QIS, 5, hs).splits
+    rest = df.tail(10162)
+    result = pa.mondrian(rest, QIS, 5, hs, splits=splits, coarsen=True)
+    sizes = holds(result, rest, 5)
+    # each released group is whole leaves of the router: the records of one
+    # leaf never in two groups, and fewer groups than leaves reached
+    up = {
+        (q, lvl): dict(zip(h.leaves, h.leaf_labels(lvl), strict=True))
+        for q, h in hs.items()
+        for lvl in range(h.height + 1)
+    }
+    children = tree_of(splits)
+    out = result.apply().collect()
+    leaves = [
+        route(children, dict(zip(QIS, row, strict=True)), up)
+        for row in rest.select(QIS).iter_rows()
+    ]
+    groups = out.select(QIS).with_columns(pl.Series("leaf", leaves))
+    per_leaf = groups.group_by("leaf").agg(pl.struct(QIS).n_unique().alias("groups"))
+    assert per_leaf.get_column("groups").max() == 1
+    assert sizes.height < per_leaf.height
+    # the merged nodes carry the partitions in the splits it holds
+    held = result.splits.get_column("partition").drop_nulls()
+    assert held.sort().to_list() == list(range(result.partitions))
+    # a table held whole by the recorded splits is not coarsened
+    same = pa.mondrian(df.head(20000), QIS, 5, hs, splits=splits, coarsen=True)
+    assert same.partitions == pa.mondrian(df.head(20000), QIS, 5, hs).partitions
+    with pytest.raises(pa.ConfigError, match="pass splits= too"):
+        pa.mondrian(rest, QIS, 5, hs, coarsen=True)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     first=st.lists(
@@ -177,11 +210,15 @@ def test_random_tables_route_as_the_router_does(
             pa.mondrian(b, ["x", "s"], k, splits=splits)
         return
     expected = routed_groups(splits, b, ["x", "s"], {})
+    coarse = pa.mondrian(b, ["x", "s"], k, splits=splits, coarsen=True)
+    sizes = coarse.apply().collect().group_by(["x", "s"]).len().get_column("len")
+    assert sizes.sum() == b.height and sizes.min() >= k
     try:
         result = pa.mondrian(b, ["x", "s"], k, splits=splits)
     except pa.NotAnonymousError:
         assert min(expected) < k
         return
+    assert coarse.partitions == result.partitions
     out = result.apply().collect()
     assert out.height == b.height
     assert sorted(out.group_by(["x", "s"]).len().get_column("len").to_list()) == expected

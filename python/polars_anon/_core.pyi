@@ -447,6 +447,7 @@ def mondrian_reapply(
     label: list[str | None],
     level: list[int | None],
     criteria: list[CoreCriterion] = ...,
+    coarsen: bool = False,
 ) -> MondrianOutcome: ...
 
 @final

@@ -257,6 +257,7 @@ class _Anon:
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
         splits: pl.DataFrame | None = None,
+        coarsen: bool = False,
     ) -> MondrianResult:
         """See `polars_anon.mondrian`."""
         # imported on first use, as `polars_anon.mondrian` is
@@ -273,6 +274,7 @@ class _Anon:
             identifiers=identifiers,
             insensitive=insensitive,
             splits=splits,
+            coarsen=coarsen,
         )
 
     def differential_privacy(

@@ -181,13 +181,17 @@ pub fn recorded(problem: &Problem, kinds: &[Kind], tree: &[TreeNode]) -> Vec<Opt
 /// no row reaches are no partition; the outcome's tree has the recorded
 /// nodes with the partitions they now hold (and no tests). Refused when a row reaches no leaf (a
 /// hierarchy node this table's hierarchy lacks), or a partition holds fewer
-/// than k records or breaks the criteria.
+/// than k records or breaks the criteria, unless `coarsen`: then a split
+/// whose parts do not all hold (as Mondrian allows a split only when they
+/// do) is undone, its parts' records one partition at its node, from the
+/// leaves up; only a table that breaks the model whole is refused.
 pub fn reapply(
     problem: &Problem,
     kinds: &[Kind],
     model: &Model,
     parents: &[Option<u32>],
     tests: &[Option<Recorded>],
+    coarsen: bool,
 ) -> Result<Mondrian> {
     let data = Data::new(problem, kinds, model, false)?;
     let route = Route::new(problem, kinds, parents, tests)?;
@@ -196,6 +200,11 @@ pub fn reapply(
     for r in 0..rows {
         let leaf = route.leaf(&data, r)?;
         at_leaf[leaf].push(r as u32);
+    }
+    // nodes made leaves by undoing their split (`coarsen`)
+    let mut merged = vec![false; parents.len()];
+    if coarsen {
+        coarsened(&data, &route.children, &mut at_leaf, &mut merged)?;
     }
     // the leaves depth first, children in order: the order `mondrian`
     // numbers its partitions in, so a table re-applied to itself numbers
@@ -210,7 +219,7 @@ pub fn reapply(
     let mut order = Vec::new();
     let mut stack = vec![0];
     while let Some(node) = stack.pop() {
-        if route.children[node].is_empty() {
+        if route.children[node].is_empty() || merged[node] {
             if !at_leaf[node].is_empty() {
                 tree[node].partition = Some(order.len() as u32);
                 order.push(node);
@@ -250,11 +259,60 @@ pub fn reapply(
     if let Some(first) = first {
         return Err(AnonError::NotAnonymous(format!(
             "re-applied to this table, {failing} of the {} recorded partitions that hold its \
-             records fail the model; the first: {first}. Partition the table again instead",
+             records fail the model; the first: {first}. Partition the table again, or undo \
+             the recorded splits where their parts fail (coarsen=True)",
             partitions.len()
         )));
     }
     Ok(finished(problem, data, partitions, tree))
+}
+
+/// Undo, from the leaves up, each split one of whose parts holding records
+/// fails the model (its records merged into the node's, `at_leaf[node]`,
+/// and `merged[node]` set); nodes come after their parents.
+fn coarsened(
+    data: &Data<'_>,
+    children: &[Vec<usize>],
+    at_leaf: &mut [Vec<u32>],
+    merged: &mut [bool],
+) -> Result<()> {
+    let n = children.len();
+    // per node: its records hold the model where they are (a leaf's, or
+    // its kept parts'), or it holds none (an empty one holds)
+    let mut holds = vec![true; n];
+    for node in (0..n).rev() {
+        if children[node].is_empty() {
+            holds[node] = at_leaf[node].is_empty() || data.passes(&at_leaf[node]);
+            continue;
+        }
+        if children[node].iter().all(|&c| holds[c]) {
+            continue;
+        }
+        // gather the subtree's records here
+        let mut rows = Vec::new();
+        let mut stack = children[node].clone();
+        while let Some(c) = stack.pop() {
+            rows.append(&mut at_leaf[c]);
+            stack.extend(&children[c]);
+        }
+        holds[node] = data.passes(&rows);
+        at_leaf[node] = rows;
+        merged[node] = true;
+    }
+    if !holds[0] {
+        return Err(AnonError::NotAnonymous(format!(
+            "the whole table ({} records) breaks the model (k = {}{}): no partition can protect \
+             it",
+            data.count(&at_leaf[0]),
+            data.model.k,
+            if data.model.criteria.is_empty() {
+                ""
+            } else {
+                " and the criteria"
+            }
+        )));
+    }
+    Ok(())
 }
 
 /// A recorded tree in `problem`'s codes.
@@ -472,6 +530,16 @@ mod tests {
 
     /// The tree of a run, re-applied to `other`.
     fn routed(p: &Problem, kinds: &[Kind], model: &Model, other: &Problem) -> Result<Mondrian> {
+        routed_as(p, kinds, model, other, false)
+    }
+
+    fn routed_as(
+        p: &Problem,
+        kinds: &[Kind],
+        model: &Model,
+        other: &Problem,
+        coarsen: bool,
+    ) -> Result<Mondrian> {
         let out = mondrian(p, kinds, model, false, &mut || true).unwrap();
         let parents: Vec<Option<u32>> = out.tree.iter().map(|n| n.parent).collect();
         let other_kinds: Vec<Kind> = (kinds.iter().enumerate())
@@ -486,6 +554,7 @@ mod tests {
             model,
             &parents,
             &recorded(p, kinds, &out.tree),
+            coarsen,
         )
     }
 
@@ -555,11 +624,24 @@ mod tests {
         let got = labels(&q, &[Kind::Numeric(numbers(&other))], &out);
         assert_eq!(got, [("0".into(), 2), ("4.5".into(), 3), ("9".into(), 2)]);
         // one record of 9: its partition holds fewer than k
-        let q = one_column(other, vec![0, 1, 2], vec![2, 3, 1]);
+        let q = one_column(other.clone(), vec![0, 1, 2], vec![2, 3, 1]);
         let err = routed(&p, &kinds, &Model::k(2), &q)
             .unwrap_err()
             .to_string();
         assert!(err.contains("1 of the 3 recorded partitions") && err.contains("x=9 holds 1"));
+        // coarsened: the cut after 6 undone, 4.5 and 9 one partition; the
+        // cut after 4 kept (its other side, 0 and 0, holds)
+        let out = routed_as(&p, &kinds, &Model::k(2), &q, true).unwrap();
+        let got = labels(&q, &[Kind::Numeric(numbers(&other))], &out);
+        assert_eq!(got, [("0".into(), 2), ("[4.5-9]".into(), 4)]);
+        // a partition per effective leaf, the merged node (> 4) among them
+        assert!(out.tree[2].partition.is_some() && out.tree[5].partition.is_none());
+        // too few records for any partition: the whole table is refused
+        let q = one_column(other, vec![0], vec![1]);
+        let err = routed_as(&p, &kinds, &Model::k(2), &q, true)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("the whole table (1 records)"), "{err}");
     }
 
     #[test]

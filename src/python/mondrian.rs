@@ -142,9 +142,10 @@ pub fn mondrian(
 /// Partition `problem`'s F0 by a recorded split tree (see
 /// `PyMondrianOutcome`'s tree columns; `attribute`, `number`, `label` and
 /// `level` as there, `test` "<=", ">", "under", or "" at the root), strict,
-/// and check each partition for k and `criteria`.
+/// and check each partition for k and `criteria` (`coarsen`: undo the
+/// splits whose parts fail them, see `crate::mondrian::tree::reapply`).
 #[pyfunction]
-#[pyo3(signature = (problem, kinds, values, k, parent, attribute, test, number, label, level, criteria = Vec::new()))]
+#[pyo3(signature = (problem, kinds, values, k, parent, attribute, test, number, label, level, criteria = Vec::new(), coarsen = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn mondrian_reapply(
     py: Python<'_>,
@@ -159,6 +160,7 @@ pub fn mondrian_reapply(
     label: Vec<Option<String>>,
     level: Vec<Option<u8>>,
     criteria: Vec<PyCriterion>,
+    coarsen: bool,
 ) -> PyResult<PyMondrianOutcome> {
     let p = &problem.inner;
     let kinds = self::kinds(kinds, values)?;
@@ -228,7 +230,7 @@ pub fn mondrian_reapply(
         }));
     }
     let out = without_gil(py, || {
-        crate::mondrian::tree::reapply(p, &kinds, &model, &parent, &tests)
+        crate::mondrian::tree::reapply(p, &kinds, &model, &parent, &tests, coarsen)
     })?
     .map_err(to_py)?;
     outcome(p, &kinds, out)

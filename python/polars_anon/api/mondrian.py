@@ -13,7 +13,7 @@ from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
 from polars_anon.inputs.frames import as_frame
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
-from polars_anon.inputs.params import check_k, columns_of
+from polars_anon.inputs.params import as_bool, check_k, columns_of
 from polars_anon.prepare.f0 import prepare
 from polars_anon.results import mondrian_splits
 from polars_anon.results.mondrian import MondrianResult, partition
@@ -33,6 +33,7 @@ def mondrian(
     identifiers: Identifiers | None = None,
     insensitive: Sequence[str] | None = None,
     splits: pl.DataFrame | None = None,
+    coarsen: bool = False,
 ) -> MondrianResult:
     """Partition the table as Mondrian does (strict multidimensional
     partitioning), reading only F0: its distinct quasi-identifier
@@ -80,7 +81,11 @@ def mondrian(
     routed down the same tests (`polars_anon.results.mondrian_splits`); the
     cells are the values each partition now holds, and every partition
     must hold ``k`` records and meet the criteria, or nothing is released
-    (`NotAnonymousError`, naming the partition).
+    (`NotAnonymousError`, naming the partition). ``coarsen=True``: instead,
+    from the leaves up, undo each recorded split one of whose parts fails
+    (as Mondrian splits only where every part holds), its parts' records one
+    partition at its node: the same boxes where the table supports them,
+    larger ones where it is thin.
 
     >>> import polars as pl
     >>> import polars_anon as pa
@@ -122,7 +127,10 @@ def mondrian(
     k = check_k(k, prep.rows)
     kinds = {q: "numeric" if q in numbers else "hierarchy" if q in hs else "set" for q in qis}
     model = specs(criteria, prep.sensitive_values)
-    outcome = partition(prep, kinds, k, model, mode == "relaxed", splits)
+    coarsen = as_bool("coarsen", coarsen)
+    if coarsen and splits is None:
+        raise ConfigError("coarsen=True undoes recorded splits: pass splits= too")
+    outcome = partition(prep, kinds, k, model, mode == "relaxed", splits, coarsen)
     return MondrianResult(
         prep,
         k,
@@ -133,4 +141,5 @@ def mondrian(
         model,
         roles_of(identifiers, insensitive),
         splits,
+        coarsen,
     )

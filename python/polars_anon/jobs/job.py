@@ -44,7 +44,8 @@ With ``[search] algorithm = "mondrian"`` (and optionally ``numeric``, the quasi-
 split as numbers, and ``mode``) the job partitions the table by Mondrian
 (`polars_anon.mondrian`) instead of searching. Its resolved job records the partition's
 splits in a Parquet file beside it (``[result] splits``, with its checksum): a run of it
-routes its input's records down those splits, re-checked (see `jobs.mondrian`).
+routes its input's records down those splits, re-checked (``[search] coarsen = true``:
+undoing those its input cannot hold; see `jobs.mondrian`).
 
 With a ``[privacy]`` table (epsilon and delta instead of k) the job releases the table
 (epsilon, delta)-differentially private by SafePub (`jobs.dp`).
@@ -124,9 +125,11 @@ class Job:
     # as numbers (None: every integer or float one)
     mode: str = "strict"
     numeric: list[str] | None = None
-    # from a previous Mondrian run: its splits (Parquet) and their checksum
+    # from a previous Mondrian run: its splits (Parquet) and their checksum;
+    # coarsen: undo those whose parts the input cannot hold
     splits: Path | None = None
     splits_sha256: str | None = None
+    coarsen: bool = False
     # (epsilon, delta)-differential privacy by SafePub instead of k (`jobs.dp`)
     privacy: dp.Privacy | None = None
 
@@ -193,6 +196,7 @@ class Job:
             time_limit=search.get("time_limit"),
             mode=search.get("mode", "strict"),
             numeric=list(search["numeric"]) if "numeric" in search else None,
+            coarsen=values.flag("[search] coarsen", search.get("coarsen", False)),
             output=values.path("[output] path", need(out, "output", "path"), base),
             levels=(
                 values.levels("[result] levels", result["levels"])
@@ -300,6 +304,7 @@ class Job:
             self.output,
             self.separator,
             splits,
+            self.coarsen,
         )
         job_file = Path(str(self.output) + ".job.toml")
         run = MondrianRun(self, result, result.prep.rows, job_file, release.columns, splits is None)
@@ -336,6 +341,8 @@ class Job:
             search = {"algorithm": self.algorithm, "mode": self.mode}
             if self.numeric is not None:
                 search["numeric"] = list(self.numeric)
+            if self.coarsen:
+                search["coarsen"] = True
         model: dict[str, Any] = {
             "quasi_identifiers": list(self.quasi_identifiers),
             "k": self.k,

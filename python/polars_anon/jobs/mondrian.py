@@ -57,7 +57,7 @@ SPLITS = ".splits.parquet"
 def refuse_keys(search: dict[str, Any]) -> None:
     """A job file's ``[search]`` keys that only Mondrian takes, refused
     with another algorithm."""
-    given = sorted({"mode", "numeric"} & set(search))
+    given = sorted({"mode", "numeric", "coarsen"} & set(search))
     if given and search.get("algorithm") != ALGORITHM:
         raise ConfigError(f'job file: [search] {given} are for algorithm = "{ALGORITHM}" only')
 
@@ -135,6 +135,7 @@ def release(
     output: Path,
     separator: str,
     splits: pl.DataFrame | None = None,
+    coarsen: bool = False,
 ) -> tuple[MondrianResult, Guarded]:
     """Partition `data` (by recorded `splits`, if given) and write its
     release to `output` (Parquet by its suffix, else CSV), proven on the file
@@ -142,7 +143,7 @@ def release(
     of every column)."""
     args = (data, quasi_identifiers, k, hierarchies, criteria)
     try:
-        result = mondrian(*args, mode=mode, numeric=numeric, splits=splits)
+        result = mondrian(*args, mode=mode, numeric=numeric, splits=splits, coarsen=coarsen)
     except (NotAnonymousError, ConfigError) as e:
         if splits is None or (
             not isinstance(e, NotAnonymousError) and "recorded splits" not in str(e)
@@ -150,7 +151,8 @@ def release(
             raise
         raise type(e)(
             f"{e} (the job's recorded splits; to partition this input anew, delete [result] "
-            "splits from the job file)"
+            "splits from the job file; to undo the splits it cannot hold, set [search] "
+            "coarsen = true)"
         ) from None
     guarded = result.guarded(roles=roles)
     target(output)

@@ -33,6 +33,12 @@ def text(where: str, value: Any) -> str:
     return value
 
 
+def flag(where: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _bad(where, "true or false", value)
+    return value
+
+
 def separator(where: str, value: Any) -> str:
     """A CSV's field separator: one character of one byte."""
     if not isinstance(value, str) or len(value.encode("utf8")) != 1:

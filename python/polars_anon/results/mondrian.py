@@ -46,6 +46,7 @@ def partition(
     model: list[CoreCriterion],
     relaxed: bool = False,
     splits: pl.DataFrame | None = None,
+    coarsen: bool = False,
 ) -> MondrianOutcome:
     """Mondrian's final partitions of `prep`'s F0, in the core: `kinds` says
     how each quasi-identifier (in order) is split ("numeric": by the values
@@ -59,7 +60,8 @@ def partition(
     order = [kinds[q] for q in prep.quasi_identifiers]
     if splits is not None:
         qis = prep.quasi_identifiers
-        return mondrian_splits.reapplied(prep.problem, qis, order, values, k, model, splits)
+        args = (prep.problem, qis, order, values, k, model, splits, coarsen)
+        return mondrian_splits.reapplied(*args)
     return _core.mondrian(prep.problem, order, values, k, model, relaxed)
 
 
@@ -98,8 +100,10 @@ class MondrianResult:
     outcome: MondrianOutcome = field(repr=False)
     model: list[CoreCriterion] = field(repr=False, default_factory=list)
     roles: Roles = field(repr=False, default_factory=Roles)
-    # the recorded splits this partition re-applied (None: partitioned anew)
+    # the recorded splits this partition re-applied (None: partitioned anew),
+    # and whether the splits whose parts failed were undone
     applied: pl.DataFrame | None = field(repr=False, default=None)
+    coarsen: bool = field(repr=False, default=False)
 
     @property
     def quasi_identifiers(self) -> list[str]:
@@ -350,14 +354,19 @@ class MondrianResult:
             "loss": self.loss,
             "digest": digest(self.outcome),
             "splits": self.applied,
+            "coarsen": self.coarsen,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         source, qis, given, sensitive, nulls = state["source"]
         prep = prepare(source, qis, given, sensitive, nulls)
         model = specs(state["criteria"], prep.sensitive_values)
-        relaxed, applied = state["mode"] == "relaxed", state.get("splits")
-        outcome = partition(prep, state["kinds"], state["k"], model, relaxed, applied)
+        relaxed, applied, coarsen = (
+            state["mode"] == "relaxed",
+            state.get("splits"),
+            state.get("coarsen", False),
+        )
+        outcome = partition(prep, state["kinds"], state["k"], model, relaxed, applied, coarsen)
         if digest(outcome) != state["digest"]:
             raise AnonError(
                 f"this pickled Mondrian result does not hold on its table any more: the table "
@@ -376,6 +385,7 @@ class MondrianResult:
             "model": model,
             "roles": state["roles"],
             "applied": applied,
+            "coarsen": coarsen,
         }
         for name, value in fields.items():
             object.__setattr__(self, name, value)

@@ -15,10 +15,11 @@ A row a node of the split tree, each after its parent, the root first:
 Re-applied, every distinct combination of the new table follows the tests
 from the root to one leaf; the leaves it reaches are the partitions, each
 labelled by the values it now holds and each checked for k and the
-criteria. A value under a hierarchy node the recorded table held no record
-of has no part to go to, and the whole run is refused, as it is when a
-partition holds fewer than k records or breaks the criteria: partition the
-new table again then.
+criteria; when one fails, the whole run is refused, unless ``coarsen``:
+then, from the leaves up, a split one of whose parts fails is undone (as
+Mondrian makes a split only when every part holds), its parts one
+partition at its node. A value under a hierarchy node the recorded
+hierarchy lacks has no part to go to, and the run is refused.
 """
 
 from __future__ import annotations
@@ -113,9 +114,11 @@ def reapplied(
     k: int,
     model: list[CoreCriterion],
     splits: pl.DataFrame,
+    coarsen: bool = False,
 ) -> MondrianOutcome:
     """`problem`'s F0 partitioned by recorded `splits` (see the module doc),
-    in the core, each partition checked for k and the criteria."""
+    in the core, each partition checked for k and the criteria (`coarsen`:
+    a split whose parts fail them undone)."""
     t = frame_of(splits)
     names = t.get_column("attribute").to_list()
     unknown = sorted({a for a in names if a is not None and a not in quasi_identifiers})
@@ -137,4 +140,5 @@ def reapplied(
         t.get_column("label").to_list(),
         t.get_column("level").to_list(),
         model,
+        coarsen,
     )
