@@ -183,8 +183,9 @@ pub fn recorded(problem: &Problem, kinds: &[Kind], tree: &[TreeNode]) -> Vec<Opt
 /// hierarchy node this table's hierarchy lacks), or a partition holds fewer
 /// than k records or breaks the criteria, unless `coarsen`: then a split
 /// whose parts do not all hold (as Mondrian allows a split only when they
-/// do) is undone, its parts' records one partition at its node, from the
-/// leaves up; only a table that breaks the model whole is refused.
+/// do), or that has no part for a row, is undone, its parts' records (and
+/// that row) one partition at its node, from the leaves up; only a table
+/// that breaks the model whole is refused.
 pub fn reapply(
     problem: &Problem,
     kinds: &[Kind],
@@ -198,7 +199,7 @@ pub fn reapply(
     let rows = data.counts.len();
     let mut at_leaf: Vec<Vec<u32>> = vec![Vec::new(); parents.len()];
     for r in 0..rows {
-        let leaf = route.leaf(&data, r)?;
+        let leaf = route.leaf(&data, r, coarsen)?;
         at_leaf[leaf].push(r as u32);
     }
     // nodes made leaves by undoing their split (`coarsen`)
@@ -285,11 +286,12 @@ fn coarsened(
             holds[node] = at_leaf[node].is_empty() || data.passes(&at_leaf[node]);
             continue;
         }
-        if children[node].iter().all(|&c| holds[c]) {
+        // rows that stopped here (no child took them) undo the split too
+        if at_leaf[node].is_empty() && children[node].iter().all(|&c| holds[c]) {
             continue;
         }
         // gather the subtree's records here
-        let mut rows = Vec::new();
+        let mut rows = std::mem::take(&mut at_leaf[node]);
         let mut stack = children[node].clone();
         while let Some(c) = stack.pop() {
             rows.append(&mut at_leaf[c]);
@@ -439,7 +441,8 @@ impl<'a> Route<'a> {
     }
 
     /// The leaf row `r` of `data` reaches.
-    fn leaf(&self, data: &Data<'_>, r: usize) -> Result<usize> {
+    /// (`stop`: a row no child of a node takes stops there, as its leaf.)
+    fn leaf(&self, data: &Data<'_>, r: usize, stop: bool) -> Result<usize> {
         let mut node = 0;
         'down: loop {
             if self.children[node].is_empty() {
@@ -458,6 +461,9 @@ impl<'a> Route<'a> {
                     node = c;
                     continue 'down;
                 }
+            }
+            if stop {
+                return Ok(node);
             }
             // only a hierarchy split can leave a record out (an ordered
             // cut's halves hold every finite value)
@@ -679,6 +685,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("\"e\" falls under \"ee\""), "{err}");
+        // coarsened: the split with no part for e undone, one partition
+        let out = routed_as(&p, &[Kind::Hierarchy], &Model::k(2), &q, true).unwrap();
+        assert_eq!(labels(&q, &[Kind::Hierarchy], &out), [("*".into(), 6)]);
     }
 
     #[test]

@@ -83,9 +83,9 @@ def mondrian(
     must hold ``k`` records and meet the criteria, or nothing is released
     (`NotAnonymousError`, naming the partition). ``coarsen=True``: instead,
     from the leaves up, undo each recorded split one of whose parts fails
-    (as Mondrian splits only where every part holds), its parts' records one
-    partition at its node: the same boxes where the table supports them,
-    larger ones where it is thin.
+    (as Mondrian splits only where every part holds) or that has no part
+    for a record, its parts' records one partition at its node: the same
+    boxes where the table supports them, larger ones where it is thin.
 
     >>> import polars as pl
     >>> import polars_anon as pa

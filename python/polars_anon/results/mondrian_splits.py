@@ -19,7 +19,8 @@ criteria; when one fails, the whole run is refused, unless ``coarsen``:
 then, from the leaves up, a split one of whose parts fails is undone (as
 Mondrian makes a split only when every part holds), its parts one
 partition at its node. A value under a hierarchy node the recorded
-hierarchy lacks has no part to go to, and the run is refused.
+hierarchy lacks has no part to go to: the run is refused, or, coarsened,
+the split that has no part for it is undone.
 """
 
 from __future__ import annotations
