@@ -294,3 +294,29 @@ def test_splits_re_applied_on_duckdb_release_the_polars_groups() -> None:
     assert released.height == table.height
     counted = released.group_by(QIS).len().sort(QIS)
     assert counted.equals(here.apply().collect().group_by(QIS).len().sort(QIS))
+
+
+def test_a_coarsened_results_splits_re_apply_its_release() -> None:
+    df, hs = adult()
+    splits = pa.mondrian(df.head(20000), QIS, 5, hs).splits
+    rest = df.tail(10162)
+    coarse = pa.mondrian(rest, QIS, 5, hs, splits=splits, coarsen=True)
+    own = coarse.splits
+    assert own.height < splits.height
+    assert own.get_column("node").to_list() == list(range(own.height))
+    again = pa.mondrian(rest, QIS, 5, hs, splits=own)
+    assert again.apply().collect().equals(coarse.apply().collect())
+
+
+def test_odd_splits_tables_are_refused_by_name() -> None:
+    df, hs = adult()
+    splits = pa.mondrian(df.head(5000), QIS, 5, hs).splits
+    half = splits.with_columns(pl.col("level").cast(pl.Float64) + 0.5)
+    with pytest.raises(pa.ConfigError, match=r"\['level'\] must hold whole numbers"):
+        pa.mondrian(df, QIS, 5, hs, splits=half)
+    with pytest.raises(pa.ConfigError, match="got pandas"):
+        pa.mondrian(df, QIS, 5, hs, splits=splits.to_pandas())
+    # cut short before the right half of the first cut
+    first_right = splits.filter(pl.col("test") == ">").get_column("node").min()
+    with pytest.raises(pa.ConfigError, match="cut short, or edited"):
+        pa.mondrian(df, QIS, 5, hs, splits=splits.head(first_right))  # type: ignore[arg-type]

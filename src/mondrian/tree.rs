@@ -470,16 +470,18 @@ impl<'a> Route<'a> {
             let Some(Coded::Under(a, level, _)) = self.tests[self.children[node][0]].as_ref()
             else {
                 return Err(AnonError::Config(format!(
-                    "the recorded splits: row {r} passes no test below node {node}"
+                    "the recorded splits: a record passes none of the tests of node {node}'s \
+                     children (are the splits cut short, or edited?)"
                 )));
             };
             let h = &self.problem.hierarchies[*a];
             let leaf = data.codes[*a][r] as usize;
             let node = h.leaf_map(*level)[leaf] as usize;
-            return Err(AnonError::NotAnonymous(format!(
-                "'{}' = {:?} falls under {:?} of its hierarchy (level {level}), where the \
-                 recorded partition has no part: the hierarchy it was recorded with had no \
-                 such node; partition the table again instead",
+            return Err(AnonError::Config(format!(
+                "the recorded splits: '{}' = {:?} falls under {:?} of its hierarchy (level \
+                 {level}), where the recorded partition has no part: the hierarchy it was \
+                 recorded with had no such node; partition the table again, or undo that \
+                 split (coarsen=True)",
                 self.problem.names[*a],
                 h.leaves().get(leaf),
                 h.levels()[*level as usize].get(node),

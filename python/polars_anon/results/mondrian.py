@@ -145,7 +145,7 @@ class MondrianResult:
         if self.applied is not None:
             # the partitions each leaf holds now
             held = pl.Series("partition", self.outcome.tree_partition, dtype=pl.UInt32)
-            return self.applied.with_columns(held)
+            return mondrian_splits.pruned(self.applied.with_columns(held))
         if self.relaxed:
             raise ConfigError(
                 "a relaxed partition divides the records of one value between partitions, so "

@@ -81,14 +81,39 @@ def unroutable(
     return None
 
 
+def pruned(splits: pl.DataFrame) -> pl.DataFrame:
+    """`splits` without the nodes below a node that holds a partition (a
+    split a coarsened re-application undid), renumbered: the tree of the
+    partition it released, which routes the same table to the same
+    partitions."""
+    parents = splits.get_column("parent").to_list()
+    held = splits.get_column("partition").to_list()
+    drop = [False] * len(parents)
+    for node, parent in enumerate(parents):
+        if parent is not None:
+            drop[node] = drop[parent] or held[parent] is not None
+    if not any(drop):
+        return splits
+    kept = [i for i, d in enumerate(drop) if not d]
+    number = {old: new for new, old in enumerate(kept)}
+    out = splits.filter(~pl.Series(drop))
+    return out.with_columns(
+        pl.Series("node", range(len(kept)), dtype=pl.UInt32),
+        pl.Series(
+            "parent", [None if p is None else number[p] for p in out["parent"]], dtype=pl.UInt32
+        ),
+    )
+
+
 def frame_of(splits: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Recorded `splits` checked and cast to the table's types."""
     if isinstance(splits, pl.LazyFrame):
         splits = splits.collect()
     if not isinstance(splits, pl.DataFrame):
+        kind = type(splits)
         raise ConfigError(
             f"splits must be a polars DataFrame (a MondrianResult's .splits), got "
-            f"{type(splits).__name__}"
+            f"{kind.__module__}.{kind.__qualname__}"
         )
     missing = [c for c in COLUMNS if c not in splits.columns]
     if missing:
@@ -96,6 +121,15 @@ def frame_of(splits: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
             f"the recorded splits lack column(s) {missing}; a MondrianResult's .splits has "
             f"{list(COLUMNS)}"
         )
+    fractional = [
+        c
+        for c, dtype in COLUMNS.items()
+        if dtype.is_integer()
+        and splits.schema[c].is_float()
+        and bool(splits.select((pl.col(c) % 1 != 0).any()).item())
+    ]
+    if fractional:
+        raise ConfigError(f"the recorded splits' columns {fractional} must hold whole numbers")
     try:
         t = splits.select(pl.col(c).cast(dtype) for c, dtype in COLUMNS.items())
     except pl.exceptions.PolarsError as e:
