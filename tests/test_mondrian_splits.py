@@ -320,3 +320,16 @@ def test_odd_splits_tables_are_refused_by_name() -> None:
     first_right = splits.filter(pl.col("test") == ">").get_column("node").min()
     with pytest.raises(pa.ConfigError, match="cut short, or edited"):
         pa.mondrian(df, QIS, 5, hs, splits=splits.head(first_right))  # type: ignore[arg-type]
+
+
+def test_a_refusal_names_the_criterion_broken() -> None:
+    df, _ = adult()
+    diverse = [pa.DistinctLDiversity(2, "occupation")]
+    splits = pa.mondrian(df.head(20000), ["age", "sex"], 5, criteria=diverse).splits
+    stricter = [pa.DistinctLDiversity(5, "occupation")]
+    with pytest.raises(pa.NotAnonymousError, match="break DistinctLDiversity"):
+        pa.mondrian(df.tail(3000), ["age", "sex"], 5, criteria=stricter, splits=splits)
+    nulls = pl.DataFrame({"a": [1, 2, None, 4]})
+    with pytest.raises(pa.MissingValueError) as e:
+        pa.mondrian(nulls, ["a"], 2)
+    assert "nulls='value'" not in str(e.value)

@@ -220,10 +220,12 @@ impl<'a> Data<'a> {
 
     /// At least k records, and every criterion holds on their histograms.
     pub fn passes(&self, rows: &[u32]) -> bool {
-        if self.count(rows) < self.model.k {
-            return false;
-        }
-        self.model.criteria.iter().all(|c| {
+        self.count(rows) >= self.model.k && self.failing(rows).is_none()
+    }
+
+    /// The first criterion the records of `rows` break, if any (k apart).
+    fn failing(&self, rows: &[u32]) -> Option<&'static str> {
+        let c = self.model.criteria.iter().find(|c| {
             let col = &self.sensitive[c.attr()];
             let mut values: Vec<(u32, u64)> = rows
                 .iter()
@@ -237,8 +239,9 @@ impl<'a> Data<'a> {
                     _ => hist.push((v, n)),
                 }
             }
-            c.holds(&hist, self.global[c.attr()])
-        })
+            !c.holds(&hist, self.global[c.attr()])
+        });
+        c.map(|c| c.name())
     }
 
     /// `present`, in one pass over the rows rather than a sort of them: each

@@ -250,7 +250,8 @@ pub fn reapply(
                 let why = if count < model.k {
                     format!("holds {count} records, fewer than k = {}", model.k)
                 } else {
-                    format!("holds {count} records that break the criteria")
+                    let name = data.failing(&part.rows).unwrap_or("the criteria");
+                    format!("holds {count} records that break {name}")
                 };
                 first = Some(format!("partition {} {why}", shown.join(", ")));
             }

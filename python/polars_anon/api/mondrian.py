@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon import engines
-from polars_anon._core import ConfigError
+from polars_anon._core import ConfigError, MissingValueError
 from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
 from polars_anon.inputs.frames import as_frame
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
@@ -123,7 +123,11 @@ def mondrian(
             )
     given = resolve_hierarchies(hierarchies)
     hs = {q: h for q, h in given.items() if q in qis and q not in numbers}
-    prep = prepare(data, qis, hs, sens)
+    try:
+        prep = prepare(data, qis, hs, sens)
+    except MissingValueError as e:
+        # Mondrian takes no nulls="value" (a null has no place in a range)
+        raise MissingValueError(str(e).replace(", or pass nulls='value'", "")) from None
     k = check_k(k, prep.rows)
     kinds = {q: "numeric" if q in numbers else "hierarchy" if q in hs else "set" for q in qis}
     model = specs(criteria, prep.sensitive_values)
