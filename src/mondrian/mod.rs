@@ -696,7 +696,8 @@ mod tests {
     use crate::criteria::DistinctL;
     use crate::testing::{from_frame, Fixture};
 
-    fn numbers(h: &Hierarchy) -> Vec<f64> {
+    /// A number per leaf of `h` (its labels parsed).
+    pub(super) fn numbers(h: &Hierarchy) -> Vec<f64> {
         (0..h.domain_size(0))
             .map(|c| h.leaves().get(c).parse().unwrap())
             .collect()

@@ -527,15 +527,9 @@ mod tests {
 
     use super::*;
     use crate::criteria::DistinctL;
-    use crate::hierarchy::Hierarchy;
+    use crate::mondrian::tests::numbers;
     use crate::mondrian::{label, mondrian};
     use crate::testing::{from_frame, Fixture};
-
-    fn numbers(h: &Hierarchy) -> Vec<f64> {
-        (0..h.domain_size(0))
-            .map(|c| h.leaves().get(c).parse().unwrap())
-            .collect()
-    }
 
     /// The tree of a run, re-applied to `other`.
     fn routed(p: &Problem, kinds: &[Kind], model: &Model, other: &Problem) -> Result<Mondrian> {

@@ -84,6 +84,25 @@ fn kinds(kinds: Vec<String>, mut values: Vec<Option<Vec<f64>>>) -> PyResult<Vec<
         .collect()
 }
 
+/// The kinds and the model of a call, checked against the problem.
+fn setup(
+    p: &Problem,
+    kinds: Vec<String>,
+    values: Vec<Option<Vec<f64>>>,
+    k: u64,
+    criteria: Vec<PyCriterion>,
+) -> PyResult<(Vec<Kind>, Model)> {
+    let kinds = self::kinds(kinds, values)?;
+    let model = Model {
+        k,
+        criteria: unwrap(criteria)?,
+        ..Default::default()
+    };
+    let counts: Vec<usize> = p.sensitive.iter().map(|s| s.values.len()).collect();
+    crate::criteria::validate(&model.criteria, &counts).map_err(to_py)?;
+    Ok((kinds, model))
+}
+
 /// Partition `problem`'s F0 for k and `criteria`, strict or `relaxed`;
 /// `kinds[i]` is "numeric" (with `values[i]`, a number per leaf code),
 /// "hierarchy" or "set".
@@ -99,14 +118,7 @@ pub fn mondrian(
     relaxed: bool,
 ) -> PyResult<PyMondrianOutcome> {
     let p = &problem.inner;
-    let kinds = self::kinds(kinds, values)?;
-    let model = Model {
-        k,
-        criteria: unwrap(criteria)?,
-        ..Default::default()
-    };
-    let counts: Vec<usize> = p.sensitive.iter().map(|s| s.values.len()).collect();
-    crate::criteria::validate(&model.criteria, &counts).map_err(to_py)?;
+    let (kinds, model) = setup(p, kinds, values, k, criteria)?;
     let failure: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
     let seen = failure.clone();
     let mut last = Instant::now();
@@ -163,14 +175,7 @@ pub fn mondrian_reapply(
     coarsen: bool,
 ) -> PyResult<PyMondrianOutcome> {
     let p = &problem.inner;
-    let kinds = self::kinds(kinds, values)?;
-    let model = Model {
-        k,
-        criteria: unwrap(criteria)?,
-        ..Default::default()
-    };
-    let counts: Vec<usize> = p.sensitive.iter().map(|s| s.values.len()).collect();
-    crate::criteria::validate(&model.criteria, &counts).map_err(to_py)?;
+    let (kinds, model) = setup(p, kinds, values, k, criteria)?;
     let n = parent.len();
     if [
         attribute.len(),
