@@ -662,7 +662,9 @@ fn finished(
 }
 
 /// A cell as text: a range `[low-high]` (or its one value), a node's label,
-/// a set `{a,b}` (or its one value).
+/// a set `{a,b}` (or its one value). In a set, a value holding a comma, a
+/// brace or a double quote, or starting or ending with a space, is written
+/// in double quotes (its own doubled), so that `{x,"a,b"}` is two values.
 pub fn label(h: &Hierarchy, cell: &Cell, kind: &Kind) -> String {
     let leaf = |c: u32| h.leaves().get(c as usize).to_string();
     match cell {
@@ -680,9 +682,19 @@ pub fn label(h: &Hierarchy, cell: &Cell, kind: &Kind) -> String {
         Cell::Node { level, code } => h.levels()[*level as usize].get(*code as usize).to_string(),
         Cell::Set(codes) if codes.len() == 1 => leaf(codes[0]),
         Cell::Set(codes) => {
-            let shown: Vec<String> = codes.iter().map(|&c| leaf(c)).collect();
+            let shown: Vec<String> = codes.iter().map(|&c| in_set(&leaf(c))).collect();
             format!("{{{}}}", shown.join(","))
         }
+    }
+}
+
+/// A value as a set's label writes it (see `label`).
+fn in_set(value: &str) -> String {
+    let special = |c: char| matches!(c, ',' | '{' | '}' | '"');
+    if value.contains(special) || value.starts_with(' ') || value.ends_with(' ') {
+        format!("\"{}\"", value.replace('"', "\"\""))
+    } else {
+        value.to_string()
     }
 }
 
@@ -825,6 +837,12 @@ mod tests {
             .collect();
         // the weighted median of 2, 1, 1, 1 records is b: {a,b} has 3
         assert_eq!(labels, ["{a,b}", "{c,d}"]);
+        // values that would read as more than one are quoted
+        let odd = Hierarchy::identity(&["a,b", "c", " d", "e\"f"]).unwrap();
+        let all = Cell::Set(vec![0, 1, 2, 3]);
+        let shown = label(&odd, &all, &Kind::Set);
+        assert_eq!(shown, "{\"a,b\",c,\" d\",\"e\"\"f\"}");
+        assert_eq!(label(&odd, &Cell::Set(vec![0]), &Kind::Set), "a,b");
         assert!((out.loss - 1.0 / 3.0).abs() < 1e-12);
     }
 
