@@ -48,14 +48,6 @@ impl Test {
             (Test::Above { attr, key }, right),
         ]
     }
-
-    pub fn attr(&self) -> usize {
-        match self {
-            Test::AtMost { attr, .. } | Test::Above { attr, .. } | Test::Under { attr, .. } => {
-                *attr
-            }
-        }
-    }
 }
 
 /// The empty parts a hierarchy split of tree node `at` on `attr` adds for
@@ -139,6 +131,16 @@ pub enum Recorded {
         level: u8,
         label: String,
     },
+}
+
+impl Recorded {
+    pub fn attr(&self) -> usize {
+        match self {
+            Recorded::AtMost { attr, .. }
+            | Recorded::Above { attr, .. }
+            | Recorded::Under { attr, .. } => *attr,
+        }
+    }
 }
 
 /// `tree`'s tests in value space, for `problem` partitioned with `kinds`.
@@ -375,11 +377,7 @@ impl<'a> Route<'a> {
                 coded.push(None);
                 continue;
             };
-            let attr = match t {
-                Recorded::AtMost { attr, .. }
-                | Recorded::Above { attr, .. }
-                | Recorded::Under { attr, .. } => *attr,
-            };
+            let attr = t.attr();
             if attr >= n {
                 return bad(format!("attribute {attr} of {n}"));
             }

@@ -50,7 +50,8 @@ pub struct PyMondrianOutcome {
     /// The attribute losses averaged.
     loss: f64,
     /// The split tree (`crate::mondrian::tree`), a node a row, each after
-    /// its parent (empty for partitions re-applied from a recorded tree):
+    /// its parent (for partitions re-applied from a recorded tree, its
+    /// nodes' parents and partitions only, no tests):
     /// its parent, the quasi-identifier (index) its test is on, the test
     /// ("<=", ">" or "under"; "" at the root), its key as a number (numeric
     /// cuts) or as text (a set's cut, a hierarchy node's label), the node's
