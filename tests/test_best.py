@@ -72,3 +72,28 @@ def test_best_by_bound_on_random_tables(
     for criterion in ("min_loss", "max_precision"):
         fast, full = both_ways(r, criterion)
         assert fast == full, criterion
+
+
+@pytest.mark.parametrize(("table", "k"), [("cup", 2), ("cup", 10), ("adult", 5)])
+def test_best_without_suppression_values_only_the_nodes_of_the_least_loss(
+    table: str, k: int
+) -> None:
+    # with nothing suppressed a node's loss is its bound: the core values
+    # the nodes of the least bound alone, read from its own outcome
+    lf, hs = pa.datasets.cup() if table == "cup" else pa.datasets.adult()
+    qis = list(
+        pa.datasets.CUP_QUASI_IDENTIFIERS if table == "cup" else pa.datasets.ADULT_QUASI_IDENTIFIERS
+    )
+    r = pa.search(lf.collect(), qis, hs, k, 0, progress=False)
+    core = r._lists.core()
+    assert core is not None
+    valued, figures = r._prep.problem.best_of(core, k, [], "loss", None, 0)
+    losses = r.anonymous.get_column("loss").to_list()  # every node valued
+    least = min(losses)
+    assert sorted(valued) == [i for i, v in enumerate(losses) if abs(v - least) <= 1e-9 * least]
+    assert figures.values() == pytest.approx([least] * len(valued), rel=1e-12)
+    if len(valued) == 1:
+        best = core.anonymous_at(valued)[0]
+        assert r.best("min_loss") == dict(zip(qis, best, strict=True))
+    fast, full = both_ways(r, "min_loss")
+    assert fast == full

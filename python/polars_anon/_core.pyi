@@ -292,6 +292,7 @@ class SearchOutcome:
     def minimal(self) -> list[list[int]]: ...
     @property
     def rejected(self) -> list[list[int]]: ...
+    def anonymous_at(self, indices: list[int]) -> list[list[int]]: ...
     @property
     def complete(self) -> bool: ...
     @property
@@ -339,11 +340,12 @@ class Problem:
     ) -> MetricTable: ...
     def best_of(
         self,
-        nodes: list[list[int]],
+        nodes: list[list[int]] | SearchOutcome,
         k: int,
         criteria: list[CoreCriterion],
         metric: str,
         weights: list[float] | None = ...,
+        max_suppression: int | None = ...,
     ) -> tuple[list[int], MetricTable]: ...
     def search(
         self,

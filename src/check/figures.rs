@@ -118,7 +118,7 @@ pub fn kl_divergence(
     let maps: Vec<&[u32]> = (fs.attrs.iter().zip(&fs.levels))
         .map(|(&a, &l)| problem.hierarchies[a].leaf_map(l))
         .collect();
-    let under: Vec<Vec<u32>> = (fs.attrs.iter().zip(&fs.levels))
+    let under: Vec<&[u32]> = (fs.attrs.iter().zip(&fs.levels))
         .map(|(&a, &l)| problem.hierarchies[a].leaves_under(l))
         .collect();
     let everything: f64 = (fs.attrs.iter())

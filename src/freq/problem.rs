@@ -68,6 +68,32 @@ impl Problem {
         }
     }
 
+    /// Attribute `a`'s records per leaf code: from its marginal when it was
+    /// counted with F0 (a few rows), else from F0.
+    pub fn leaf_counts(&self, a: usize) -> Result<Vec<u64>> {
+        let mut per_leaf = vec![0u64; self.hierarchies[a].domain_size(0)];
+        let marginal = self.marginals.as_ref().and_then(|m| m.get(a));
+        if let (
+            None,
+            Some(SetData::Packed {
+                layout,
+                keys,
+                counts,
+            }),
+        ) = (&self.floors, marginal.map(|m| &m.data))
+        {
+            for (&k, &c) in keys.iter().zip(counts) {
+                per_leaf[layout.get(k, a) as usize] += c;
+            }
+            return Ok(per_leaf);
+        }
+        let counts = self.base.counts()?;
+        for (&code, &c) in self.base.codes(a)?.iter().zip(counts.iter()) {
+            per_leaf[code as usize] += c;
+        }
+        Ok(per_leaf)
+    }
+
     /// Group F0's rows as standing for their values at `floors` (see
     /// `floors.rs`); each floor at most its attribute's height.
     pub fn set_floors(&mut self, floors: super::Floors) -> Result<()> {

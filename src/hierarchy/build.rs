@@ -234,6 +234,7 @@ impl<'s> Builder<'s> {
                 leaf_to: self.leaf_to,
                 parent,
                 leaf_index,
+                under: Default::default(),
             }),
         })
     }

@@ -46,6 +46,10 @@ struct Tree {
     parent: Vec<Vec<u32>>,
     /// Leaf label bytes -> leaf code.
     leaf_index: LeafIndex,
+    /// `under[l][c]`: the leaves code c of level l stands for, counted once
+    /// on first use (every node's loss reads it: a ZIP hierarchy's 100,000
+    /// leaves counted again per node cost more than rolling the node up).
+    under: std::sync::OnceLock<Vec<Vec<u32>>>,
 }
 
 /// Trees are equal when their labels and leaves' codes are: the rest is
@@ -121,12 +125,19 @@ impl Hierarchy {
             .collect()
     }
     /// How many leaves each code at `level` stands for.
-    pub fn leaves_under(&self, level: u8) -> Vec<u32> {
-        let mut under = vec![0u32; self.domain_size(level)];
-        for &c in &self.t.leaf_to[level as usize] {
-            under[c as usize] += 1;
-        }
-        under
+    pub fn leaves_under(&self, level: u8) -> &[u32] {
+        let under = self.t.under.get_or_init(|| {
+            (0..self.t.leaf_to.len())
+                .map(|l| {
+                    let mut under = vec![0u32; self.domain_size(l as u8)];
+                    for &c in &self.t.leaf_to[l] {
+                        under[c as usize] += 1;
+                    }
+                    under
+                })
+                .collect()
+        });
+        &under[level as usize]
     }
     /// Which of `values` are leaves, as their positions in `values` in leaf
     /// order, and the labels of those leaves at `level` (`labels_of`). What a

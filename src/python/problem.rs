@@ -22,6 +22,15 @@ use crate::search::{Config, Searcher};
 /// progress: often enough to feel immediate, rarely enough to cost nothing.
 const TICK: Duration = Duration::from_millis(200);
 
+/// Nodes given to the core: lists of levels, or a search outcome's
+/// anonymous nodes as the core holds them (thousands of lists cost
+/// milliseconds each way).
+#[derive(FromPyObject)]
+pub enum NodesArg<'py> {
+    Outcome(Bound<'py, PySearchOutcome>),
+    Lists(Vec<Vec<u32>>),
+}
+
 #[pyclass(name = "Problem", module = "polars_anon._core", frozen)]
 pub struct PyProblem {
     pub(super) inner: Problem,
@@ -319,20 +328,38 @@ impl PyProblem {
     /// them in order of its lower bound
     /// until none left can do better (`search::best`): the indices of the
     /// nodes valued and their figures, every node of the best value among
-    /// them.
-    #[pyo3(signature = (nodes, k, criteria, metric, weights = None))]
+    /// them. `max_suppression`: the records the search that found them could
+    /// suppress (none: the bound is then the value of the loss, Prec and the
+    /// entropy); unknown, any.
+    #[pyo3(signature = (nodes, k, criteria, metric, weights = None, max_suppression = None))]
+    #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn best_of(
         &self,
         py: Python<'_>,
-        nodes: Vec<Vec<u32>>,
+        nodes: NodesArg<'_>,
         k: u64,
         criteria: Vec<PyCriterion>,
         metric: &str,
         weights: Option<Vec<f64>>,
+        max_suppression: Option<u64>,
     ) -> PyResult<(Vec<usize>, PyMetricTable)> {
         let objective: crate::search::Objective = metric.parse().map_err(to_py)?;
         let checker = self.checker(k, criteria, Engine::Auto)?;
-        let nodes = self.nodes_u8(nodes)?;
+        let (owned, outcome);
+        let nodes: &[Vec<u8>] = match nodes {
+            NodesArg::Lists(lists) => {
+                owned = self.nodes_u8(lists)?;
+                &owned
+            }
+            NodesArg::Outcome(given) => {
+                outcome = given;
+                let nodes = outcome.get().anonymous_nodes();
+                for n in nodes {
+                    self.levels_unchecked(&n.iter().map(|&l| u32::from(l)).collect::<Vec<_>>())?;
+                }
+                nodes
+            }
+        };
         let mut bounds = crate::search::Bounds::new(&self.inner, objective).map_err(to_py)?;
         if let Some(w) = weights {
             if w.len() != self.inner.n_attrs() {
@@ -345,7 +372,12 @@ impl PyProblem {
             bounds = bounds.weighted(w);
         }
         let (valued, evaluated, values) = run(py, || {
-            crate::search::best::best_of(&checker, &bounds, &nodes)
+            crate::search::best::best_of(
+                &checker,
+                &bounds,
+                nodes,
+                max_suppression.unwrap_or(u64::MAX),
+            )
         })?;
         let table = self.metric_table(valued.iter().map(|&i| &nodes[i]), evaluated, k);
         Ok((valued, table.with_values(values)))

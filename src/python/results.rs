@@ -380,9 +380,27 @@ impl PySearchOutcome {
     fn rejected(&self) -> Vec<Vec<u32>> {
         self.rejected.iter().map(|n| widened(n)).collect()
     }
+    /// The anonymous nodes at `indices` (those `Problem.best_of` valued).
+    fn anonymous_at(&self, indices: Vec<usize>) -> PyResult<Vec<Vec<u32>>> {
+        indices
+            .iter()
+            .map(|&i| match self.anonymous.get(i) {
+                Some(n) => Ok(widened(n)),
+                None => Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                    "no anonymous node {i} of {}",
+                    self.anonymous.len()
+                ))),
+            })
+            .collect()
+    }
 }
 
 impl PySearchOutcome {
+    /// The anonymous nodes as the core holds them.
+    pub(super) fn anonymous_nodes(&self) -> &[Vec<u8>] {
+        &self.anonymous
+    }
+
     pub(super) fn new(py: Python<'_>, out: Outcome) -> PyResult<Self> {
         Ok(PySearchOutcome {
             anonymous: out.anonymous,

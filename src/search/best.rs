@@ -8,7 +8,10 @@
 //!
 //! This is how `best("min_loss")` and `best("max_precision")` answer on a
 //! complete search's thousands of anonymous nodes: on Adult and cup the
-//! bound is close to the value, and a few dozen nodes are valued.
+//! bound is close to the value, and a few dozen nodes are valued. With no
+//! suppression allowed an anonymous node suppresses nothing, and for the
+//! objectives whose bound is then the value (`exact_unsuppressed`) the best
+//! value is the least bound: only the nodes that reach it are valued.
 
 use super::Bounds;
 use crate::check::{Checker, Evaluated};
@@ -27,10 +30,13 @@ fn may_reach(lower: f64, best: f64) -> bool {
 
 /// The nodes valued (indices into `nodes`, in the order valued), their
 /// evaluations and their values; among them, every node of the best value.
+/// `max_suppression`: the records the search that found `nodes` (anonymous
+/// ones) could suppress.
 pub fn best_of(
     checker: &Checker<'_>,
     bounds: &Bounds,
     nodes: &[Node],
+    max_suppression: u64,
 ) -> Result<(Vec<usize>, Vec<Evaluated>, Vec<f64>)> {
     // the figures the objective reads, whatever the caller's checker asks
     let checker = &Checker {
@@ -43,7 +49,12 @@ pub fn best_of(
     let mut order: Vec<usize> = (0..nodes.len()).collect();
     order.sort_by(|&a, &b| lower[a].total_cmp(&lower[b]).then(a.cmp(&b)));
     let (mut valued, mut evaluated, mut values) = (Vec::new(), Vec::new(), Vec::new());
-    let mut best = f64::INFINITY;
+    let exact = max_suppression == 0 && bounds.objective().exact_unsuppressed();
+    let mut best = match order.first() {
+        // no value below its bound, and the least bound a value
+        Some(&i) if exact => lower[i],
+        _ => f64::INFINITY,
+    };
     let (mut next, mut batch) = (0, FIRST_BATCH);
     while next < order.len() && may_reach(lower[order[next]], best) {
         let take: Vec<usize> = order[next..]
@@ -133,7 +144,7 @@ mod tests {
                 let values: Vec<f64> = all.iter().enumerate().map(|(i, e)| value(i, e)).collect();
                 let want = values.iter().copied().fold(f64::INFINITY, f64::min);
                 // best_of asks for the figures its objective reads
-                let (valued, evaluated, _) = best_of(&plain, &bounds, &nodes).unwrap();
+                let (valued, evaluated, _) = best_of(&plain, &bounds, &nodes, sup).unwrap();
                 let got = valued
                     .iter()
                     .zip(&evaluated)
@@ -151,6 +162,15 @@ mod tests {
                     valued.len(),
                     nodes.len()
                 );
+                if sup == 0 && objective.exact_unsuppressed() {
+                    // only the nodes of the best value
+                    for &i in &valued {
+                        assert!(
+                            values[i] <= want + 1e-9,
+                            "{objective:?}: valued {i} beyond the best"
+                        );
+                    }
+                }
             }
         }
     }

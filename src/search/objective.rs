@@ -109,6 +109,16 @@ impl Objective {
         }
     }
 
+    /// `Bounds::lower` is the value itself for a node that suppresses no
+    /// record: the loss, Prec and the entropy count each attribute's cost
+    /// over every record, which is exactly the bound with nothing suppressed.
+    pub fn exact_unsuppressed(self) -> bool {
+        matches!(
+            self,
+            Objective::Loss | Objective::Precision | Objective::Entropy | Objective::Height
+        )
+    }
+
     /// Monotone under generalization with this much suppression allowed: a
     /// generalization of an anonymous node can then never do better.
     pub fn monotone(self, max_suppression: u64) -> bool {
@@ -154,16 +164,15 @@ impl Bounds {
         if objective == Objective::Loss {
             let rows = problem.rows.max(1) as f64;
             for (a, h) in problem.hierarchies.iter().enumerate() {
-                let per_leaf = leaf_counts(problem, a)?;
+                let held = held_leaves(problem, a)?;
                 let leaves = h.domain_size(0);
                 let mut by_level = Vec::with_capacity(h.height() as usize + 1);
                 for g in 0..=h.height() {
                     let under = h.leaves_under(g);
                     let map = h.leaf_map(g);
-                    let extra: u128 = per_leaf
+                    let extra: u128 = held
                         .iter()
-                        .zip(map)
-                        .map(|(&n, &code)| n as u128 * (under[code as usize] as u128 - 1))
+                        .map(|&(leaf, n)| n as u128 * (under[map[leaf] as usize] as u128 - 1))
                         .sum();
                     by_level.push(loss::attribute_loss(&[extra], &[leaves], 0, rows as u64)[0]);
                 }
@@ -342,29 +351,28 @@ impl Bounds {
     }
 }
 
-/// Attribute `a`'s records per leaf, from F0.
-fn leaf_counts(problem: &Problem, a: usize) -> Result<Vec<u64>> {
-    let counts = problem.base.counts()?;
-    let mut per_leaf = vec![0u64; problem.hierarchies[a].domain_size(0)];
-    for (&code, &c) in problem.base.codes(a)?.iter().zip(counts.iter()) {
-        per_leaf[code as usize] += c;
-    }
-    Ok(per_leaf)
+/// Attribute `a`'s leaves that records hold, with their records (a ZIP
+/// hierarchy has 100,000 leaves; a table holds a fraction).
+fn held_leaves(problem: &Problem, a: usize) -> Result<Vec<(usize, u64)>> {
+    let per_leaf = problem.leaf_counts(a)?;
+    Ok(per_leaf
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, n)| n > 0)
+        .collect())
 }
 
 /// Attribute `a`'s mean over records of ln(leaves under the record's value)
 /// at each level (0 for an empty table).
 fn mean_log_leaves(problem: &Problem, a: usize) -> Result<Vec<f64>> {
     let h = &problem.hierarchies[a];
-    let per_leaf = leaf_counts(problem, a)?;
+    let held = held_leaves(problem, a)?;
     let rows = problem.rows.max(1) as f64;
     Ok((0..=h.height())
         .map(|g| {
             let (map, under) = (h.leaf_map(g), h.leaves_under(g));
-            per_leaf
-                .iter()
-                .zip(map)
-                .map(|(&n, &code)| n as f64 * f64::from(under[code as usize]).ln())
+            held.iter()
+                .map(|&(leaf, n)| n as f64 * f64::from(under[map[leaf] as usize]).ln())
                 .sum::<f64>()
                 / rows
         })
@@ -377,20 +385,17 @@ fn mean_log_leaves(problem: &Problem, a: usize) -> Result<Vec<f64>> {
 /// level.
 fn generalization_entropy(problem: &Problem, a: usize) -> Result<Vec<f64>> {
     let h = &problem.hierarchies[a];
-    let per_leaf = leaf_counts(problem, a)?;
+    let held = held_leaves(problem, a)?;
     Ok((0..=h.height())
         .map(|g| {
             let map = h.leaf_map(g);
             let mut per_value = vec![0u64; h.domain_size(g)];
-            for (&n, &code) in per_leaf.iter().zip(map) {
-                per_value[code as usize] += n;
+            for &(leaf, n) in &held {
+                per_value[map[leaf] as usize] += n;
             }
-            per_leaf
-                .iter()
-                .zip(map)
-                .filter(|(&n, _)| n > 0)
-                .map(|(&n, &code)| {
-                    -(n as f64) * (n as f64 / per_value[code as usize] as f64).log2()
+            held.iter()
+                .map(|&(leaf, n)| {
+                    -(n as f64) * (n as f64 / per_value[map[leaf] as usize] as f64).log2()
                 })
                 .sum()
         })

@@ -25,6 +25,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, MetricTable, Problem
+from polars_anon.results.nodes import Nodes
 
 CRITERIA = (
     "min_loss",
@@ -59,22 +60,36 @@ def within(
     bounds: Mapping[str, int | tuple[int, int]] | None,
 ) -> list[list[int]]:
     """The nodes whose every level lies within `bounds`."""
-    limits = [bound(q, (bounds or {}).get(q, (0, 255))) for q in quasi_identifiers]
+    if not bounds:
+        return nodes
+    limits = [bound(q, bounds.get(q, (0, 255))) for q in quasi_identifiers]
     return [n for n in nodes if all(lo <= v <= hi for v, (lo, hi) in zip(n, limits, strict=True))]
 
 
 def valued_by_bound(
     problem: Problem,
-    nodes: list[list[int]],
+    found: Nodes,
+    quasi_identifiers: list[str],
+    bounds: Mapping[str, int | tuple[int, int]] | None,
     k: int,
     criteria: list[Any],
     criterion: str,
     weights: list[float] | None,
+    max_suppression: int,
 ) -> tuple[list[list[int]], MetricTable]:
-    """The nodes the core valued to find the best of `nodes` by the metric of
-    `criterion` (one of `BY_BOUND`), and their figures: every node of the
-    best value is among them."""
-    valued, table = problem.best_of(nodes, k, criteria, BY_BOUND[criterion], weights)
+    """The nodes within `bounds` of the anonymous ones `found` that the core
+    valued to find the best by the metric of `criterion` (one of
+    `BY_BOUND`), and their figures: every node of the best value is among
+    them. With no bounds the core reads its own outcome's nodes (at
+    thousands, making them lists and back cost more than the valuing);
+    `max_suppression`, the records the search could suppress (with none
+    the bound is the value: only the best nodes are valued)."""
+    metric, core = BY_BOUND[criterion], found.core()
+    if core is not None and not bounds:
+        valued, table = problem.best_of(core, k, criteria, metric, weights, max_suppression)
+        return core.anonymous_at(valued), table
+    nodes = within(found.get("anonymous"), quasi_identifiers, bounds)
+    valued, table = problem.best_of(nodes, k, criteria, metric, weights, max_suppression)
     return [nodes[i] for i in valued], table
 
 

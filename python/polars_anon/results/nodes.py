@@ -32,6 +32,11 @@ class Nodes:
                 self._raw = None
         return self._lists[name]
 
+    def core(self) -> Any:
+        """The core's outcome while it is held (its anonymous nodes can go
+        back to the core without becoming lists), else None."""
+        return self._raw
+
     def state(self) -> dict[str, list[list[int]]]:
         """The lists under their names in a pickle."""
         return {old: self.get(n) for n, old in zip(NAMES, PICKLED, strict=True)}

@@ -380,10 +380,11 @@ class SearchResult(Releases):
     ) -> tuple[pl.DataFrame, MetricTable]:
         """The nodes within `bounds` that the core valued to find the best by
         `criterion`'s metric, with their figures (`best.valued_by_bound`)."""
-        nodes = best.within(self._nodes, self.quasi_identifiers, bounds)
         crit = self._prep.model(self.criteria, feasible=False)
+        sup = max_suppressed(self.suppression, self._prep.rows)
+        args = (self.k, crit, criterion, weights, sup)
         valued, table = best.valued_by_bound(
-            self._prep.problem, nodes, self.k, crit, criterion, weights
+            self._prep.problem, self._lists, self.quasi_identifiers, bounds, *args
         )
         return self._figures(valued, table)
 
