@@ -128,7 +128,7 @@ impl Problem {
     /// The map taking `attr`'s codes in `from` up to level `to`, or `None`
     /// when they are at that level already (no identity map is built: most
     /// attributes of a rollup do not change).
-    pub(crate) fn level_map(&self, from: &FreqSet, attr: usize, to: u8) -> Option<Vec<u32>> {
+    pub(crate) fn level_map(&self, from: &FreqSet, attr: usize, to: u8) -> Option<Arc<[u32]>> {
         let pos = from
             .attrs
             .iter()
@@ -176,46 +176,63 @@ impl Problem {
                 clear |= layout.field(a);
             }
         }
-        let mut maps: Vec<(u32, u64, Vec<u64>)> = Vec::new();
+        let mut fields: Vec<Field> = Vec::new();
         for (&a, &l) in attrs.iter().zip(levels) {
             if self.hierarchies[a].domain_size(l) == 1 {
                 // one value (code 0): the field is cleared, not looked up
                 clear |= layout.field(a);
             } else if let Some(map) = self.level_map(from, a, l) {
-                let shifted = map.iter().map(|&c| (c as u64) << layout.shift[a]).collect();
-                maps.push((layout.shift[a], layout.mask[a], shifted));
+                fields.push((layout.shift[a], layout.mask[a], map));
             }
         }
-        let keep = !clear & !maps.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
+        let keep = !clear & !fields.iter().fold(0u64, |m, (sh, mk, _)| m | (mk << sh));
         // Many fields change: when the source is large enough to pay for it,
         // remap whole runs of adjacent fields with one lookup.
-        let (keep, maps) = match maps.len() {
-            0 | 1 => (keep, maps),
-            _ => chunk_maps(&maps, keep, rows).unwrap_or((keep, maps)),
-        };
-        Remap { keep, maps }
+        if fields.len() > 1 {
+            if let Some((keep, runs)) = chunk_maps(&fields, keep, rows) {
+                return Remap {
+                    keep,
+                    fields: Vec::new(),
+                    runs,
+                };
+            }
+        }
+        Remap {
+            keep,
+            fields,
+            runs: Vec::new(),
+        }
     }
 }
 
+/// A field of a packed key that a rollup maps up: its shift, its mask and
+/// the map of its codes (the hierarchy's own, shared).
+type Field = (u32, u64, Arc<[u32]>);
+
 /// A rollup's rewrite of packed keys: the bits kept as they are, and the
-/// lookups (shift, mask, table) that give the rest.
+/// lookups that give the rest: a field's code mapped and shifted into
+/// place, or a run of fields looked up whole (`chunk_maps`).
 pub(crate) struct Remap {
     keep: u64,
-    maps: Vec<(u32, u64, Vec<u64>)>,
+    fields: Vec<Field>,
+    runs: Vec<(u32, u64, Vec<u64>)>,
 }
 
 impl Remap {
     /// Rewrite each key and add its count into the table: one pass.
     pub(crate) fn feed<W: Word>(&self, agg: &mut Aggregator<W>, src: &[u64], counts: &[u64]) {
         let keep = self.keep;
-        match self.maps.as_slice() {
-            [] => agg.feed(src, counts, |k| k & keep),
-            [(sh, mk, map)] => {
-                agg.feed(src, counts, |k| (k & keep) | map[((k >> sh) & mk) as usize])
-            }
-            maps => agg.feed(src, counts, |k| {
-                maps.iter().fold(k & keep, |v, (sh, mk, map)| {
-                    v | map[((k >> sh) & mk) as usize]
+        let field =
+            |k: u64, &(sh, mk, ref map): &Field| (map[((k >> sh) & mk) as usize] as u64) << sh;
+        match (self.fields.as_slice(), self.runs.as_slice()) {
+            ([], []) => agg.feed(src, counts, |k| k & keep),
+            ([one], []) => agg.feed(src, counts, |k| (k & keep) | field(k, one)),
+            (fields, []) => agg.feed(src, counts, |k| {
+                fields.iter().fold(k & keep, |v, f| v | field(k, f))
+            }),
+            (_, runs) => agg.feed(src, counts, |k| {
+                runs.iter().fold(k & keep, |v, (sh, mk, table)| {
+                    v | table[((k >> sh) & mk) as usize]
                 })
             }),
         }
@@ -281,14 +298,14 @@ const CHUNK_BITS: u32 = 12;
 /// rows they serve.
 #[allow(clippy::type_complexity)]
 fn chunk_maps(
-    maps: &[(u32, u64, Vec<u64>)],
+    fields: &[Field],
     keep: u64,
     rows: usize,
 ) -> Option<(u64, Vec<(u32, u64, Vec<u64>)>)> {
-    let mut order: Vec<&(u32, u64, Vec<u64>)> = maps.iter().collect();
+    let mut order: Vec<&Field> = fields.iter().collect();
     order.sort_by_key(|m| m.0);
-    let width = |m: &(u32, u64, Vec<u64>)| 64 - m.1.leading_zeros();
-    let mut runs: Vec<Vec<&(u32, u64, Vec<u64>)>> = Vec::new();
+    let width = |m: &Field| 64 - m.1.leading_zeros();
+    let mut runs: Vec<Vec<&Field>> = Vec::new();
     for m in order {
         match runs.last_mut() {
             Some(run) if m.0 + width(m) - run[0].0 <= CHUNK_BITS => run.push(m),
@@ -302,7 +319,7 @@ fn chunk_maps(
             1usize << (last.0 + width(last) - r[0].0)
         })
         .sum();
-    if runs.len() >= maps.len() || rows < 2 * cost {
+    if runs.len() >= fields.len() || rows < 2 * cost {
         return None;
     }
     let unchanged = keep;
@@ -319,7 +336,8 @@ fn chunk_maps(
                 // fields between the changing ones pass unchanged; fields
                 // dropped from the set (cleared in `keep`) do not
                 run.iter().fold(full & unchanged, |acc, (sh, mk, map)| {
-                    acc | map.get(((full >> sh) & mk) as usize).copied().unwrap_or(0)
+                    let code = map.get(((full >> sh) & mk) as usize).copied();
+                    acc | code.map_or(0, |c| (c as u64) << sh)
                 })
             })
             .collect();

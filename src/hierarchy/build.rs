@@ -228,8 +228,10 @@ impl<'s> Builder<'s> {
         }
         self.index.truncate(1);
         let leaf_index = self.index.pop().expect("a first level");
+        let levels = self.labels.len();
         Ok(Hierarchy {
             t: Arc::new(Tree {
+                between: (0..levels * levels).map(|_| Default::default()).collect(),
                 labels: self.labels,
                 leaf_to: self.leaf_to,
                 parent,
