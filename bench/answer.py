@@ -23,9 +23,32 @@ from typing import Any
 import polars as pl
 
 import polars_anon as pa
+from polars_anon.inputs.params import max_suppressed
 
 KS = (2, 5, 10)
 SUPPRESSION = (0.0, 0.01, 0.05, 0.1)
+
+# ARX 3.9.2's best warm ms on this machine kind (bench/README "Reference:
+# ARX"), where it was measured: (table, k, suppression) -> ms
+ARX_MS = {
+    **{
+        (t, k, 0.0): ms
+        for k, row in ((2, (69, 66, 102)), (5, (32, 42, 65)), (10, (32, 31, 56)))
+        for t, ms in zip(("adult5", "adult7", "adult9"), row, strict=True)
+    },
+    **{
+        (t, k, 0.05): ms
+        for k, row in ((2, (54, 317, 1603)), (5, (43, 248, 2237)), (10, (48, 201, 1443)))
+        for t, ms in zip(("adult5", "adult7", "adult9"), row, strict=True)
+    },
+    **{("cup", k, 0.0): ms for k, ms in ((2, 96), (5, 102), (10, 107))},
+    **{("cup", k, 0.05): ms for k, ms in ((2, 1485), (5, 1360), (10, 1359))},
+}
+
+# The machine's day: one cell of `results.json` timed again (the same work,
+# its counters equal), against its best there (2026-11-24). Times on these
+# machines move 2-3x between days; ARX's cannot be taken again here.
+CALIBRATION = {"qis": 9, "k": 2, "suppression": 0.05, "ms_best_results_json": 82.21}
 
 
 def tables() -> list[tuple[str, pl.DataFrame, dict[str, pa.Hierarchy], list[str]]]:
@@ -61,7 +84,11 @@ def cell(
     t_search, _ = timed(lambda: pa.search(df, qis, hs, k, sup, progress=False), repeat)
     t_optimal, (o, o_levels) = timed(optimal, repeat)
     nodes = [list(n) for n in r._nodes]
-    valued, _ = r._prep.problem.best_of(nodes, k, [], "loss") if nodes else ([], None)
+    # as `best` asks: with the records the search could suppress (none: only
+    # the nodes of the least bound are valued)
+    tuples = max_suppressed(sup, r._prep.rows)
+    problem = r._prep.problem
+    valued, _ = problem.best_of(nodes, k, [], "loss", None, tuples) if nodes else ([], None)
     loss = pa.check(df, qis, k, hs, levels, sup).loss
     return {
         "algorithm": r.algorithm,
@@ -80,17 +107,49 @@ def cell(
     }
 
 
+def calibration(repeat: int) -> dict[str, Any]:
+    """CALIBRATION's cell timed now (Cube Incognito, best of `repeat` * 4)."""
+    adult, hs = pa.datasets.adult()
+    df = adult.collect()
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[: CALIBRATION["qis"]])
+    k, sup = CALIBRATION["k"], CALIBRATION["suppression"]
+
+    def run() -> pa.SearchResult:
+        return pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
+
+    times, r = timed(run, repeat * 4)
+    best = min(times)
+    return {
+        **CALIBRATION,
+        "ms_best": best,
+        "rows_rolled_up": r.stats.rows_rolled_up,
+        "slower_than_results_json": best / CALIBRATION["ms_best_results_json"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", type=Path, default=Path(__file__).with_name("answer.json"))
     args = ap.parse_args()
+    day = calibration(args.repeat)
+    slower = day["slower_than_results_json"]
+    print(f"calibration {day['ms_best']:.1f} ms ({slower:.2f}x the day of results.json)")
     cells = []
     for name, df, hs, qis in tables():
         for k in KS:
             for sup in SUPPRESSION:
                 c = {"table": name, "k": k, "suppression": sup}
                 c.update(cell(df, hs, qis, k, sup, args.repeat))
+                arx = ARX_MS.get((name, k, sup))
+                if arx is not None:
+                    # also with the day's speed taken out: as if timed on
+                    # the day of results.json
+                    c["arx_ms"] = arx
+                    for what in ("answer", "optimal"):
+                        ratio = c[f"{what}_ms_median"] / arx
+                        c[f"{what}_vs_arx"] = ratio
+                        c[f"{what}_vs_arx_day_adjusted"] = ratio / day["slower_than_results_json"]
                 print(
                     f"{name:7} k={k:<2} sup={sup:<4} search {c['search_ms_median']:7.1f} ms  "
                     f"answer {c['answer_ms_median']:7.1f} ms  optimal {c['optimal_ms_median']:7.1f}"
@@ -98,7 +157,7 @@ def main() -> None:
                     flush=True,
                 )
                 cells.append(c)
-    args.out.write_text(json.dumps({"cells": cells}, indent=1) + "\n")
+    args.out.write_text(json.dumps({"calibration": day, "cells": cells}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
