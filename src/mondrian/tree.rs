@@ -177,6 +177,9 @@ pub fn recorded(problem: &Problem, kinds: &[Kind], tree: &[TreeNode]) -> Vec<Opt
         .collect()
 }
 
+/// Rows routed between two calls of `reapply`'s tick.
+const TICK_ROWS: usize = 1 << 14;
+
 /// Partition `problem`'s F0 by a recorded tree (`parents[i]`, `tests[i]`:
 /// node i's parent, before it, and its test; node 0 is the root, with
 /// neither), strict: each row routed from the root to a leaf. Leaves that
@@ -187,7 +190,8 @@ pub fn recorded(problem: &Problem, kinds: &[Kind], tree: &[TreeNode]) -> Vec<Opt
 /// whose parts do not all hold (as Mondrian allows a split only when they
 /// do), or that has no part for a row, is undone, its parts' records (and
 /// that row) one partition at its node, from the leaves up; only a table
-/// that breaks the model whole is refused.
+/// that breaks the model whole is refused. `tick` is called between
+/// blocks of rows and partitions; returning false stops with `Interrupted`.
 pub fn reapply(
     problem: &Problem,
     kinds: &[Kind],
@@ -195,12 +199,16 @@ pub fn reapply(
     parents: &[Option<u32>],
     tests: &[Option<Recorded>],
     coarsen: bool,
+    tick: &mut dyn FnMut() -> bool,
 ) -> Result<Mondrian> {
     let data = Data::new(problem, kinds, model, false)?;
     let route = Route::new(problem, kinds, parents, tests)?;
     let rows = data.counts.len();
     let mut at_leaf: Vec<Vec<u32>> = vec![Vec::new(); parents.len()];
     for r in 0..rows {
+        if r % TICK_ROWS == 0 && !tick() {
+            return Err(AnonError::Interrupted);
+        }
         let leaf = route.leaf(&data, r, coarsen)?;
         at_leaf[leaf].push(r as u32);
     }
@@ -237,6 +245,9 @@ pub fn reapply(
         .into_iter()
         .map(|leaf| std::mem::take(&mut at_leaf[leaf]))
     {
+        if !tick() {
+            return Err(AnonError::Interrupted);
+        }
         let count = data.count(&rows);
         let cells = (0..kinds.len()).map(|a| data.cell(a, &rows)).collect();
         let part = Partition { rows, count, cells };
@@ -556,6 +567,7 @@ mod tests {
             &parents,
             &recorded(p, kinds, &out.tree),
             coarsen,
+            &mut || true,
         )
     }
 
@@ -610,6 +622,44 @@ mod tests {
                 (out.tree.iter().enumerate().skip(1)).all(|(i, n)| n.parent.unwrap() < i as u32)
             );
         }
+    }
+
+    /// A tick that answers false stops the re-application (Ctrl-C), whether
+    /// it comes while rows are routed or while partitions are checked.
+    #[test]
+    fn a_false_tick_stops_the_re_application() {
+        let f = Fixture::adult();
+        let qis = ["education", "marital-status"];
+        let hs = qis
+            .iter()
+            .map(|&q| Some(f.hierarchies[q].clone()))
+            .collect();
+        let p = from_frame(f.frame().lazy(), &qis, hs, &[]).unwrap();
+        let kinds = vec![Kind::Hierarchy; 2];
+        let model = Model::k(5);
+        let out = mondrian(&p, &kinds, &model, false, &mut || true).unwrap();
+        let parents: Vec<Option<u32>> = out.tree.iter().map(|n| n.parent).collect();
+        let tests = recorded(&p, &kinds, &out.tree);
+        let rows = p.base.rows().div_ceil(TICK_ROWS);
+        for stop_at in [0, rows, rows + 1] {
+            let mut calls = 0;
+            let mut tick = || {
+                calls += 1;
+                calls <= stop_at
+            };
+            let got = reapply(&p, &kinds, &model, &parents, &tests, false, &mut tick);
+            assert!(
+                matches!(got, Err(AnonError::Interrupted)),
+                "stop at {stop_at}"
+            );
+        }
+        let mut ticks = 0;
+        let all = reapply(&p, &kinds, &model, &parents, &tests, false, &mut || {
+            ticks += 1;
+            true
+        });
+        assert_eq!(all.unwrap().partitions.len(), out.partitions.len());
+        assert_eq!(ticks, rows + out.partitions.len());
     }
 
     #[test]

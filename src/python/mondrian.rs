@@ -104,22 +104,14 @@ fn setup(
     Ok((kinds, model))
 }
 
-/// Partition `problem`'s F0 for k and `criteria`, strict or `relaxed`;
-/// `kinds[i]` is "numeric" (with `values[i]`, a number per leaf code),
-/// "hierarchy" or "set".
-#[pyfunction]
-#[pyo3(signature = (problem, kinds, values, k, criteria = Vec::new(), relaxed = false))]
-pub fn mondrian(
+/// Run `work` without the GIL with a tick it calls between steps, which
+/// takes the GIL back every `TICK` to hear Ctrl-C and answers false once
+/// it has: the work then stops with `Interrupted`, and the signal's own
+/// error (KeyboardInterrupt) is raised.
+fn interruptible<T: Send>(
     py: Python<'_>,
-    problem: &PyProblem,
-    kinds: Vec<String>,
-    values: Vec<Option<Vec<f64>>>,
-    k: u64,
-    criteria: Vec<PyCriterion>,
-    relaxed: bool,
-) -> PyResult<PyMondrianOutcome> {
-    let p = &problem.inner;
-    let (kinds, model) = setup(p, kinds, values, k, criteria)?;
+    work: impl FnOnce(&mut dyn FnMut() -> bool) -> crate::Result<T> + Send,
+) -> PyResult<T> {
     let failure: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
     let seen = failure.clone();
     let mut last = Instant::now();
@@ -136,19 +128,36 @@ pub fn mondrian(
             }
         })
     };
-    let out = match without_gil(py, || {
-        crate::mondrian::mondrian(p, &kinds, &model, relaxed, &mut tick)
-    })? {
-        Ok(out) => out,
-        Err(AnonError::Interrupted) => {
-            return Err(failure
-                .lock()
-                .expect("signal lock")
-                .take()
-                .unwrap_or_else(|| to_py(AnonError::Interrupted)))
-        }
-        Err(e) => return Err(to_py(e)),
-    };
+    match without_gil(py, || work(&mut tick))? {
+        Ok(out) => Ok(out),
+        Err(AnonError::Interrupted) => Err(failure
+            .lock()
+            .expect("signal lock")
+            .take()
+            .unwrap_or_else(|| to_py(AnonError::Interrupted))),
+        Err(e) => Err(to_py(e)),
+    }
+}
+
+/// Partition `problem`'s F0 for k and `criteria`, strict or `relaxed`;
+/// `kinds[i]` is "numeric" (with `values[i]`, a number per leaf code),
+/// "hierarchy" or "set".
+#[pyfunction]
+#[pyo3(signature = (problem, kinds, values, k, criteria = Vec::new(), relaxed = false))]
+pub fn mondrian(
+    py: Python<'_>,
+    problem: &PyProblem,
+    kinds: Vec<String>,
+    values: Vec<Option<Vec<f64>>>,
+    k: u64,
+    criteria: Vec<PyCriterion>,
+    relaxed: bool,
+) -> PyResult<PyMondrianOutcome> {
+    let p = &problem.inner;
+    let (kinds, model) = setup(p, kinds, values, k, criteria)?;
+    let out = interruptible(py, |tick| {
+        crate::mondrian::mondrian(p, &kinds, &model, relaxed, tick)
+    })?;
     outcome(p, &kinds, out)
 }
 
@@ -235,10 +244,9 @@ pub fn mondrian_reapply(
             }
         }));
     }
-    let out = without_gil(py, || {
-        crate::mondrian::tree::reapply(p, &kinds, &model, &parent, &tests, coarsen)
-    })?
-    .map_err(to_py)?;
+    let out = interruptible(py, |tick| {
+        crate::mondrian::tree::reapply(p, &kinds, &model, &parent, &tests, coarsen, tick)
+    })?;
     outcome(p, &kinds, out)
 }
 
