@@ -8,12 +8,14 @@ value only the nodes tied on them; ``min_loss`` and ``max_precision`` value
 nodes in order of their metric's lower bound (the metric as if nothing were
 suppressed, which no node goes below) until none left can do better
 (`valued_by_bound`, `src/search/best.rs`), a few dozen of thousands on
-Adult and cup; ``max_distribution``, ``min_suppression``,
-``min_discernibility`` and ``min_aecs`` have no such bound and value every
-anonymous node. ``min_entropy``, ``min_ambiguity`` and ``min_kl_divergence``
-rank by the searches' objectives of those names (ARX's metrics), valued by
-the core in order of their bounds whatever the search found (KL divergence
-has none: every node is valued)."""
+Adult and cup, and with no suppression allowed only the nodes of the least
+bound (a node that suppresses nothing has its bound as its value);
+``max_distribution``, ``min_suppression``, ``min_discernibility`` and
+``min_aecs`` have no such bound and value every anonymous node.
+``min_entropy``, ``min_ambiguity`` and ``min_kl_divergence`` rank by the
+searches' objectives of those names (ARX's metrics), valued by the core in
+order of their bounds whatever the search found (KL divergence has none:
+every node is valued)."""
 
 from __future__ import annotations
 

@@ -295,8 +295,8 @@ class SearchResult(Releases):
         Cost: ``min_height`` and ``min_relative_distance`` need the levels
         alone; ``min_loss`` and ``max_precision`` value nodes in order of their
         metric's lower bound until none left can do better (a few dozen of
-        Adult's or cup's thousands); the other criteria value every anonymous
-        node (as ``anonymous`` does, once).
+        Adult's or cup's thousands; with no suppression, the best alone); the
+        other criteria value every anonymous node (as ``anonymous`` does).
         """
         qis = self.quasi_identifiers
         if not isinstance(criterion, str) or criterion not in best.CRITERIA:
