@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from polars_anon._core import SearchOutcome
+
 # the outcome's node lists, and their names in a pickle (before they crossed lazily)
 NAMES = ("anonymous", "minimal", "rejected")
 PICKLED = ("_nodes", "_minimal_nodes", "rejected")
@@ -32,10 +34,11 @@ class Nodes:
                 self._raw = None
         return self._lists[name]
 
-    def core(self) -> Any:
+    def core(self) -> SearchOutcome | None:
         """The core's outcome while it is held (its anonymous nodes can go
-        back to the core without becoming lists), else None."""
-        return self._raw
+        back to the core without becoming lists), else None (also for an
+        outcome of another shape, such as mu-Argus's)."""
+        return self._raw if isinstance(self._raw, SearchOutcome) else None
 
     def state(self) -> dict[str, list[list[int]]]:
         """The lists under their names in a pickle."""

@@ -295,7 +295,7 @@ class SearchResult(Releases):
         Cost: ``min_height`` and ``min_relative_distance`` need the levels
         alone; ``min_loss`` and ``max_precision`` value nodes in order of their
         metric's lower bound until none left can do better (a few dozen of
-        Adult's or cup's thousands; with no suppression, the best alone); the
+        Adult's or cup's thousands; with no suppression, the best ones); the
         other criteria value every anonymous node (as ``anonymous`` does).
         """
         qis = self.quasi_identifiers
@@ -381,8 +381,7 @@ class SearchResult(Releases):
         """The nodes within `bounds` that the core valued to find the best by
         `criterion`'s metric, with their figures (`best.valued_by_bound`)."""
         crit = self._prep.model(self.criteria, feasible=False)
-        sup = max_suppressed(self.suppression, self._prep.rows)
-        args = (self.k, crit, criterion, weights, sup)
+        args = (self.k, crit, criterion, weights, self.max_suppression)
         valued, table = best.valued_by_bound(
             self._prep.problem, self._lists, self.quasi_identifiers, bounds, *args
         )
