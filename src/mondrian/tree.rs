@@ -191,7 +191,8 @@ const TICK_ROWS: usize = 1 << 14;
 /// do), or that has no part for a row, is undone, its parts' records (and
 /// that row) one partition at its node, from the leaves up; only a table
 /// that breaks the model whole is refused. `tick` is called between
-/// blocks of rows and partitions; returning false stops with `Interrupted`.
+/// blocks of rows, nodes coarsened and partitions; returning false stops
+/// with `Interrupted`.
 pub fn reapply(
     problem: &Problem,
     kinds: &[Kind],
@@ -215,7 +216,7 @@ pub fn reapply(
     // nodes made leaves by undoing their split (`coarsen`)
     let mut merged = vec![false; parents.len()];
     if coarsen {
-        coarsened(&data, &route.children, &mut at_leaf, &mut merged)?;
+        coarsened(&data, &route.children, &mut at_leaf, &mut merged, tick)?;
     }
     // the leaves depth first, children in order: the order `mondrian`
     // numbers its partitions in, so a table re-applied to itself numbers
@@ -284,18 +285,23 @@ pub fn reapply(
 
 /// Undo, from the leaves up, each split one of whose parts holding records
 /// fails the model (its records merged into the node's, `at_leaf[node]`,
-/// and `merged[node]` set); nodes come after their parents.
+/// and `merged[node]` set); nodes come after their parents. `tick` is
+/// called per node.
 fn coarsened(
     data: &Data<'_>,
     children: &[Vec<usize>],
     at_leaf: &mut [Vec<u32>],
     merged: &mut [bool],
+    tick: &mut dyn FnMut() -> bool,
 ) -> Result<()> {
     let n = children.len();
     // per node: its records hold the model where they are (a leaf's, or
     // its kept parts'), or it holds none (an empty one holds)
     let mut holds = vec![true; n];
     for node in (0..n).rev() {
+        if !tick() {
+            return Err(AnonError::Interrupted);
+        }
         if children[node].is_empty() {
             holds[node] = at_leaf[node].is_empty() || data.passes(&at_leaf[node]);
             continue;
@@ -653,6 +659,14 @@ mod tests {
                 "stop at {stop_at}"
             );
         }
+        // coarsening: after the rows, a tick per node of the tree
+        let mut calls = 0;
+        let mut tick = || {
+            calls += 1;
+            calls <= rows
+        };
+        let got = reapply(&p, &kinds, &model, &parents, &tests, true, &mut tick);
+        assert!(matches!(got, Err(AnonError::Interrupted)), "coarsening");
         let mut ticks = 0;
         let all = reapply(&p, &kinds, &model, &parents, &tests, false, &mut || {
             ticks += 1;
