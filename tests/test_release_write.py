@@ -162,3 +162,30 @@ def test_a_write_interrupted_leaves_nothing_at_the_target(
         assert list(tmp_path.iterdir()) == []
     r.sink_parquet(path, criterion="min_loss")
     assert [p.name for p in tmp_path.iterdir()] == ["release.parquet"]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_numbers_kept_as_they_are_are_checked_as_the_values_they_are(
+    fmt: str, tmp_path: Path
+) -> None:
+    # the guard groups values as they are and compares them as text: -0.0
+    # and 0.0 are two values (two texts), which Polars' group-by would join
+    df = pl.DataFrame(
+        {
+            "x": [-0.0, 0.0, 0.0, -0.0, 1.5, 1.5, 2.5, 2.5],
+            "n": [7, 7, 7, 7, 10**15, 10**15, -3, -3],
+            "z": ["a", "a", "a", "a", "b", "b", None, None],
+        }
+    )
+    r = pa.search(df, ["x", "n", "z"], None, 2, 0, progress=False, nulls="value")
+    assert r.best("min_loss") == {"x": 0, "n": 0, "z": 0}
+    released = r.apply(df).collect()
+    assert released.equals(df)
+    path = (
+        r.sink_parquet(tmp_path / "r.parquet")
+        if fmt == "parquet"
+        else r.sink_csv(tmp_path / "r.csv")
+    )
+    got = READ[fmt](path)
+    sizes = got.group_by(pl.col("x").cast(pl.String), "n", "z").len().get_column("len")
+    assert got.height == 8 and sorted(sizes.to_list()) == [2, 2, 2, 2]
