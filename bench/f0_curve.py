@@ -5,7 +5,8 @@ a LazyFrame over it (``prepare``: encoding, grouping, the core's problem).
 Usage: ``python bench/f0_curve.py [--sizes 10000 99000 101000 ...] [--repeat 5]
 [--out bench/f0_curve.json]``
 
-Each cell records the best and median of ``--repeat`` calls and the ns per
+Each cell records the best and median of ``--repeat`` calls (up to 300
+for small tables: 3M rows' worth) and the ns per
 value (rows x quasi-identifiers) of the best; sizes just under and over the
 row threshold of `prepare.f0` (``ROWS_IN_CORE``) show whether it is a cliff.
 """
@@ -57,7 +58,8 @@ def main() -> None:
         df = adult.sample(n, with_replacement=True, seed=n)
         for kind, data in (("DataFrame", df), ("LazyFrame", df.lazy())):
             times = []
-            for _ in range(args.repeat):
+            # small tables take many calls: their best of a few is noise
+            for _ in range(max(args.repeat, min(300, 3_000_000 // n))):
                 t = time.perf_counter()
                 prep = prepare(data, qis, hs)
                 times.append(time.perf_counter() - t)
