@@ -5,6 +5,7 @@ source changed under it leaves nothing at the target."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import polars as pl
@@ -189,3 +190,37 @@ def test_numbers_kept_as_they_are_are_checked_as_the_values_they_are(
     got = READ[fmt](path)
     sizes = got.group_by(pl.col("x").cast(pl.String), "n", "z").len().get_column("len")
     assert got.height == 8 and sorted(sizes.to_list()) == [2, 2, 2, 2]
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        pl.Datetime("us"),
+        pl.Datetime("ns"),
+        pl.Datetime("ms", "UTC"),
+        pl.Datetime("us", "Asia/Kolkata"),
+        pl.Time,
+    ],
+)
+def test_date_times_written_as_text_are_proven_as_date_times(
+    dtype: pl.DataType, tmp_path: Path
+) -> None:
+    # a CSV writes 2020-01-01T12:00:00.123456 where the checked groups hold
+    # Polars' text 2020-01-01 12:00:00.123456: read back as date-times, the
+    # file is proven; a k-anonymous release was refused before
+    moments = [dt.datetime(2020, 1, 1, 12, 0, 0, 123456), dt.datetime(2021, 6, 1)]
+    if dtype == pl.Time:
+        column = pl.Series("t", [m.time() for m in moments] * 3, dtype=pl.Time)
+    else:
+        column = pl.Series("t", moments * 3).cast(dtype)
+    df = pl.DataFrame({"t": column, "z": ["a", "b"] * 3})
+    r = pa.search(df, ["t", "z"], None, 3, 0, progress=False)
+    path = r.sink_csv(tmp_path / "r.csv")
+    got = pl.read_csv(path, infer_schema=False)
+    assert got.height == 6 and got.group_by("t", "z").len().get_column("len").min() == 3
+    typed = got.with_columns(
+        pl.col("t").str.to_time()
+        if dtype == pl.Time
+        else pl.col("t").str.to_datetime(time_unit=dtype.time_unit, time_zone=dtype.time_zone)  # type: ignore[attr-defined]
+    )
+    assert typed.sort("t", "z").equals(df.sort("t", "z"))
