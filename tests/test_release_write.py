@@ -224,3 +224,15 @@ def test_date_times_written_as_text_are_proven_as_date_times(
         else pl.col("t").str.to_datetime(time_unit=dtype.time_unit, time_zone=dtype.time_zone)  # type: ignore[attr-defined]
     )
     assert typed.sort("t", "z").equals(df.sort("t", "z"))
+
+
+def test_date_times_a_duckdb_csv_holds_are_proven_as_date_times(tmp_path: Path) -> None:
+    # DuckDB writes 2021-06-01 00:00:00 where Polars' text has .000000
+    duckdb = pytest.importorskip("duckdb")
+    moments = [dt.datetime(2020, 1, 1, 12, 0, 0, 123456), dt.datetime(2021, 6, 1)]
+    times = [dt.time(1, 2, 3), dt.time(4, 5, 6, 7)]
+    df = pl.DataFrame({"t": moments * 3, "h": times * 3, "z": ["a", "b"] * 3})
+    rel = duckdb.connect().from_arrow(df.to_arrow())
+    r = pa.search(rel, ["t", "h", "z"], None, 3, 0, progress=False)
+    got = pl.read_csv(r.sink_csv(tmp_path / "r.csv"), try_parse_dates=True)
+    assert got.sort("t", "h", "z").equals(df.sort("t", "h", "z"))
