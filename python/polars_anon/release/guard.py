@@ -127,7 +127,7 @@ class Guarded:
             raise self.unreadable(e) from None
 
     def prove(self, written: pl.LazyFrame) -> None:
-        prove(typed(written, self.schema, self.by), self.by, self.expected, self.count, self.k)
+        prove(written, self.schema, self.by, self.expected, self.count, self.k)
 
     def unreadable(self, e: BaseException) -> NotAnonymousError:
         return unreadable(e, self.plan)
@@ -150,10 +150,18 @@ class Guarded:
             raise mismatch(self.expected, got, self.count, self.k, "refusing to release it")
 
 
-def prove(written: pl.LazyFrame, by: list[str], expected: pl.DataFrame, count: str, k: int) -> None:
+def prove(
+    written: pl.LazyFrame,
+    schema: pl.Schema,
+    by: list[str],
+    expected: pl.DataFrame,
+    count: str,
+    k: int,
+) -> None:
     """What was written, read back by a streaming group-by, must hold
-    exactly the checked groups (`expected`: `by` and their sizes `count`)."""
-    got = as_text(written, by, count).collect(engine="streaming").sort(by)
+    exactly the checked groups (`expected`: `by` and their sizes `count`);
+    date-times a file holds as text are read as the release's (`schema`)."""
+    got = as_text(typed(written, schema, by), by, count).collect(engine="streaming").sort(by)
     expected = expected.with_columns([text(pl.col(c)) for c in by]).sort(by)
     if not got.equals(expected.with_columns(pl.col(count).cast(got.schema[count]))):
         raise mismatch(expected, got, count, k, "nothing was written")
