@@ -47,6 +47,7 @@ impl PyF0Batches {
             .chain(sensitive.iter().map(|(_, v)| v.len()))
             .collect();
         let all = names.iter().chain(sensitive.iter().map(|(n, _)| n));
+        crate::alloc::mark();
         let inner = Batches::new(all.cloned().collect(), sizes);
         Ok(PyF0Batches {
             names,
@@ -115,7 +116,9 @@ impl PyF0Batches {
                 .zip(sens_codes)
                 .map(|((name, values), codes)| (name, values, codes))
                 .collect();
-            Problem::from_distinct(names, hs, columns, sens, counts)
+            let problem = Problem::from_distinct(names, hs, columns, sens, counts);
+            crate::alloc::give_back();
+            problem
         });
         Ok(PyProblem {
             inner: inner.map_err(to_py)?,

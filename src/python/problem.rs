@@ -168,6 +168,7 @@ impl PyProblem {
     ) -> PyResult<Self> {
         // without counts every row weighs 1 (nulls are counted so while
         // encoding) and the counts are made once the rows are known
+        crate::alloc::mark();
         let given = counts.is_some();
         let mut counts = match &counts {
             Some(c) => arrow::take(c, 8)?.uints().map_err(to_py)?,
@@ -204,6 +205,7 @@ impl PyProblem {
                 })
                 .map_err(to_py)?;
         }
+        py.detach(crate::alloc::give_back);
         Ok(PyProblem { inner })
     }
     #[getter]
@@ -457,7 +459,13 @@ impl PyProblem {
         let searcher = Searcher::new(&self.inner, config)
             .map_err(to_py)?
             .with_progress(Box::new(tick));
-        let out = match without_gil(py, || searcher.run(&*alg))? {
+        crate::alloc::mark();
+        let run = without_gil(py, || {
+            let out = searcher.run(&*alg);
+            crate::alloc::give_back();
+            out
+        });
+        let out = match run? {
             Ok(out) => out,
             Err(AnonError::Interrupted) => {
                 return Err(failure
