@@ -52,6 +52,34 @@ def test_interval_floats_negative_and_anchor() -> None:
     assert [r[1] for r in anchored.rows] == ["[1-5)", "[5-9)"]
 
 
+def test_negative_zero_is_a_value_of_its_own() -> None:
+    # The core reads a float as its text, where -0.0 and 0.0 differ; Polars'
+    # unique and group-by take them for one value. Every builder keeps both,
+    # and the preparation's F0 by Polars (a LazyFrame of more rows than
+    # ROWS_IN_CORE) counts them apart, as the release's check does.
+    values = [-0.0, 0.0, 1.0, 2.5]
+    assert sorted(pa.hierarchy.interval(values, widths=[1]).leaves) == ["-0.0", "0.0", "1.0", "2.5"]
+    assert sorted(pa.hierarchy.masking(values).leaves) == ["-0.0", "0.0", "1.0", "2.5"]
+    rows = 150_000
+    df = pl.DataFrame(
+        {
+            "x": [-0.0, 0.0, 1.0, 1.0, 2.5, 2.5] * (rows // 6),
+            "y": [0.0, -0.0, -0.0] * (rows // 3),
+        }
+    )
+    hs = {
+        "x": pa.hierarchy.interval(df["x"], widths=[1]),
+        "y": pa.hierarchy.interval(df["y"], widths=[1]),
+    }
+    want = df.select(pl.col("x", "y").cast(pl.String)).group_by("x", "y").len().sort("x", "y")
+    assert want.height == 5  # (-0.0, 0.0), (0.0, -0.0), (1.0, -0.0), (1.0, 0.0), (2.5, ...)
+    for data in (df, df.lazy()):
+        r = pa.search(data, ["x", "y"], hs, 2, 0.0, progress=False)
+        out = r.apply(levels={"x": 0, "y": 0}).collect()
+        got = out.select(pl.col("x", "y").cast(pl.String)).group_by("x", "y").len()
+        assert got.sort("x", "y").equals(want)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

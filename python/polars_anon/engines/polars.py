@@ -15,9 +15,14 @@ def group_strings(lazy: pl.LazyFrame, columns: list[str], count: str) -> pl.Data
     """F0 by Polars: the distinct raw values of `columns` and their counts (no
     per-row casts, so the scan stays lean and streaming), then the distinct
     values as strings; should two ever coincide, the core merges their rows
-    when it groups the codes."""
+    when it groups the codes. Floats are made strings first: Polars groups
+    -0.0 with 0.0, whose strings (what the core and the release's checks
+    read) differ."""
+    schema = lazy.collect_schema()
     return (
-        lazy.select(columns)
+        lazy.select(
+            pl.col(c).cast(pl.String) if schema[c].is_float() else pl.col(c) for c in columns
+        )
         .group_by(columns)
         .agg(pl.len().cast(pl.UInt64).alias(count))
         .collect(engine="streaming")

@@ -50,6 +50,10 @@ def values_of(values: Any, column: str | None = None) -> pl.Series:
         )
     if s.is_empty():
         raise ConfigError(f"column '{name}': no values to build a hierarchy over")
+    if s.dtype.is_float():
+        # one value per text, as the core reads values: Polars' unique takes
+        # -0.0 and 0.0 for one value, whose texts differ
+        return s.filter(s.cast(pl.String).is_first_distinct()).alias(name)
     return s.unique(maintain_order=True).alias(name)
 
 
