@@ -4,6 +4,7 @@ accepted and its release re-checked here with a plain Polars group-by."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import os
 import pickle
@@ -215,6 +216,31 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         lambda: pa.check(pl.DataFrame({"s": [{"a": 1}, {"a": 2}]}), ["s"], 1),
         pa.ConfigError,
         ["'s'", "Struct"],
+    ),
+    (
+        "duration column",
+        lambda: pa.check(pl.DataFrame({"d": [dt.timedelta(days=1)] * 2}), ["d"], 1),
+        pa.ConfigError,
+        ["'d'", "Duration", "total_days"],
+    ),
+    (
+        "duration column as a sensitive attribute",
+        lambda: pa.search(
+            pl.DataFrame({"a": [1, 1], "d": [dt.timedelta(days=1)] * 2}),
+            ["a"],
+            None,
+            1,
+            criteria=[pa.DistinctLDiversity(1, "d")],
+            progress=False,
+        ),
+        pa.ConfigError,
+        ["'d'", "sensitive", "total_days"],
+    ),
+    (
+        "duration values for a hierarchy",
+        lambda: pa.hierarchy.interval(pl.Series("d", [dt.timedelta(days=1)]), widths=[1]),
+        pa.ParameterError,
+        ["'d'", "Duration", "total_days"],
     ),
     (
         "object column",

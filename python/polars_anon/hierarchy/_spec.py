@@ -38,10 +38,15 @@ def values_of(values: Any, column: str | None = None) -> pl.Series:
                 f"values must be numbers, strings or dates of one kind, got {values!r:.80}"
             ) from None
     name = column or s.name or "values"
-    if s.dtype == pl.Object or s.dtype.is_nested():
+    if s.dtype == pl.Object or s.dtype.is_nested() or isinstance(s.dtype, pl.Duration):
         raise ParameterError(
             f"column '{name}': values of type {s.dtype} cannot be generalized "
-            "(strings, numbers or dates)"
+            "(strings, numbers or dates"
+            + (
+                ": take a number of days or seconds first, e.g. .dt.total_days())"
+                if isinstance(s.dtype, pl.Duration)
+                else ")"
+            )
         )
     if s.null_count():
         raise ConfigError(

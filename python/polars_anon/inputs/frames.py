@@ -53,11 +53,18 @@ def check_groupable(schema: pl.Schema, columns: list[str], qis: list[str]) -> No
             role = "quasi-identifier" if c in qis else "sensitive attribute"
             raise ConfigError(
                 f"column '{c}' is of type {schema[c]}, which cannot be a {role}: its values "
-                "must be strings, numbers, booleans or dates (cast or extract a value first)"
+                "must be strings, numbers, booleans or dates (cast or extract a value first"
+                + (f", e.g. pl.col('{c}').dt.total_days())" if duration(schema[c]) else ")")
             )
 
 
 def groupable(dtype: pl.DataType) -> bool:
     """Values a quasi-identifier or sensitive column can hold: they are grouped
-    and compared as text."""
-    return not (dtype.is_nested() or isinstance(dtype, (pl.Binary, pl.Object, pl.Null)))
+    and compared as text (a duration has no text in Polars)."""
+    return not (
+        dtype.is_nested() or duration(dtype) or isinstance(dtype, (pl.Binary, pl.Object, pl.Null))
+    )
+
+
+def duration(dtype: pl.DataType) -> bool:
+    return isinstance(dtype, pl.Duration)
