@@ -263,6 +263,12 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         ["'Sex'", "null", "nulls='value'"],
     ),
     (
+        "empty strings in a quasi-identifier",
+        lambda: pa.check(pl.DataFrame({"s": ["a", ""]}), ["s"], 1),
+        pa.HierarchyError,
+        ["'s'", "empty string", "nulls='value'"],
+    ),
+    (
         "nulls and the NULL value",
         lambda: pa.check(
             pl.DataFrame({"Sex": ["M", None, "NULL"]}), ["Sex"], 1, patients()[1], nulls="value"
@@ -547,6 +553,20 @@ def test_nulls_as_a_value_of_their_own() -> None:
     ).collect()
     assert "unknown" in out.get_column("age").to_list()
     assert min_group(out, ADULT_QIS) >= 5
+
+
+def test_empty_strings_are_released_as_the_refusal_says() -> None:
+    # a hierarchy cannot name the empty string: the refusal's two ways out
+    df = pl.DataFrame({"s": ["", "a", "", "a", "b", "b"], "n": [1, 1, 1, 1, 2, 2]})
+    with pytest.raises(pa.HierarchyError, match="empty string"):
+        pa.search(df, ["s", "n"], None, 2, progress=False)
+    filled = df.with_columns(pl.col("s").replace("", "(empty)"))
+    as_null = df.with_columns(pl.col("s").replace("", None))
+    for data, nulls in ((filled, "error"), (as_null, "value")):
+        r = pa.search(data, ["s", "n"], None, 2, nulls=nulls, progress=False)  # type: ignore[arg-type]
+        out = r.apply(levels={"s": 0, "n": 0}).collect()
+        assert out.group_by("s", "n").len().get_column("len").min() == 2
+        assert out.height == 6
 
 
 def test_time_limits_answer_with_what_is_confirmed() -> None:

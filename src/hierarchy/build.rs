@@ -98,7 +98,15 @@ impl<'s> Builder<'s> {
             )));
         }
         if let Some(l) = row.iter().position(|v| v.as_ref().is_empty()) {
-            return Err(self.err(format!("row {r} has an empty value at level {l}")));
+            let why = match l {
+                0 => {
+                    ": a leaf cannot be the empty string (give the column's empty strings a \
+                      value of their own, e.g. pl.col(c).replace('', '(empty)'), or make them \
+                      nulls and search with nulls='value')"
+                }
+                _ => "",
+            };
+            return Err(self.err(format!("row {r} has an empty value at level {l}{why}")));
         }
         let leaf = row[0].as_ref();
         let next = self.labels[0].len() as u32;
