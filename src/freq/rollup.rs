@@ -192,15 +192,13 @@ impl Problem {
             if let Some((keep, runs)) = chunk_maps(&fields, keep, rows) {
                 return Remap {
                     keep,
-                    fields: Vec::new(),
-                    runs,
+                    lookups: Lookups::Runs(runs),
                 };
             }
         }
         Remap {
             keep,
-            fields,
-            runs: Vec::new(),
+            lookups: Lookups::Fields(fields),
         }
     }
 }
@@ -210,12 +208,18 @@ impl Problem {
 type Field = (u32, u64, Arc<[u32]>);
 
 /// A rollup's rewrite of packed keys: the bits kept as they are, and the
-/// lookups that give the rest: a field's code mapped and shifted into
-/// place, or a run of fields looked up whole (`chunk_maps`).
+/// lookups that give the rest.
 pub(crate) struct Remap {
     keep: u64,
-    fields: Vec<Field>,
-    runs: Vec<(u32, u64, Vec<u64>)>,
+    lookups: Lookups,
+}
+
+/// How the fields that go up are looked up: each field's code mapped and
+/// shifted into place, or runs of adjacent fields looked up whole, each
+/// run's table giving its fields already in place (`chunk_maps`).
+enum Lookups {
+    Fields(Vec<Field>),
+    Runs(Vec<(u32, u64, Vec<u64>)>),
 }
 
 impl Remap {
@@ -224,13 +228,15 @@ impl Remap {
         let keep = self.keep;
         let field =
             |k: u64, &(sh, mk, ref map): &Field| (map[((k >> sh) & mk) as usize] as u64) << sh;
-        match (self.fields.as_slice(), self.runs.as_slice()) {
-            ([], []) => agg.feed(src, counts, |k| k & keep),
-            ([one], []) => agg.feed(src, counts, |k| (k & keep) | field(k, one)),
-            (fields, []) => agg.feed(src, counts, |k| {
-                fields.iter().fold(k & keep, |v, f| v | field(k, f))
-            }),
-            (_, runs) => agg.feed(src, counts, |k| {
+        match &self.lookups {
+            Lookups::Fields(fields) => match fields.as_slice() {
+                [] => agg.feed(src, counts, |k| k & keep),
+                [one] => agg.feed(src, counts, |k| (k & keep) | field(k, one)),
+                fields => agg.feed(src, counts, |k| {
+                    fields.iter().fold(k & keep, |v, f| v | field(k, f))
+                }),
+            },
+            Lookups::Runs(runs) => agg.feed(src, counts, |k| {
                 runs.iter().fold(k & keep, |v, (sh, mk, table)| {
                     v | table[((k >> sh) & mk) as usize]
                 })
