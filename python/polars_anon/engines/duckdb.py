@@ -81,9 +81,25 @@ def schema(rel: Any) -> pl.Schema:
     return _frame(rel.limit(0)).schema
 
 
+def zeros(rel: Any, columns: list[str]) -> Any:
+    """`rel` with each float column among `columns` plus a zero of its type,
+    which makes every -0.0 a 0.0 (IEEE) and leaves other values as they are.
+    DuckDB groups and joins -0.0 with 0.0, and would hand both back as they
+    were: a group counted here would be two values as text, which the
+    release is read and checked as. Every read of a table's quasi-identifiers
+    and sensitive values goes through this."""
+    types = dict(zip(rel.columns, map(str, rel.types), strict=True))
+    floats = [c for c in dict.fromkeys(columns) if types.get(c) in ("FLOAT", "DOUBLE")]
+    if not floats:
+        return rel
+    plus = ", ".join(f"({_q(c)} + CAST(0 AS {types[c]})) AS {_q(c)}" for c in floats)
+    return rel.project(f"* REPLACE ({plus})")
+
+
 def group(rel: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]) -> pl.DataFrame:
     """F0: one aggregate; a column in `maps` is first joined null-safely to
     its table of representatives and grouped by them."""
+    rel = zeros(rel, columns)
     if not maps:
         cols = ", ".join(_q(c) for c in columns)
         agg = rel.aggregate(f"{cols}, count(*) AS {_q(count)}", cols)
@@ -167,6 +183,7 @@ def release(
     quasi-identifiers and sensitive values, native where not generalized,
     with their counts ``n``) counted in DuckDB on the snapshot.
     `mappings[i]` has columns ``v`` (native value) and ``l`` (label)."""
+    rel = zeros(rel, qis + sensitive)
     tables = [_temp(rel, m) for m in mappings]
     joins = _joins(qis, tables)
     where = ""
@@ -214,6 +231,7 @@ def release_by(
     `mapping`: a run's first and past-last rank), a row matches the mapping
     row whose run holds its number among the rows of its keys (from 0, in
     no particular order: ``row_number()`` over the keys, unordered)."""
+    rel = zeros(rel, keys + by)
     renamed = {q: f"k{i}" for i, q in enumerate(keys)}
     renamed |= {lab: f"l{i}" for i, lab in enumerate(labels)}
     if ranks is not None:

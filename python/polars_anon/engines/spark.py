@@ -48,10 +48,31 @@ def schema(df: Any) -> pl.Schema:
     return _frame(df.limit(0)).schema
 
 
+def zeros(df: Any, columns: list[str]) -> Any:
+    """`df` with each float column among `columns` plus a zero of its type:
+    every -0.0 made 0.0 (see the DuckDB engine's `zeros`; Spark too groups
+    and joins them as one value)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DoubleType, FloatType
+
+    types = {f.name: f.dataType for f in df.schema.fields}
+    floats = {c for c in columns if isinstance(types.get(c), (DoubleType, FloatType))}
+    if not floats:
+        return df
+    return df.select(
+        *[
+            (F.col(c) + F.lit(0).cast(types[c])).alias(c) if c in floats else F.col(c)
+            for c in df.columns
+        ]
+    )
+
+
 def group(df: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]) -> pl.DataFrame:
     """F0: one aggregate; a column in `maps` is first mapped to its
     representatives (null-safely, `_join_dim`) and grouped by them."""
     from pyspark.sql import functions as F
+
+    df = zeros(df, columns)
 
     types = {f.name: f.dataType for f in df.schema.fields}
     out, keys = df, {c: F.col(c) for c in columns}
@@ -72,6 +93,7 @@ def marginals(df: Any, columns: list[str], count: str) -> dict[str, pl.DataFrame
     columns)."""
     from pyspark.sql import functions as F
 
+    df = zeros(df, columns)
     types = {f.name: f.dataType for f in df.schema.fields}
     by_type: dict[str, list[str]] = {}
     for c in columns:
@@ -148,6 +170,7 @@ def release(
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
 
+    df = zeros(df, qis + sensitive)
     session = df.sparkSession
     types = {f.name: f.dataType for f in df.schema.fields}
     out = df
@@ -196,6 +219,7 @@ def release_by(
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StringType
 
+    df = zeros(df, keys + by)
     types = {f.name: f.dataType for f in df.schema.fields}
     ks = [fresh_name(f"__polars_anon_k{i}", df.columns) for i in range(len(keys))]
     ls = [fresh_name(f"__polars_anon_l{i}", [*df.columns, *ks]) for i in range(len(labels))]
