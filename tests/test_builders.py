@@ -5,6 +5,7 @@ exactly its values."""
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import polars as pl
 import pytest
@@ -272,6 +273,59 @@ def test_interval_is_always_a_tree(
         widths.append(widths[-1] * f)
     h = pa.hierarchy.interval(values, widths=widths, anchor=anchor, bottom=bounds[0], top=bounds[1])
     is_tree_over(h, [str(v) for v in values])
+
+
+def holds(label: str, value: Decimal) -> bool:
+    """Whether an interval label ([lo-hi), [lo, hi), <b, >=t) holds `value`."""
+    if label.startswith("<"):
+        return value < Decimal(label[1:])
+    if label.startswith(">="):
+        return value >= Decimal(label[2:])
+    inner = label[1:-1]
+    lo, hi = inner.split(", ") if ", " in inner else inner.split("-", 1)
+    return Decimal(lo) <= value < Decimal(hi)
+
+
+def test_interval_labels_hold_their_values() -> None:
+    # 0.3 / 0.1 is 2.999... in binary floats, and 2^63 - 1 as a float is 2^63
+    assert pa.hierarchy.interval([0.3, 0.7], widths=[0.1]).rows == [
+        ["0.3", "[0.3-0.4)", "*"],
+        ["0.7", "[0.7-0.8)", "*"],
+    ]
+    big = pl.Series("n", [2**63 - 1, -(2**63)], dtype=pl.Int64)
+    assert [r[1] for r in pa.hierarchy.interval(big, widths=[10]).rows] == [
+        "[9223372036854775800-9223372036854775810)",
+        "[-9223372036854775810, -9223372036854775800)",
+    ]
+    top = pl.Series("u", [2**64 - 1], dtype=pl.UInt64)
+    assert pa.hierarchy.interval(top, widths=[10]).rows[0][1] == (
+        "[18446744073709551610-18446744073709551620)"
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    values=st.lists(
+        st.decimals(-1000, 1000, places=3, allow_nan=False, allow_infinity=False),
+        min_size=1,
+        max_size=30,
+    ),
+    width=st.sampled_from(["0.1", "0.2", "0.3", "0.25", "1.1", "3", "0.001"]),
+    factors=st.lists(st.integers(2, 4), max_size=2),
+    anchor=st.sampled_from(["0", "0.1", "-0.7", "5"]),
+)
+def test_interval_bins_hold_their_values(
+    values: list[Decimal], width: str, factors: list[int], anchor: str
+) -> None:
+    widths = [float(width)]
+    for f in factors:
+        widths.append(float(Decimal(repr(widths[-1])) * f))
+    floats = [float(v) for v in values]
+    h = pa.hierarchy.interval(floats, widths=widths, anchor=float(anchor))
+    for row in h.rows:
+        value = Decimal(repr(float(row[0])))
+        for label in row[1:-1]:
+            assert holds(label, value), (row, widths, anchor)
 
 
 @settings(max_examples=60, deadline=None)

@@ -7,8 +7,8 @@ cut at those bounds. The top is ``*``."""
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any
 
 import polars as pl
@@ -53,20 +53,6 @@ class Interval(Spec):
         if self.bottom is not None and self.top is not None and self.bottom >= self.top:
             raise ConfigError(f"bottom ({self.bottom}) must be below top ({self.top})")
 
-    def _label(self, v: float, width: float) -> str:
-        if self.bottom is not None and v < self.bottom:
-            return f"<{number(self.bottom)}"
-        if self.top is not None and v >= self.top:
-            return f">={number(self.top)}"
-        lo = self.anchor + math.floor((v - self.anchor) / width) * width
-        hi = lo + width
-        if self.bottom is not None:
-            lo = max(lo, self.bottom)
-        if self.top is not None:
-            hi = min(hi, self.top)
-        sep = ", " if lo < 0 or hi < 0 else "-"
-        return f"[{number(lo)}{sep}{number(hi)})"
-
     def rows(self, values: pl.Series) -> list[list[str]]:
         if values.dtype.is_numeric():
             numbers = values.cast(pl.Float64)
@@ -84,10 +70,72 @@ class Interval(Spec):
                 f"column '{values.name}': {bad.len()} value(s) are not finite numbers, "
                 f"first: {bad.head(3).to_list()}"
             )
-        return [
-            [leaf, *(self._label(v, w) for w in self.widths)]
-            for leaf, v in zip(as_text(values), numbers.to_list(), strict=True)
-        ]
+        # in decimal, as the values and bounds are written: in binary floats
+        # 0.3 / 0.1 is 2.999..., which put 0.3 in [0.2-0.3), and 2^63 - 1
+        # as a float is 2^63
+        widths = [Decimal(repr(float(w))) for w in self.widths]
+        anchor = Decimal(repr(float(self.anchor)))
+        bottom, top = exact(self.bottom), exact(self.top)
+        below = f"<{number(self.bottom)}" if self.bottom is not None else ""
+        above = f">={number(self.top)}" if self.top is not None else ""
+
+        bins: dict[tuple[Decimal, Decimal], str] = {}
+
+        def label(v: Decimal, width: Decimal) -> str:
+            if bottom is not None and v < bottom:
+                return below
+            if top is not None and v >= top:
+                return above
+            at = ((v - anchor) / width).to_integral_value(ROUND_FLOOR)
+            known = bins.get((width, at))
+            if known is not None:
+                return known
+            lo = anchor + at * width
+            hi = lo + width
+            if bottom is not None:
+                lo = max(lo, bottom)
+            if top is not None:
+                hi = min(hi, top)
+            sep = ", " if lo < 0 or hi < 0 else "-"
+            bins[width, at] = made = f"[{written(lo)}{sep}{written(hi)})"
+            return made
+
+        with localcontext(prec=60):
+            return [
+                [leaf, *(label(v, w) for w in widths)]
+                for leaf, v in zip(as_text(values), decimals(values), strict=True)
+            ]
+
+
+def exact(x: float | None) -> Decimal | None:
+    """A bound as the decimal it is written as (the shortest text that
+    reads back as the float)."""
+    return None if x is None else Decimal(repr(float(x)))
+
+
+def decimals(values: pl.Series) -> list[Decimal]:
+    """Finite numbers (or their text) as decimals: integers exactly, floats
+    as the shortest text that reads back as them."""
+    if values.dtype.is_integer():
+        return [Decimal(v) for v in values.to_list()]
+    if values.dtype.is_numeric():
+        return [Decimal(repr(v)) for v in values.cast(pl.Float64).to_list()]
+    out = []
+    for t, f in zip(
+        values.cast(pl.String).to_list(),
+        values.cast(pl.String).cast(pl.Float64).to_list(),
+        strict=True,
+    ):
+        try:
+            out.append(Decimal(t.strip()))
+        except InvalidOperation:
+            out.append(Decimal(repr(f)))
+    return out
+
+
+def written(x: Decimal) -> str:
+    """A computed bound as a label: integers exactly, others as `number`."""
+    return str(int(x)) if x == x.to_integral_value() else number(float(x))
 
 
 def interval(
