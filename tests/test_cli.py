@@ -272,6 +272,38 @@ def test_anonymize_writes_a_job_file_and_runs_it_on_new_data(
     assert first.sort(first.columns).equals(second.sort(second.columns).cast(first.schema))
 
 
+@pytest.mark.parametrize(
+    ("encoding", "engine"), [("utf8", "polars"), ("latin-1", "polars"), ("utf8", "duckdb")]
+)
+def test_numbers_written_with_leading_zeros_stay_as_written(
+    tmp_path: Path, encoding: str, engine: str
+) -> None:
+    # read as numbers, ZIP 01069 would be released as 1069
+    path = tmp_path / "zips.csv"
+    rows = [
+        "zip;age;code;x",
+        *(
+            f"{z};{a};{c};{x}"
+            for z, a, c, x in [
+                ("01069", 30, "5", "1.5"),
+                ("01069", 30, "-007", "2.5"),
+                ("20000", 31, "8", "3"),
+                ("20000", 31, "9", "4"),
+            ]
+        ),
+    ]
+    path.write_bytes("\n".join(rows).encode(encoding))
+    out = tmp_path / "out.csv"
+    args = ["anonymize", str(path), "--sep", ";", "--encoding", encoding, "--qi", "zip,age"]
+    args += ["--engine", engine]
+    assert main([*args, "--k", "2", "--out", str(out)]) == 0
+    release = pl.read_csv(out, separator=";", infer_schema=False)
+    assert release.get_column("zip").to_list() == ["01069", "01069", "20000", "20000"]
+    assert release.get_column("code").to_list() == ["5", "-007", "8", "9"]
+    # numbers without leading zeros are still numbers
+    assert pl.read_csv(out, separator=";").schema["age"] == pl.Int64
+
+
 def test_other_encodings_and_separators(tmp_path: Path) -> None:
     path = tmp_path / "latin.csv"
     path.write_bytes("city|n\nMünchen|1\nMünchen|2\nKöln|3\nKöln|4\n".encode("latin-1"))

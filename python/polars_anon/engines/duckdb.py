@@ -26,6 +26,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon.engines.polars import LEADING_ZERO
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask
@@ -364,4 +365,38 @@ def read(path: Path, separator: str, encoding: str) -> Any:
 
     if path.suffix.lower() == ".parquet":
         return duckdb.read_parquet(str(path))
-    return duckdb.read_csv(str(path), sep=separator)
+    rel = duckdb.read_csv(str(path), sep=separator)
+    # numbers any of which is written with a leading zero stay text, as
+    # on Polars (`engines.polars.zeros_kept`)
+    numbers = [c for c, t in zip(rel.columns, rel.types, strict=True) if _numeric(str(t))]
+    if not numbers:
+        return rel
+    texts = duckdb.read_csv(str(path), sep=separator, all_varchar=True)
+    found = texts.aggregate(
+        ", ".join(f"bool_or(regexp_matches({_q(c)}, '{LEADING_ZERO}'))" for c in numbers)
+    ).fetchall()[0]
+    kept = [c for c, zero in zip(numbers, found, strict=True) if zero]
+    if not kept:
+        return rel
+    return duckdb.read_csv(str(path), sep=separator, dtype=dict.fromkeys(kept, "VARCHAR"))
+
+
+def _numeric(t: str) -> bool:
+    return t.split("(")[0] in NUMERIC
+
+
+NUMERIC = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL",
+}

@@ -4,7 +4,9 @@ streaming group-by. The release is a lazy plan over the table itself
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 
@@ -50,14 +52,34 @@ def read(path: Path, separator: str, encoding: str) -> pl.LazyFrame:
     if path.is_file() and path.stat().st_size == 0:
         raise ConfigError(f"cannot read {str(path)!r}: the file is empty")
     plain = encoding.lower().replace("-", "").replace("_", "")
-    if plain == "utf8":
-        return pl.scan_csv(path, separator=separator)
-    if plain == "utf8lossy":
-        return pl.scan_csv(path, separator=separator, encoding="utf8-lossy")
+    if plain in ("utf8", "utf8lossy"):
+        lossy: Literal["utf8", "utf8-lossy"] = "utf8-lossy" if plain == "utf8lossy" else "utf8"
+        return zeros_kept(lambda **kw: pl.scan_csv(path, separator=separator, encoding=lossy, **kw))
     try:
         text = path.read_bytes().decode(encoding)
     except LookupError:
         raise ConfigError(f"unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path} is not {encoding}: {e}") from None
-    return pl.read_csv(text.encode(), separator=separator).lazy()
+    return zeros_kept(lambda **kw: pl.read_csv(text.encode(), separator=separator, **kw).lazy())
+
+
+# a number written with a leading zero (a ZIP code, 01069; a code, -007)
+LEADING_ZERO = r"^\s*[+-]?0[0-9]"
+
+
+def zeros_kept(scan: Callable[..., pl.LazyFrame]) -> pl.LazyFrame:
+    """A CSV read by `scan` (given Polars' reader options) with the types
+    Polars infers, except that a column of numbers any of which is written
+    with a leading zero stays text: read as a number, ZIP code 01069 would
+    be released as 1069. One more pass over those columns' text."""
+    lazy = scan()
+    numbers = [c for c, t in lazy.collect_schema().items() if t.is_numeric()]
+    if not numbers:
+        return lazy
+    texts = scan(infer_schema=False).select(
+        pl.col(c).str.contains(LEADING_ZERO).any() for c in numbers
+    )
+    found = texts.collect(engine="streaming").row(0)
+    kept = [c for c, zero in zip(numbers, found, strict=True) if zero]
+    return scan(schema_overrides=dict.fromkeys(kept, pl.String)) if kept else lazy
