@@ -178,6 +178,13 @@ def test_fractional_suppression_is_a_share_of_rows() -> None:
     assert pa.check(lf, ["Race", "ZIP"], 2, hs, {"Race": 1}, max_suppression=0.25).k_anonymous
     r = pa.check(lf, ["Race", "ZIP"], 2, hs, {"Race": 1}, max_suppression=0.2)
     assert r.max_suppression == 1 and not r.k_anonymous
+    # the share as written: 0.29 of 100 rows is 29 tuples (28.999... in floats)
+    df = pl.DataFrame({"z": ["a"] * 71 + [f"u{i}" for i in range(29)]})
+    for share in (0.29, 0.57, 0.07):
+        report = pa.check(df, ["z"], 2, max_suppression=share)
+        assert report.max_suppression == round(share * 100)
+    assert pa.check(df, ["z"], 2, max_suppression=0.29).k_anonymous
+    assert not pa.check(df, ["z"], 2, max_suppression=0.28).k_anonymous
 
 
 DUCKDB = """

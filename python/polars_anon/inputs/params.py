@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any, TypeAlias
 
 from polars_anon._core import ConfigError
@@ -57,7 +58,9 @@ def max_suppressed(max_suppression: Any, rows: int) -> int:
             raise ConfigError(
                 f"max_suppression as a fraction must be in [0, 1), got {max_suppression}"
             )
-        return math.floor(max_suppression * rows)
+        # in decimal, as the fraction is written: in binary floats 0.29 * 100
+        # is 28.999..., one tuple short
+        return math.floor(Decimal(repr(max_suppression)) * rows)
     try:
         count = operator.index(max_suppression)
     except TypeError:
