@@ -247,6 +247,9 @@ def test_delta_disclosure_is_not_monotone_under_generalization() -> None:
         pa.search(df, ["G"], hs, 1, criteria=[c])
     r = pa.search(df, ["G"], hs, 1, algorithm="mingen", criteria=[c])
     assert nodes(r.anonymous, ["G"]) == {(0,), (2,)}
+    # minimal: no anonymous node anywhere below, not only one step below
+    assert nodes(r.minimal, ["G"]) == {(0,)}
+    assert r.anonymous.filter(pl.col("minimal")).height == 1
 
 
 # ---- the values themselves --------------------------------------------------
