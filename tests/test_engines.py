@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import polars_anon as pa
 from polars_anon.prepare.f0 import prepare
+from polars_anon.results.best import CRITERIA
 from tests.conftest import SEARCHES, brute_anonymous, nodes, to_duckdb
 from tests.test_search import tables
 
@@ -110,6 +111,32 @@ def test_negative_zero_is_released_as_zero(
     if "duckdb" in type(data).__module__:
         written = r.sink_parquet(tmp_path / "out.parquet")
         assert rows(pl.read_parquet(written)).equals(out)
+
+
+def test_kl_divergence_on_an_engine_compares_with_the_leaves(
+    on: Callable[[pl.DataFrame], Any],
+) -> None:
+    # F0 is grouped at floor levels there ('a' at 1); KL divergence compares
+    # a node with the input's leaves: by hand, 1.636 at (2, 0), 1.779 at
+    # (1, 1), 1.708 at (2, 1); the other nodes are not 2-anonymous
+    df = pl.DataFrame({"a": list("432443111"), "b": list("qpqqpqppp")})
+    hs = {
+        "a": pa.Hierarchy.from_rows(
+            [["1", "x", "*"], ["2", "x", "*"], ["3", "y", "*"], ["4", "y", "*"]]
+        ),
+        "b": pa.Hierarchy.from_rows([["p", "*"], ["q", "*"]]),
+    }
+    data = on(df)
+    engine = pa.search(data, ["a", "b"], hs, 2, progress=False)
+    assert engine._prep.floors is not None and engine._prep.floors[0] == [1, 0]
+    assert engine.best("min_kl_divergence") == {"a": 2, "b": 0}
+    optimal = pa.search(
+        data, ["a", "b"], hs, 2, algorithm="optimal", metric="kl_divergence", progress=False
+    )
+    assert optimal.best("min_kl_divergence") == {"a": 2, "b": 0}
+    local = pa.search(df, ["a", "b"], hs, 2, progress=False)
+    for criterion in CRITERIA:
+        assert engine.best(criterion) == local.best(criterion), criterion
 
 
 WIDE = [*QIS, "education", "native-country", "workclass", "occupation"]

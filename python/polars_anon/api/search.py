@@ -199,8 +199,9 @@ def search(
         return argus
     variant, seed = _options(algorithm, variant, metric, seed)
     # Off Polars, F0 at each attribute's lowest useful level (`prepare.floors`):
-    # exact for every search but Datafly, whose path starts at the leaves.
-    raw = algorithm == "datafly" or against_population(criteria)
+    # exact for every search but Datafly, whose path starts at the leaves,
+    # and for every metric but KL divergence, which compares with them.
+    raw = algorithm == "datafly" or against_population(criteria) or metric == "kl_divergence"
     floors = None if raw else (k, max_suppression)
     prep = prepare(
         data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors

@@ -170,3 +170,19 @@ def prepare(
         values=None if floored is None else floored.values,
         table=held,
     )
+
+
+def at_leaves(prep: Prepared) -> Prepared:
+    """`prep`, or when its F0 was grouped at floor levels above the leaves
+    (DuckDB, Spark: `prepare.floors`), the same table prepared at its
+    leaves, once: floors answer which nodes are anonymous and every figure
+    of a node's classes exactly, but not a figure of the input's own
+    distribution below them (KL divergence). One more query where the
+    table lives."""
+    if prep.floors is None or not any(prep.floors[0]) or prep.source is None:
+        return prep
+    if not prep.leaves:
+        hs = dict(zip(prep.quasi_identifiers, prep.hierarchies, strict=True))
+        leaves = prepare(prep.source, prep.quasi_identifiers, hs, prep.sensitive, prep.nulls)
+        prep.leaves.append(leaves)
+    return prep.leaves[0]

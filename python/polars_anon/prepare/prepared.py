@@ -69,6 +69,9 @@ class Prepared:
     # population tables counted through these hierarchies (`prepare.population`),
     # by the id of the table, which each entry holds so that the id stays its own
     populations: dict[int, tuple[Any, Problem, int]] = field(default_factory=dict)
+    # this table prepared at its leaves, when `floors` are above them
+    # (`prepare.f0.at_leaves`), made when first asked for
+    leaves: list[Prepared] = field(default_factory=list)
 
     @property
     def rows(self) -> int:

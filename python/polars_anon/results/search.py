@@ -21,7 +21,7 @@ from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.params import max_suppressed
-from polars_anon.prepare.f0 import prepare
+from polars_anon.prepare.f0 import at_leaves, prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.results import best
@@ -380,10 +380,11 @@ class SearchResult(Releases):
     ) -> tuple[pl.DataFrame, MetricTable]:
         """The nodes within `bounds` that the core valued to find the best by
         `criterion`'s metric, with their figures (`best.valued_by_bound`)."""
-        crit = self._prep.model(self.criteria, feasible=False)
-        args = (self.k, crit, criterion, weights, self.max_suppression)
+        # KL divergence compares with the input's leaves, which floors group
+        prep = at_leaves(self._prep) if criterion == "min_kl_divergence" else self._prep
+        args = (self.k, prep.model(self.criteria, feasible=False), criterion, weights)
         valued, table = best.valued_by_bound(
-            self._prep.problem, self._lists, self.quasi_identifiers, bounds, *args
+            prep.problem, self._lists, self.quasi_identifiers, bounds, *args, self.max_suppression
         )
         return self._figures(valued, table)
 
