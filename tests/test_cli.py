@@ -304,6 +304,70 @@ def test_numbers_written_with_leading_zeros_stay_as_written(
     assert pl.read_csv(out, separator=";").schema["age"] == pl.Int64
 
 
+def test_nulls_as_a_value_on_the_command_line_and_in_jobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ages = [None, 23, 27, 31, None, 38, 44, 47, 52, None] * 3
+    table = pl.DataFrame({"age": ages, "sex": ["f", "m", None] * 10})
+    path = tmp_path / "holes.csv"
+    table.write_csv(path)
+    spec = tmp_path / "age.json"
+    spec.write_text('{"builder": "interval", "widths": [10, 20]}')
+    out = tmp_path / "out.csv"
+    base = ["anonymize", str(path), "--qi", "age,sex", "--k", "3", "--out", str(out)]
+    base += ["--hierarchy", f"age={spec}"]
+    assert main(base) == 2
+    assert "null" in capsys.readouterr().err
+    assert main([*base, "--nulls", "value"]) == 0
+    release = pl.read_csv(out, infer_schema=False)
+    assert release.height == 30  # nothing suppressed: k = 3 met with nulls as a value
+    sizes = release.group_by("age", "sex").len().get_column("len")
+    assert sizes.min() >= 3
+    # a null age goes to the top (the hierarchy has no row for it); a null
+    # sex, kept at level 0, stays null
+    assert release.filter(pl.col("age") == "*").height == 9
+    assert release.get_column("sex").null_count() == 10
+    job = Path(f"{out}.job.toml")
+    assert 'nulls = "value"' in job.read_text()
+    # the job file repeats it; the other commands take the option too
+    assert main(["anonymize", "--config", str(job), "--out", str(tmp_path / "again.csv")]) == 0
+    again = pl.read_csv(tmp_path / "again.csv", infer_schema=False)
+    assert again.sort(again.columns, nulls_last=True).equals(
+        release.sort(release.columns, nulls_last=True)
+    )
+    for command in ("check", "search", "risk"):
+        args = [command, str(path), "--qi", "age,sex", "--hierarchy", f"age={spec}"]
+        args += ["--k", "3"] if command != "risk" else []
+        assert main(args) == 2, command  # the nulls refused
+        # check: exit 1, not anonymous at the leaves (2 would be an error)
+        assert main([*args, "--nulls", "value"]) == (1 if command == "check" else 0), command
+    built = tmp_path / "age.csv"
+    assert (
+        main(["hierarchy", "build", "masking", str(path), "--column", "age", "--out", str(built)])
+        == 2
+    )
+    assert (
+        main(
+            [
+                "hierarchy",
+                "build",
+                "masking",
+                str(path),
+                "--column",
+                "age",
+                "--nulls",
+                "value",
+                "--out",
+                str(built),
+            ]
+        )
+        == 0
+    )
+    mondrian = [*base, "--nulls", "value", "--algorithm", "mondrian"]
+    assert main(mondrian) == 2
+    assert "nulls" in capsys.readouterr().err
+
+
 def test_other_encodings_and_separators(tmp_path: Path) -> None:
     path = tmp_path / "latin.csv"
     path.write_bytes("city|n\nMünchen|1\nMünchen|2\nKöln|3\nKöln|4\n".encode("latin-1"))

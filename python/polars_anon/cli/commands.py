@@ -19,6 +19,7 @@ from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
     hierarchies,
     identifiers_arg,
+    nulls_of,
     qis_of,
     roles_from,
     sources,
@@ -48,6 +49,7 @@ def check_command(args: argparse.Namespace) -> int:
         args.levels,
         args.max_suppression,
         criteria_of(args),
+        nulls=nulls_of(args),
         identifiers=identifiers_arg(roles),
         insensitive=roles.insensitive,
     )
@@ -69,6 +71,7 @@ def search_command(args: argparse.Namespace) -> int:
         criteria=criteria_of(args),
         time_limit=args.time_limit,
         progress=sys.stderr.isatty(),
+        nulls=nulls_of(args),
         identifiers=identifiers_arg(roles),
         insensitive=roles.insensitive,
     )
@@ -87,6 +90,7 @@ def risk_command(args: argparse.Namespace) -> int:
             args.levels,
             args.population,
             args.threshold,
+            nulls=nulls_of(args),
         )
     )
     return 0
@@ -110,6 +114,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
             job.numeric = args.numeric
         if args.mode is not None:
             job.mode = args.mode
+        if args.nulls is not None:
+            job.nulls = nulls_of(args)
     else:
         if args.data is None:
             raise ConfigError("give the table to anonymize, or a job file with --config")
@@ -134,6 +140,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
             numeric=args.numeric,
             mode=args.mode or "strict",
             privacy=privacy,
+            nulls=nulls_of(args),
         )
     if job.algorithm != "mondrian" and (job.numeric is not None or args.mode is not None):
         given = "--numeric" if job.numeric is not None else "--mode"
@@ -173,6 +180,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
 def build_command(args: argparse.Namespace) -> int:
     data = read_table(args.data, args.sep, args.encoding, args.engine)
     values = distinct_values(data, args.column)
+    if nulls_of(args) == "value":
+        values = values.drop_nulls()  # the search places them
     fields = dataclasses.fields(hierarchy.BUILDERS[args.kind])  # type: ignore[arg-type]
     spec = hierarchy.from_dict(
         {"builder": args.kind, **{f.name: getattr(args, f.name) for f in fields}}

@@ -17,6 +17,7 @@ from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.api.search import VARIANTS
 from polars_anon.cli.criteria import criteria_options
+from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import suppression
 from polars_anon.jobs.sources import folder_sources, hierarchy_source, resolve_hierarchies
 from polars_anon.results.best import CRITERIA
@@ -124,6 +125,13 @@ def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None
         default="polars",
         help="where the table is read, grouped and released (spark: the active session or a "
         "local one; it writes the release as a folder of parts)",
+    )
+    p.add_argument(
+        "--nulls",
+        choices=["error", "value"],
+        default=None,
+        help="nulls in the quasi-identifiers: refused (error, the default), or a value of "
+        "their own (value: put at the top of a hierarchy that has no row for them)",
     )
     p.add_argument("--qi", type=names, help="quasi-identifiers, separated by commas")
     p.add_argument(
@@ -339,7 +347,11 @@ def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def hierarchies(args: argparse.Namespace, data: pl.LazyFrame) -> dict[str, Hierarchy]:
-    return resolve_hierarchies(sources(args), data)
+    return resolve_hierarchies(sources(args), data, nulls_of(args))
+
+
+def nulls_of(args: argparse.Namespace) -> Nulls:
+    return "value" if args.nulls == "value" else "error"
 
 
 def qis_of(args: argparse.Namespace) -> list[str]:

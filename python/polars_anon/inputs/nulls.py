@@ -3,7 +3,7 @@ the column (``nulls="error"``), or a value of their own (``nulls="value"``)."""
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
@@ -16,6 +16,13 @@ from polars_anon._core import ConfigError, Hierarchy, MissingValueError
 NULL_LABEL = "NULL"
 NULLS = ("error", "value")
 Nulls: TypeAlias = 'Literal["error", "value"]'
+
+
+def nulls_arg(value: Any, where: str = "nulls") -> Nulls:
+    """`value` as a `Nulls` option, or an error naming `where`."""
+    if value not in NULLS:
+        raise ConfigError(f"{where} must be one of {NULLS}, got {value!r}")
+    return value  # type: ignore[no-any-return]
 
 
 def text(column: pl.Expr) -> pl.Expr:

@@ -47,6 +47,7 @@ from polars_anon._core import ConfigError, Hierarchy, __version__
 from polars_anon.api.dp import SEARCH_SHARE, STEPS, differential_privacy
 from polars_anon.dp.scores import METRICS
 from polars_anon.dp.search import FINALS
+from polars_anon.inputs.nulls import Nulls
 from polars_anon.jobs.tables import read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps
 from polars_anon.release.write import SUFFIXES
@@ -210,6 +211,7 @@ class JobLike(Protocol):
     separator: str
     encoding: str
     engine: str
+    nulls: Nulls
     levels: dict[str, int] | None
     roles: Roles
     numeric: list[str] | None
@@ -254,7 +256,7 @@ def run(job: JobLike, privacy: Privacy, write_job: bool = True) -> DPRun:
     validate(privacy)
     data = read_table(job.input, job.separator, job.encoding, job.engine)
     hs = job.resolve_hierarchies(data)
-    result = release(data, job.quasi_identifiers, hs, privacy, job.output, job.separator)
+    result = release(data, job.quasi_identifiers, hs, privacy, job.output, job.separator, job.nulls)
     run = DPRun(job, result, result.released, Path(str(job.output) + ".job.toml"))
     if write_job:
         run.job_file.write_text(run.resolved_toml(), encoding="utf8")
@@ -268,6 +270,7 @@ def release(
     privacy: Privacy,
     output: Path,
     separator: str,
+    nulls: Nulls = "error",
 ) -> DPResult:
     """Release `data` as `privacy` says and write it to `output` (Parquet,
     Arrow IPC or CSV by its suffix; CSV when the suffix names none), proven
@@ -284,6 +287,7 @@ def release(
         search_share=privacy.search_share,
         generalization=privacy.generalization,
         final=privacy.final,
+        nulls=nulls,
     )
     if result.prep.engine != "polars":
         # sampled and released where the table lives, and written there

@@ -75,6 +75,7 @@ from polars_anon.api.check import check_prepared
 from polars_anon.api.search import mu_argus_prepared, searched
 from polars_anon.criteria.base import against_population, sensitive_of
 from polars_anon.hierarchy import from_dict
+from polars_anon.inputs.nulls import Nulls, nulls_arg
 from polars_anon.inputs.params import names, suppression
 from polars_anon.jobs import dp, mondrian, values
 from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
@@ -117,6 +118,8 @@ class Job:
     encoding: str = "utf8"
     # where the table is read, grouped and released: polars, duckdb or spark
     engine: str = "polars"
+    # nulls in the quasi-identifiers: "error" or "value" (see `search`)
+    nulls: Nulls = "error"
     # from a previous run: apply these levels (re-checked) instead of searching
     levels: dict[str, int] | None = None
     # the roles of the columns that are neither quasi-identifiers nor sensitive
@@ -183,6 +186,7 @@ class Job:
             separator=values.separator("[input] separator", inp.get("separator", ",")),
             encoding=inp.get("encoding", "utf8"),
             engine=inp.get("engine", "polars"),
+            nulls=nulls_arg(inp.get("nulls", "error"), "job file: [input] nulls"),
             quasi_identifiers=names(
                 "job file: [model] quasi_identifiers", need(model, "model", "quasi_identifiers")
             ),
@@ -210,7 +214,7 @@ class Job:
 
     def resolve_hierarchies(self, data: pl.LazyFrame) -> dict[str, Hierarchy]:
         """Each hierarchy read from its file or built from the data's column."""
-        return resolve_hierarchies(self.hierarchies, data)
+        return resolve_hierarchies(self.hierarchies, data, self.nulls)
 
     def run(
         self, write_job: bool = True, progress: bool = False
@@ -248,7 +252,7 @@ class Job:
         floors = None if raw or against_population(criteria) else (k, self.max_suppression)
         if searching and self.algorithm == "mu_argus" and (self.variant is not None or criteria):
             raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
-        prep = prepare(data, qis, hs, sensitive_of(criteria), floors_for=floors)
+        prep = prepare(data, qis, hs, sensitive_of(criteria), self.nulls, floors_for=floors)
         if searching:
             result: SearchResult
             if self.algorithm == "mu_argus":
@@ -289,7 +293,7 @@ class Job:
     def _mondrian(self, k: int, write_job: bool) -> MondrianRun:
         """The job run by Mondrian (`jobs.mondrian`)."""
         args = (self.max_suppression, self.variant, self.time_limit, self.levels)
-        mondrian.refuse_unused(self.engine, *args)
+        mondrian.refuse_unused(self.engine, *args, self.nulls)
         splits = mondrian.read_splits(self.splits, self.splits_sha256)
         data = read_table(self.input, self.separator, self.encoding, self.engine)
         result, release = mondrian.release(
@@ -356,6 +360,7 @@ class Job:
                 "separator": self.separator,
                 "encoding": self.encoding,
                 "engine": self.engine,
+                "nulls": self.nulls,
             },
             "model": model,
             "hierarchies": hierarchies,

@@ -102,11 +102,13 @@ def refuse_unused(
     variant: str | None,
     time_limit: float | None,
     levels: dict[str, int] | None,
+    nulls: str = "error",
 ) -> None:
     """What a Mondrian job cannot take, refused before the table is read."""
     given = [
         name
         for name, used in (
+            ("nulls = 'value' (a null has no place in a range)", nulls == "value"),
             ("max_suppression (Mondrian suppresses no records)", max_suppression),
             ("variant", variant is not None),
             ("time_limit", time_limit is not None),

@@ -12,7 +12,9 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.hierarchy import from_dict
+from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.hierarchies import read_hierarchies
+from polars_anon.inputs.nulls import Nulls
 
 
 def hierarchy_source(column: str, file: str | Path, separator: str = ";") -> dict[str, Any]:
@@ -43,20 +45,29 @@ def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, An
 
 
 def distinct_values(data: Any, column: str, what: str = "the data") -> pl.Series:
-    """A column's distinct values, found where the data lives."""
+    """A column's distinct values, found where the data lives; a float
+    column's, one per text on Polars (which reads -0.0 and 0.0 apart, and
+    whose unique takes them for one)."""
     where = engines.engine_of(data)
     schema = data.collect_schema() if where == "polars" else engines.schema(data, where)
     if column not in schema:
         raise ConfigError(f"{what}: the data has no column '{column}'")
-    if where == "polars":
-        return data.select(pl.col(column).unique()).collect().get_column(column)  # type: ignore[no-any-return]
-    return engines.group(data, where, [column], "__n").get_column(column)
+    if where != "polars":
+        return engines.group(data, where, [column], "__n").get_column(column)
+    c = pl.col(column)
+    if schema[column].is_float():
+        by = fresh_name("__polars_anon_text", schema.names())
+        distinct = data.group_by(c.cast(pl.String).alias(by)).agg(c.first()).select(column)
+    else:
+        distinct = data.select(c.unique())
+    return distinct.collect(engine="streaming").get_column(column)  # type: ignore[no-any-return]
 
 
 def resolve_hierarchies(
-    sources: dict[str, dict[str, Any]], data: pl.LazyFrame
+    sources: dict[str, dict[str, Any]], data: pl.LazyFrame, nulls: Nulls = "error"
 ) -> dict[str, Hierarchy]:
-    """Each hierarchy read from its file or built from the data's column."""
+    """Each hierarchy read from its file or built from the data's column
+    (its values but nulls, with ``nulls="value"``: the search places them)."""
     out = {}
     for col, h in sources.items():
         if "path" in h:
@@ -68,5 +79,6 @@ def resolve_hierarchies(
             else:
                 out[col] = Hierarchy.from_csv(path, h.get("separator", ";"))
         else:
-            out[col] = from_dict(h).build(distinct_values(data, col, f"hierarchy of '{col}'"))
+            values = distinct_values(data, col, f"hierarchy of '{col}'")
+            out[col] = from_dict(h).build(values.drop_nulls() if nulls == "value" else values)
     return out
