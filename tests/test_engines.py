@@ -5,6 +5,7 @@ user's counts are searched like data and never released as rows."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import pickle
 import sys
@@ -137,6 +138,23 @@ def test_kl_divergence_on_an_engine_compares_with_the_leaves(
     local = pa.search(df, ["a", "b"], hs, 2, progress=False)
     for criterion in CRITERIA:
         assert engine.best(criterion) == local.best(criterion), criterion
+
+
+def test_zoned_date_times_named_at_another_offset_are_explained(tmp_path: Path) -> None:
+    # DuckDB gives a zoned Parquet column in UTC: a hierarchy built from the
+    # Polars column (Europe/Berlin) names the same instants as other text
+    import duckdb
+
+    zoned = pl.DataFrame({"t": [dt.datetime(2021, 1, 1, 12), dt.datetime(2021, 6, 1, 8)] * 3})
+    zoned = zoned.with_columns(pl.col("t").dt.replace_time_zone("Europe/Berlin"))
+    zoned.write_parquet(tmp_path / "t.parquet")
+    h = pa.hierarchy.date(zoned.get_column("t"), levels=["year"])
+    rel = duckdb.read_parquet(str(tmp_path / "t.parquet"))
+    with pytest.raises(pa.MissingValueError, match="same instants at another offset"):
+        pa.search(rel, ["t"], {"t": h}, 2, progress=False)
+    utc = zoned.get_column("t").dt.convert_time_zone("UTC")
+    r = pa.search(rel, ["t"], {"t": pa.hierarchy.date(utc, levels=["year"])}, 2, progress=False)
+    assert r.best() == {"t": 0}
 
 
 WIDE = [*QIS, "education", "native-country", "workclass", "occupation"]

@@ -41,7 +41,7 @@ def with_hint(
     try:
         return make()
     except MissingValueError as e:
-        hint = _normalization_hint(table, hs, qis)
+        hint = _normalization_hint(table, hs, qis) or _zone_hint(table, hs, qis)
         if hint or note:
             raise MissingValueError(f"{e}{note}" + (f"; {hint}" if hint else "")) from None
         raise
@@ -66,6 +66,37 @@ def _normalization_hint(
                     "pl.col(c).str.normalize('NFC') and the hierarchy's labels"
                 )
     return ""
+
+
+def _zone_hint(table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis: list[str]) -> str:
+    """When a column's date-times with an offset (its text) are in its
+    hierarchy as the same instants at another offset (DuckDB and Spark give
+    zoned date-times in UTC, or in the session's zone), say so."""
+
+    def instants(texts: pl.Series) -> pl.Series:
+        return texts.str.to_datetime(ZONED, time_zone="UTC", strict=False)
+
+    for q in qis:
+        h = hs.get(q)
+        if h is None:
+            continue
+        text = table[q].drop_nulls().cast(pl.String)
+        missing = text.filter(text.is_in(h.leaves).not_()).unique()
+        if missing.is_empty() or instants(missing).null_count():
+            continue
+        named = instants(pl.Series(h.leaves)).drop_nulls().implode()
+        if instants(missing).is_in(named).all():
+            return (
+                f"column '{q}' holds date-times that its hierarchy names as the same instants "
+                f"at another offset ({missing[0]!r}): DuckDB and Spark give zoned date-times in "
+                "UTC or their session's zone; build the hierarchy from this table, or convert "
+                "the column to the hierarchy's zone first"
+            )
+    return ""
+
+
+# a date-time with its offset, as Polars writes a zoned one as text
+ZONED = "%Y-%m-%d %H:%M:%S%.f%:z"
 
 
 def encode_values(col: pl.Series, values: list[str], codes: list[int] | None = None) -> pl.Series:
