@@ -3,6 +3,7 @@ pycanon, every kind of input, and clear errors."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow
@@ -10,6 +11,7 @@ import pytest
 from pycanon import anonymity
 
 import polars_anon as pa
+from polars_anon.inputs.params import max_suppressed, suppression
 from tests.conftest import brute_counts
 
 PATIENT_QI = ["Birthdate", "Sex", "Zipcode"]
@@ -185,6 +187,10 @@ def test_fractional_suppression_is_a_share_of_rows() -> None:
         assert report.max_suppression == round(share * 100)
     assert pa.check(df, ["z"], 2, max_suppression=0.29).k_anonymous
     assert not pa.check(df, ["z"], 2, max_suppression=0.28).k_anonymous
+    assert pa.check(df, ["z"], 2, max_suppression=np.float64(0.29)).k_anonymous
+    # as the command line and job files write it: 0.35% of 10,000 is 35
+    assert max_suppressed(suppression("0.35%"), 10_000) == 35
+    assert max_suppressed(suppression("29%"), 100) == 29
 
 
 DUCKDB = """

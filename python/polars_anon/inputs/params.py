@@ -60,7 +60,7 @@ def max_suppressed(max_suppression: Any, rows: int) -> int:
             )
         # in decimal, as the fraction is written: in binary floats 0.29 * 100
         # is 28.999..., one tuple short
-        return math.floor(Decimal(repr(max_suppression)) * rows)
+        return math.floor(Decimal(repr(float(max_suppression))) * rows)
     try:
         count = operator.index(max_suppression)
     except TypeError:
@@ -82,11 +82,12 @@ def suppression(value: Any) -> int | float:
     t = str(value).strip()
     try:
         if t.endswith("%"):
-            return float(t[:-1]) / 100
+            # in decimal: 0.35 / 100 in floats is 0.0034999..., a tuple short
+            return float(Decimal(t[:-1]) / 100)
         if any(c in t for c in ".eE"):
             return float(t)
         return int(t)
-    except ValueError:
+    except (ValueError, ArithmeticError):
         raise ConfigError(
             f"{value!r} is neither a count of tuples (300) nor a fraction of the rows "
             "(0.01, 1e-2, 1%)"
