@@ -301,6 +301,21 @@ def test_interval_labels_hold_their_values() -> None:
     assert pa.hierarchy.interval(top, widths=[10]).rows[0][1] == (
         "[18446744073709551610-18446744073709551620)"
     )
+    # a Float32 0.7 is 0.7, not the 0.69999998... it widens to
+    assert pa.hierarchy.interval(
+        pl.Series("f", [0.7, 0.9], dtype=pl.Float32), widths=[0.3], top=0.7
+    ).rows == [["0.7", ">=0.7", "*"], ["0.9", ">=0.7", "*"]]
+    # bounds are written exactly, not to 15 digits
+    assert pa.hierarchy.interval([12345678901234.56], widths=[0.01]).rows[0][1] == (
+        "[12345678901234.56-12345678901234.57)"
+    )
+    assert pa.hierarchy.interval([0.3], widths=[1], bottom=0.1 + 0.2).rows[0][1] == (
+        "<0.30000000000000004"
+    )
+    money = pl.Series("m", ["12345678901234567.5"]).cast(pl.Decimal(30, 2))
+    assert pa.hierarchy.interval(money, widths=[1]).rows[0][1] == (
+        "[12345678901234567-12345678901234568)"
+    )
 
 
 @settings(max_examples=80, deadline=None)
@@ -321,11 +336,13 @@ def test_interval_bins_hold_their_values(
     for f in factors:
         widths.append(float(Decimal(repr(widths[-1])) * f))
     floats = [float(v) for v in values]
-    h = pa.hierarchy.interval(floats, widths=widths, anchor=float(anchor))
-    for row in h.rows:
-        value = Decimal(repr(float(row[0])))
-        for label in row[1:-1]:
-            assert holds(label, value), (row, widths, anchor)
+    for dtype in (pl.Float64, pl.Float32):
+        column = pl.Series("x", floats, dtype=dtype)
+        h = pa.hierarchy.interval(column, widths=widths, anchor=float(anchor))
+        for row in h.rows:
+            value = Decimal(row[0])  # the value as Polars writes it, at its width
+            for label in row[1:-1]:
+                assert holds(label, value), (row, widths, anchor, dtype)
 
 
 @settings(max_examples=60, deadline=None)

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon.hierarchy._spec import Spec, as_text, finite, number, option, sequence
+from polars_anon.hierarchy._spec import Spec, as_text, finite, option, sequence
 
 
 @dataclass(frozen=True)
@@ -38,11 +38,12 @@ class Interval(Spec):
             if w <= 0:
                 raise ConfigError(f"interval widths must be positive, got {list(self.widths)}")
         for a, b in itertools.pairwise(widths):
-            ratio = b / a
-            if b <= a or abs(ratio - round(ratio)) > 1e-9 * ratio:
+            # in decimal, as the bins are cut (`rows`)
+            ratio = Decimal(repr(float(b))) / Decimal(repr(float(a)))
+            if b <= a or ratio != ratio.to_integral_value():
                 raise ConfigError(
                     f"interval widths must grow, each a multiple of the one before so the "
-                    f"bins nest: {number(b)} after {number(a)} in {list(self.widths)}"
+                    f"bins nest: {b!r} after {a!r} in {list(self.widths)}"
                 )
         object.__setattr__(self, "widths", widths)
         finite("anchor", self.anchor)
@@ -76,8 +77,8 @@ class Interval(Spec):
         widths = [Decimal(repr(float(w))) for w in self.widths]
         anchor = Decimal(repr(float(self.anchor)))
         bottom, top = exact(self.bottom), exact(self.top)
-        below = f"<{number(self.bottom)}" if self.bottom is not None else ""
-        above = f">={number(self.top)}" if self.top is not None else ""
+        below = f"<{written(bottom)}" if bottom is not None else ""
+        above = f">={written(top)}" if top is not None else ""
 
         bins: dict[tuple[Decimal, Decimal], str] = {}
 
@@ -114,28 +115,29 @@ def exact(x: float | None) -> Decimal | None:
 
 
 def decimals(values: pl.Series) -> list[Decimal]:
-    """Finite numbers (or their text) as decimals: integers exactly, floats
-    as the shortest text that reads back as them."""
+    """Finite numbers (or their text) as decimals: integers exactly, others
+    as Polars writes them (a float as the shortest text that reads back as
+    it, at its own width: a Float32 0.7 is 0.7; a Decimal exactly)."""
     if values.dtype.is_integer():
         return [Decimal(v) for v in values.to_list()]
-    if values.dtype.is_numeric():
-        return [Decimal(repr(v)) for v in values.cast(pl.Float64).to_list()]
     out = []
     for t, f in zip(
         values.cast(pl.String).to_list(),
-        values.cast(pl.String).cast(pl.Float64).to_list(),
+        values.cast(pl.String).cast(pl.Float64, strict=False).to_list(),
         strict=True,
     ):
         try:
-            out.append(Decimal(t.strip()))
+            out.append(Decimal(t))
         except InvalidOperation:
             out.append(Decimal(repr(f)))
     return out
 
 
 def written(x: Decimal) -> str:
-    """A computed bound as a label: integers exactly, others as `number`."""
-    return str(int(x)) if x == x.to_integral_value() else number(float(x))
+    """A bound as a label, exactly: integers without a decimal point."""
+    if x == x.to_integral_value():
+        return str(int(x))
+    return format(x.normalize(), "f")
 
 
 def interval(
