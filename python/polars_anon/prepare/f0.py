@@ -181,6 +181,13 @@ def at_leaves(prep: Prepared) -> Prepared:
     table lives."""
     if prep.floors is None or not any(prep.floors[0]) or prep.source is None:
         return prep
+    if prep.engine == "counts":
+        # a frequency set grouped so (a pickled result's): the leaves are gone
+        raise ConfigError(
+            f"this table's frequency set is grouped above its leaves (levels {prep.floors[0]}), "
+            "as a search on DuckDB or Spark groups it: KL divergence compares with the "
+            "leaves; search the table itself again (a pickled result keeps only the set)"
+        )
     if not prep.leaves:
         hs = dict(zip(prep.quasi_identifiers, prep.hierarchies, strict=True))
         leaves = prepare(prep.source, prep.quasi_identifiers, hs, prep.sensitive, prep.nulls)
