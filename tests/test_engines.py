@@ -114,6 +114,28 @@ def test_negative_zero_is_released_as_zero(
         assert rows(pl.read_parquet(written)).equals(out)
 
 
+def test_column_names_with_dots_and_spaces(on: Callable[[pl.DataFrame], Any]) -> None:
+    # Spark reads a.b as field b of a struct a unless quoted
+    df = pl.DataFrame(
+        {"t.x": [-0.0, 0.0, 0.0, 1.0, 1.0, 1.0] * 4, "a.b": list(range(24)), "s p": ["u", "v"] * 12}
+    )
+    data = on(df)
+    key = pa.Pseudonym(key=b"k" * 16)
+    r = pa.search(data, ["t.x", "s p"], None, 2, 1, identifiers={"a.b": key}, progress=False)
+    local = pa.search(df, ["t.x", "s p"], None, 2, 1, identifiers={"a.b": key}, progress=False)
+    out = rows(r.apply(data))
+    assert out.columns == ["t.x", "a.b", "s p"]
+    # the zeros in one group there (0.0), as -0.0 and 0.0 on Polars
+    assert out.group_by("t.x", "s p").len().sort("t.x", "s p").rows() == [
+        (0.0, "u", 8),
+        (0.0, "v", 4),
+        (1.0, "u", 4),
+        (1.0, "v", 8),
+    ]
+    assert set(out.get_column("a.b")) == set(rows(local.apply(df)).get_column("a.b"))
+    assert pa.check(data, ["t.x", "s p"], 2).k_anonymous
+
+
 def test_kl_divergence_on_an_engine_compares_with_the_leaves(
     on: Callable[[pl.DataFrame], Any],
 ) -> None:
@@ -138,6 +160,11 @@ def test_kl_divergence_on_an_engine_compares_with_the_leaves(
     local = pa.search(df, ["a", "b"], hs, 2, progress=False)
     for criterion in CRITERIA:
         assert engine.best(criterion) == local.best(criterion), criterion
+    # a pickle keeps the set at floor levels only: refused, not answered wrong
+    kept = pickle.loads(pickle.dumps(engine))
+    assert kept.best("min_loss") == engine.best("min_loss")
+    with pytest.raises(pa.ConfigError, match="KL divergence compares with the leaves"):
+        kept.best("min_kl_divergence")
 
 
 def test_zoned_date_times_named_at_another_offset_are_explained(tmp_path: Path) -> None:

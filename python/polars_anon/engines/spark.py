@@ -21,6 +21,19 @@ from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask
 
 
+def _col(name: str) -> Any:
+    """The column named `name`, whatever it holds: a dot in a name is no
+    field of a struct (Spark's own parser reads `a.b` as one)."""
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _of(df: Any, name: str) -> Any:
+    """`df`'s own column `name` (as `_col`, bound to `df` for a join)."""
+    return df["`" + name.replace("`", "``") + "`"]
+
+
 def _frame(df: Any) -> pl.DataFrame:
     """A Spark DataFrame as Polars, through Arrow (``toArrow`` on Spark 4,
     pandas before). pandas holds an integer column with nulls as floats
@@ -39,7 +52,9 @@ def _frame(df: Any) -> pl.DataFrame:
         T.LongType: pl.Int64,
     }
     cast = {f.name: ints[type(f.dataType)] for f in df.schema.fields if type(f.dataType) in ints}
-    text = df.select(*[df[c].cast("string").alias(c) if c in cast else df[c] for c in df.columns])
+    text = df.select(
+        *[_col(c).cast("string").alias(c) if c in cast else _col(c) for c in df.columns]
+    )
     frame = pl.from_pandas(text.toPandas())
     return frame.with_columns(pl.col(c).cast(pl.String).cast(t) for c, t in cast.items())
 
@@ -59,12 +74,8 @@ def zeros(df: Any, columns: list[str]) -> Any:
     floats = {c for c in columns if isinstance(types.get(c), (DoubleType, FloatType))}
     if not floats:
         return df
-    return df.select(
-        *[
-            (F.col(c) + F.lit(0).cast(types[c])).alias(c) if c in floats else F.col(c)
-            for c in df.columns
-        ]
-    )
+    # only those columns replaced (by name: a dot in a name is no field)
+    return df.withColumns({c: _col(c) + F.lit(0).cast(types[c]) for c in floats})
 
 
 def group(df: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]) -> pl.DataFrame:
@@ -75,7 +86,7 @@ def group(df: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]
     df = zeros(df, columns)
 
     types = {f.name: f.dataType for f in df.schema.fields}
-    out, keys = df, {c: F.col(c) for c in columns}
+    out, keys = df, {c: _col(c) for c in columns}
     for i, (c, m) in enumerate(maps.items()):
         r = f"__polars_anon_r{i}"
         dim = m.select("v", "r")
@@ -102,7 +113,7 @@ def marginals(df: Any, columns: list[str], count: str) -> dict[str, pl.DataFrame
     out: dict[str, pl.DataFrame] = {}
     for same in by_type.values():
         pairs = F.array(
-            *[F.struct(F.lit(i).alias(index), df[c].alias(value)) for i, c in enumerate(same)]
+            *[F.struct(F.lit(i).alias(index), _col(c).alias(value)) for i, c in enumerate(same)]
         )
         expanded = df.select(F.explode(pairs).alias("p")).select(f"p.{index}", f"p.{value}")
         frame = _frame(expanded.groupBy(index, value).agg(F.count(F.lit(1)).alias(count)))
@@ -132,16 +143,16 @@ def _join_dim(
 
     if dim.height > MAP_VALUES:
         table = _spark_frame(out.sparkSession, dim, [(v, column_type), (to, to_type)])
-        return out.join(F.broadcast(table), out[column].eqNullSafe(table[v]), "left").drop(v)
+        return out.join(F.broadcast(table), _of(out, column).eqNullSafe(table[v]), "left").drop(v)
     pairs, if_null = [], None
     for value, stands in dim.rows():
         if value is None:
             if_null = stands
         else:
             pairs += [F.lit(value).cast(column_type), F.lit(stands).cast(to_type)]
-    found = F.create_map(*pairs)[out[column]] if pairs else F.lit(None).cast(to_type)
+    found = F.create_map(*pairs)[_of(out, column)] if pairs else F.lit(None).cast(to_type)
     none = F.lit(if_null).cast(to_type)
-    return out.withColumn(to, F.when(out[column].isNull(), none).otherwise(found))
+    return out.withColumn(to, F.when(_of(out, column).isNull(), none).otherwise(found))
 
 
 def _spark_frame(session: Any, frame: pl.DataFrame, fields: list[tuple[str, Any]]) -> Any:
@@ -194,9 +205,9 @@ def release(
         if c in qis and generalized[qis.index(c)]:
             columns.append(F.col(f"__polars_anon_l{qis.index(c)}").alias(c))
         else:
-            columns.append(F.col(c))
+            columns.append(_col(c))
     released = out.select(*columns).localCheckpoint(eager=True)
-    groups = released.groupBy(*qis, *sensitive).agg(F.count(F.lit(1)).alias("n"))
+    groups = released.groupBy(*map(_col, [*qis, *sensitive])).agg(F.count(F.lit(1)).alias("n"))
     return released, _frame(groups)
 
 
@@ -243,19 +254,19 @@ def release_by(
     rows = df
     if rs:
         rank = fresh_name("__polars_anon_rank", [*taken, *rs])
-        window = Window.partitionBy(*keys).orderBy(*keys)
+        window = Window.partitionBy(*map(_col, keys)).orderBy(*map(_col, keys))
         rows = df.withColumn(rank, F.row_number().over(window) - 1)
     cond = None
     for q, k in zip(keys, ks, strict=True):
-        term = rows[q].eqNullSafe(table[k])
+        term = _of(rows, q).eqNullSafe(table[k])
         cond = term if cond is None else cond & term
     if rs:
         cond = cond & (rows[rank] >= table[rs[0]]) & (rows[rank] < table[rs[1]])
     out = rows.join(table, cond, "left")
     replaced = keys[: len(ls)]
-    items = [F.col(ls[keys.index(c)]).alias(c) if c in replaced else F.col(c) for c in df.columns]
+    items = [F.col(ls[keys.index(c)]).alias(c) if c in replaced else _col(c) for c in df.columns]
     released = out.select(*items).localCheckpoint(eager=True)
-    groups = released.groupBy(*keys, *by).agg(F.count(F.lit(1)).alias("n"))
+    groups = released.groupBy(*map(_col, [*keys, *by])).agg(F.count(F.lit(1)).alias("n"))
     return released, _frame(groups)
 
 
@@ -306,11 +317,11 @@ def identify(released: Any, ops: list[tuple[str, Op]]) -> Any:
     taken = [*released.columns, *(p for pair in pads.values() for p in pair)]
     exprs = {}
     for c, op in ops:
-        text = F.col(c).cast("string")
+        text = _col(c).cast("string")
         if isinstance(op, Keyed):
             i, o = pads[c]
-            inner = F.unhex(F.sha2(F.concat(F.col(i), text.cast("binary")), 256))
-            exprs[c] = F.substring(F.sha2(F.concat(F.col(o), inner), 256), 1, op.length)
+            inner = F.unhex(F.sha2(F.concat(_col(i), text.cast("binary")), 256))
+            exprs[c] = F.substring(F.sha2(F.concat(_col(o), inner), 256), 1, op.length)
         elif isinstance(op, Mask):
             exprs[c] = _masked(text, op)
         elif isinstance(op, Mapped):
@@ -319,19 +330,15 @@ def identify(released: Any, ops: list[tuple[str, Op]]) -> Any:
             taken += [v, to]
             mapping = op.mapping.select(pl.col("value").alias(v), pl.col("pseudonym").alias(to))
             table = _spark_table(out.sparkSession, mapping, hasattr(out, "toArrow"))
-            out = out.join(table, text == table[v], "left")
-            exprs[c] = F.col(to)
+            out = out.join(table, text == _of(table, v), "left")
+            exprs[c] = _col(to)
     kept = [c for c in released.columns if not isinstance(by.get(c), Drop)]
-    return out.select(*[exprs[c].alias(c) if c in exprs else F.col(c) for c in kept])
+    return out.select(*[exprs[c].alias(c) if c in exprs else _col(c) for c in kept])
 
 
 def distinct(native: Any, column: str) -> pl.Series:
     """The distinct values of `column` as text, nulls left out."""
-    from pyspark.sql import functions as F
-
-    text = native.where(F.col(column).isNotNull()).select(
-        F.col(column).cast("string").alias(column)
-    )
+    text = native.where(_col(column).isNotNull()).select(_col(column).cast("string").alias(column))
     return _frame(text.distinct()).get_column(column).cast(pl.String)
 
 
@@ -342,7 +349,7 @@ def distinct_counts(native: Any, columns: list[str]) -> tuple[int, dict[str, int
     sketch)."""
     from pyspark.sql import functions as F
 
-    aggs = [F.count(F.lit(1)), *(F.approx_count_distinct(F.col(c)) for c in columns)]
+    aggs = [F.count(F.lit(1)), *(F.approx_count_distinct(_col(c)) for c in columns)]
     row = native.agg(*aggs).first()
     return int(row[0]), {c: int(n) for c, n in zip(columns, row[1:], strict=True)}
 
