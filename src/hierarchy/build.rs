@@ -100,9 +100,9 @@ impl<'s> Builder<'s> {
         if let Some(l) = row.iter().position(|v| v.as_ref().is_empty()) {
             let why = match l {
                 0 => {
-                    ": a leaf cannot be the empty string (give the column's empty strings a \
-                      value of their own, e.g. pl.col(c).replace('', '(empty)'), or make them \
-                      nulls and search with nulls='value')"
+                    ": a leaf cannot be the empty string (if the column holds empty strings, \
+                      give them a value of their own, e.g. pl.col(c).replace('', '(empty)'), \
+                      or make them nulls and search with nulls='value')"
                 }
                 _ => "",
             };

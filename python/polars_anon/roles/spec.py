@@ -26,8 +26,8 @@ class Pseudonym:
     Keyed (``key=``, ``key_env=`` or ``key_file=``): HMAC-SHA-256 of the
     value's text under the key, as its first ``length`` lowercase hex
     digits; the same on Polars, DuckDB and Spark for text, integers and
-    dates (some floats and date-times with a time zone are other text on
-    each engine: cast them to text first). The key is text or bytes
+    dates (floats and date-times are other text on each engine: cast them
+    to text first). The key is text or bytes
     of at least 16 bytes, given here, or read from an environment variable
     or a file (its bytes, without a trailing newline) when a release is
     built; it is never shown, pickled or written.
