@@ -179,9 +179,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
 
 def build_command(args: argparse.Namespace) -> int:
     data = read_table(args.data, args.sep, args.encoding, args.engine)
-    values = distinct_values(data, args.column)
-    if nulls_of(args) == "value":
-        values = values.drop_nulls()  # the search places them
+    values = distinct_values(data, args.column, nulls=nulls_of(args))
     fields = dataclasses.fields(hierarchy.BUILDERS[args.kind])  # type: ignore[arg-type]
     spec = hierarchy.from_dict(
         {"builder": args.kind, **{f.name: getattr(args, f.name) for f in fields}}

@@ -17,7 +17,7 @@ from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.api.search import VARIANTS
 from polars_anon.cli.criteria import criteria_options
-from polars_anon.inputs.nulls import Nulls
+from polars_anon.inputs.nulls import Nulls, nulls_arg
 from polars_anon.inputs.params import suppression
 from polars_anon.jobs.sources import folder_sources, hierarchy_source, resolve_hierarchies
 from polars_anon.results.best import CRITERIA
@@ -351,7 +351,7 @@ def hierarchies(args: argparse.Namespace, data: pl.LazyFrame) -> dict[str, Hiera
 
 
 def nulls_of(args: argparse.Namespace) -> Nulls:
-    return "value" if args.nulls == "value" else "error"
+    return nulls_arg(args.nulls or "error", "--nulls")
 
 
 def qis_of(args: argparse.Namespace) -> list[str]:

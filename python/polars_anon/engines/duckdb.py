@@ -368,7 +368,7 @@ def read(path: Path, separator: str, encoding: str) -> Any:
     rel = duckdb.read_csv(str(path), sep=separator)
     # numbers any of which is written with a leading zero stay text, as
     # on Polars (`engines.polars.zeros_kept`)
-    numbers = [c for c, t in zip(rel.columns, rel.types, strict=True) if _numeric(str(t))]
+    numbers = [c for c, t in schema(rel).items() if t.is_numeric()]
     if not numbers:
         return rel
     texts = duckdb.read_csv(str(path), sep=separator, all_varchar=True)
@@ -379,24 +379,3 @@ def read(path: Path, separator: str, encoding: str) -> Any:
     if not kept:
         return rel
     return duckdb.read_csv(str(path), sep=separator, dtype=dict.fromkeys(kept, "VARCHAR"))
-
-
-def _numeric(t: str) -> bool:
-    return t.split("(")[0] in NUMERIC
-
-
-NUMERIC = {
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "UHUGEINT",
-    "FLOAT",
-    "DOUBLE",
-    "DECIMAL",
-}

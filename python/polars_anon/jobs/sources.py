@@ -44,23 +44,28 @@ def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, An
     }
 
 
-def distinct_values(data: Any, column: str, what: str = "the data") -> pl.Series:
-    """A column's distinct values, found where the data lives; a float
-    column's, one per text on Polars (which reads -0.0 and 0.0 apart, and
-    whose unique takes them for one)."""
+def distinct_values(
+    data: Any, column: str, what: str = "the data", nulls: Nulls = "error"
+) -> pl.Series:
+    """A column's distinct values, found where the data lives (nulls left
+    out with ``nulls="value"``: the search places them); a float column's,
+    one per text on Polars (which reads -0.0 and 0.0 apart, and whose
+    unique takes them for one)."""
     where = engines.engine_of(data)
     schema = data.collect_schema() if where == "polars" else engines.schema(data, where)
     if column not in schema:
         raise ConfigError(f"{what}: the data has no column '{column}'")
     if where != "polars":
-        return engines.group(data, where, [column], "__n").get_column(column)
-    c = pl.col(column)
-    if schema[column].is_float():
-        by = fresh_name("__polars_anon_text", schema.names())
-        distinct = data.group_by(c.cast(pl.String).alias(by)).agg(c.first()).select(column)
+        values = engines.group(data, where, [column], "__n").get_column(column)
     else:
-        distinct = data.select(c.unique())
-    return distinct.collect(engine="streaming").get_column(column)  # type: ignore[no-any-return]
+        c = pl.col(column)
+        if schema[column].is_float():
+            by = fresh_name("__polars_anon_text", schema.names())
+            distinct = data.group_by(c.cast(pl.String).alias(by)).agg(c.first()).select(column)
+        else:
+            distinct = data.select(c.unique())
+        values = distinct.collect(engine="streaming").get_column(column)
+    return values.drop_nulls() if nulls == "value" else values
 
 
 def resolve_hierarchies(
@@ -79,6 +84,6 @@ def resolve_hierarchies(
             else:
                 out[col] = Hierarchy.from_csv(path, h.get("separator", ";"))
         else:
-            values = distinct_values(data, col, f"hierarchy of '{col}'")
-            out[col] = from_dict(h).build(values.drop_nulls() if nulls == "value" else values)
+            values = distinct_values(data, col, f"hierarchy of '{col}'", nulls)
+            out[col] = from_dict(h).build(values)
     return out

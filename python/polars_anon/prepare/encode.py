@@ -82,10 +82,10 @@ def _zone_hint(table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis:
             continue
         text = table[q].drop_nulls().cast(pl.String)
         missing = text.filter(text.is_in(h.leaves).not_()).unique()
-        if missing.is_empty() or instants(missing).null_count():
+        at = instants(missing)
+        if missing.is_empty() or at.null_count():
             continue
-        named = instants(pl.Series(h.leaves)).drop_nulls().implode()
-        if instants(missing).is_in(named).all():
+        if at.is_in(instants(pl.Series(h.leaves)).drop_nulls().implode()).all():
             return (
                 f"column '{q}' holds date-times that its hierarchy names as the same instants "
                 f"at another offset ({missing[0]!r}): DuckDB and Spark give zoned date-times in "

@@ -188,8 +188,9 @@ def at_leaves(prep: Prepared) -> Prepared:
             "as a search on DuckDB or Spark groups it: KL divergence compares with the "
             "leaves; search the table itself again (a pickled result keeps only the set)"
         )
-    if not prep.leaves:
+    if prep.leaves is None:
         hs = dict(zip(prep.quasi_identifiers, prep.hierarchies, strict=True))
         leaves = prepare(prep.source, prep.quasi_identifiers, hs, prep.sensitive, prep.nulls)
-        prep.leaves.append(leaves)
-    return prep.leaves[0]
+        object.__setattr__(prep, "leaves", leaves)
+    assert prep.leaves is not None
+    return prep.leaves

@@ -71,7 +71,7 @@ class Prepared:
     populations: dict[int, tuple[Any, Problem, int]] = field(default_factory=dict)
     # this table prepared at its leaves, when `floors` are above them
     # (`prepare.f0.at_leaves`), made when first asked for
-    leaves: list[Prepared] = field(default_factory=list)
+    leaves: Prepared | None = None
 
     @property
     def rows(self) -> int:
