@@ -127,6 +127,26 @@ def test_population_size_and_dankars_rule(
     assert whole.population_uniques == whole.sample_uniques
 
 
+def test_pitmans_fit_with_its_maximum_on_the_edge_alpha_zero_is_no_fit() -> None:
+    # class sizes of 5,000 uniform draws (ages 18-89, two sexes, 30 ZIPs):
+    # ln L rises towards alpha = 0, so Pitman's model has no fit inside its
+    # parameter space and Dankar's rule falls back to Zayatz; the fit once
+    # stopped at alpha ~ 0 with theta still moving and answered 0.0583
+    sizes = {1: 1589, 2: 959, 3: 330, 4: 94, 5: 19, 6: 3, 7: 2}
+    keys = [f"c{i}" for i, n in enumerate(s for s, m in sizes.items() for _ in range(m))]
+    rows = [
+        key
+        for key, size in zip(keys, (s for s, m in sizes.items() for _ in range(m)), strict=True)
+        for _ in range(size)
+    ]
+    df = pl.DataFrame({"q": rows})
+    assert df.height == 5000
+    r = pa.risk(df, ["q"], population=50_000)
+    assert r.estimates["pitman"] is None
+    assert r.population_model == "zayatz"
+    assert r.population_uniques == r.estimates["zayatz"]
+
+
 def test_no_sample_uniques_means_no_population_uniques() -> None:
     df = pl.DataFrame({"zip": ["1", "1", "2", "2", "2"]})
     r = pa.risk(df, ["zip"], population=1_000_000)

@@ -185,6 +185,24 @@ def test_parameters_and_where_they_are_refused(
         pa.local_recoding(df.head(500), ["age", "sex"], hs, 2, criteria=[c])
 
 
+def test_a_population_smaller_than_the_data_is_refused_as_risk_refuses_it() -> None:
+    # 300 records cannot be a sample of 100: pa.risk refuses it, and so
+    # must every model that takes the sampling fraction from it
+    df = pl.DataFrame({"age": [20 + i % 60 for i in range(300)], "sex": ["M", "F"] * 150})
+    qis = ["age", "sex"]
+    with pytest.raises(pa.ConfigError, match="must hold the sample"):
+        pa.risk(df, qis, population=100)
+    for c in (pa.PopulationUniqueness(0.05, population=100, model="zayatz"), pa.KMap(3, 100)):
+        name = type(c).__name__
+        match = rf"{name}: the population \(100 records\) must hold the data \(300 records\)"
+        with pytest.raises(pa.ConfigError, match=match):
+            pa.check(df, qis, k=1, criteria=c, max_suppression=0.9)
+        with pytest.raises(pa.ConfigError, match=match):
+            pa.search(df, qis, None, 1, 0.9, criteria=[c], algorithm="mingen", progress=False)
+    # as many as the data: a census, accepted
+    assert pa.check(df, qis, k=1, criteria=pa.KMap(1, 300)).k_anonymous
+
+
 # ---- random tables ----------------------------------------------------------
 
 

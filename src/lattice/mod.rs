@@ -39,6 +39,10 @@ impl Lattice {
     pub fn size(&self) -> u128 {
         self.size
     }
+    /// What one level of each attribute adds to a node's id.
+    pub fn radix(&self) -> &[u128] {
+        &self.radix
+    }
     pub fn max_height(&self) -> u32 {
         self.heights.iter().map(|&h| h as u32).sum()
     }

@@ -166,47 +166,11 @@ impl PyProblem {
         sensitive: Vec<(String, Vec<String>, Bound<'_, PyAny>)>,
         floors: Option<(Vec<u8>, u64, u64)>,
     ) -> PyResult<Self> {
-        // without counts every row weighs 1 (nulls are counted so while
-        // encoding) and the counts are made once the rows are known
         crate::alloc::mark();
-        let given = counts.is_some();
-        let mut counts = match &counts {
-            Some(c) => arrow::take(c, 8)?.uints().map_err(to_py)?,
-            None => Vec::new(),
-        };
-        if codes.len() != names.len() || hierarchies.len() != names.len() {
-            return Err(ConfigError::new_err(
-                "one code column and one hierarchy per quasi-identifier",
-            ));
-        }
-        let taken = take_columns(&codes)?;
-        let columns = encode_columns(py, &names, &hierarchies, taken, given.then_some(&counts))?;
-        if !given {
-            counts = vec![1; columns.first().map_or(0, Vec::len)];
-        }
-        let codes = columns;
-        let hs = hierarchies.into_iter().map(|h| h.inner).collect();
-        let sens = sensitive
-            .into_iter()
-            .map(|(n, v, c)| {
-                let codes = arrow::take(&c, 4)?
-                    .u32s(&format!("codes of '{n}'"))
-                    .map_err(to_py)?;
-                Ok((n, v, codes))
-            })
-            .collect::<PyResult<_>>()?;
-        let mut inner = Problem::with_sensitive(names, hs, codes, sens, counts).map_err(to_py)?;
-        if let Some((levels, k, max_suppressed)) = floors {
-            inner
-                .set_floors(crate::freq::Floors {
-                    levels,
-                    k,
-                    max_suppressed,
-                })
-                .map_err(to_py)?;
-        }
+        let built = build(py, names, hierarchies, codes, counts, sensitive, floors);
+        // given back on an error too: what encoding held is freed either way
         py.detach(crate::alloc::give_back);
-        Ok(PyProblem { inner })
+        Ok(PyProblem { inner: built? })
     }
     #[getter]
     fn rows(&self) -> u64 {
@@ -478,4 +442,55 @@ impl PyProblem {
         };
         PySearchOutcome::new(py, out)
     }
+}
+
+/// `PyProblem::new`'s problem, built from what Python passed.
+fn build(
+    py: Python<'_>,
+    names: Vec<String>,
+    hierarchies: Vec<PyHierarchy>,
+    codes: Vec<Bound<'_, PyAny>>,
+    counts: Option<Bound<'_, PyAny>>,
+    sensitive: Vec<(String, Vec<String>, Bound<'_, PyAny>)>,
+    floors: Option<(Vec<u8>, u64, u64)>,
+) -> PyResult<Problem> {
+    // without counts every row weighs 1 (nulls are counted so while
+    // encoding) and the counts are made once the rows are known
+    let given = counts.is_some();
+    let mut counts = match &counts {
+        Some(c) => arrow::take(c, 8)?.uints().map_err(to_py)?,
+        None => Vec::new(),
+    };
+    if codes.len() != names.len() || hierarchies.len() != names.len() {
+        return Err(ConfigError::new_err(
+            "one code column and one hierarchy per quasi-identifier",
+        ));
+    }
+    let taken = take_columns(&codes)?;
+    let columns = encode_columns(py, &names, &hierarchies, taken, given.then_some(&counts))?;
+    if !given {
+        counts = vec![1; columns.first().map_or(0, Vec::len)];
+    }
+    let codes = columns;
+    let hs = hierarchies.into_iter().map(|h| h.inner).collect();
+    let sens = sensitive
+        .into_iter()
+        .map(|(n, v, c)| {
+            let codes = arrow::take(&c, 4)?
+                .u32s(&format!("codes of '{n}'"))
+                .map_err(to_py)?;
+            Ok((n, v, codes))
+        })
+        .collect::<PyResult<_>>()?;
+    let mut inner = Problem::with_sensitive(names, hs, codes, sens, counts).map_err(to_py)?;
+    if let Some((levels, k, max_suppressed)) = floors {
+        inner
+            .set_floors(crate::freq::Floors {
+                levels,
+                k,
+                max_suppressed,
+            })
+            .map_err(to_py)?;
+    }
+    Ok(inner)
 }

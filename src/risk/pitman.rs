@@ -180,7 +180,10 @@ fn newton(s: &Sample<'_>, mut t: f64, mut a: f64) -> Option<(f64, f64)> {
                     let small = dt.abs() <= 1e-10 * t.abs().max(1.0) && da.abs() <= 1e-12;
                     (t, a, e) = (nt, na, ne);
                     if small {
-                        return Some((t, a)).filter(|&(t, a)| inside(t, a) && a > 0.0);
+                        // a step made tiny by backtracking against the
+                        // edge α = 0 is not convergence: a fit there is a
+                        // maximum only where the slope is flat too
+                        return (a > 0.0 && stationary(s, &e, t)).then_some((t, a));
                     }
                     break;
                 }
@@ -196,8 +199,14 @@ fn newton(s: &Sample<'_>, mut t: f64, mut a: f64) -> Option<(f64, f64)> {
             return Some((t, a));
         }
     }
+    stationary(s, &e, t).then_some((t, a))
+}
+
+/// Whether ln L's slopes at (t, ·) (`e`) are flat, to a tolerance that
+/// grows with the records (the terms of ln L's sums).
+fn stationary(s: &Sample<'_>, e: &Eval, t: f64) -> bool {
     let tol = 1e-6 * s.records;
-    (e.grad[0].abs() * t.abs().max(1.0) < tol && e.grad[1].abs() < tol).then_some((t, a))
+    e.grad[0].abs() * t.abs().max(1.0) < tol && e.grad[1].abs() < tol
 }
 
 #[cfg(test)]
@@ -260,6 +269,43 @@ mod tests {
         for (dt, da) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 0.01), (0.0, -0.01)] {
             assert!(s.eval(t + dt, a + da).value < e.value);
         }
+    }
+
+    #[test]
+    fn a_maximum_on_the_edge_alpha_zero_is_no_fit() {
+        // class sizes of 5,000 uniform draws over 4,320 cells: ln L rises
+        // towards α = 0 (its slope in α is about -255 there), so no maximum
+        // lies inside 0 < α < 1; backtracking against the edge once
+        // stopped at α ≈ 0 with θ still moving and called it a fit
+        let sizes = [
+            (1, 1589),
+            (2, 959),
+            (3, 330),
+            (4, 94),
+            (5, 19),
+            (6, 3),
+            (7, 2),
+        ];
+        let h = Histogram::from_sizes(
+            sizes
+                .iter()
+                .flat_map(|&(size, n)| std::iter::repeat_n(size, n)),
+        );
+        let got = fit(&h);
+        if let Some((t, a)) = got {
+            let s = Sample {
+                hist: &h,
+                records: h.records() as f64,
+                classes: h.classes(),
+            };
+            let e = s.eval(t, a);
+            assert!(
+                e.grad[1].abs() < 1e-3,
+                "not stationary at ({t}, {a}): {:?}",
+                e.grad
+            );
+        }
+        assert!(got.is_none(), "{got:?}");
     }
 
     #[test]

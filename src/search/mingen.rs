@@ -75,15 +75,8 @@ impl<'p> Searcher<'p> {
 /// the levels): whether a node of the set lies at or below each node.
 fn minimal_of_any(lat: &Lattice, anonymous: &[Node]) -> Vec<Node> {
     let size = lat.size() as usize;
-    let radix: Vec<usize> = lat
-        .heights()
-        .iter()
-        .scan(1usize, |r, &h| {
-            let this = *r;
-            *r *= h as usize + 1;
-            Some(this)
-        })
-        .collect();
+    // ids below `size` (a node count that fits in memory) fit usize
+    let radix: Vec<usize> = lat.radix().iter().map(|&r| r as usize).collect();
     let mut member = vec![false; size];
     for n in anonymous {
         member[lat.id(n) as usize] = true;

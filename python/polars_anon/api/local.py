@@ -87,7 +87,7 @@ def local_recoding(
         globals_.append([n_of.get(i, 0) / len(raw) for i in range(len(values))])
         values_of[s] = values
     levels, codes, groups, distortion = _core.localpk(
-        hs, qi_codes, sens_codes, globals_, k, specs(criteria, values_of)
+        hs, qi_codes, sens_codes, globals_, k, specs(criteria, values_of, rows=frame.height)
     )
     out_cols, level_cols = [], []
     for q, h, lv, cd in zip(qis, hs, levels, codes, strict=True):

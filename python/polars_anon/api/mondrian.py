@@ -130,7 +130,7 @@ def mondrian(
         raise MissingValueError(str(e).replace(", or pass nulls='value'", "")) from None
     k = check_k(k, prep.rows)
     kinds = {q: "numeric" if q in numbers else "hierarchy" if q in hs else "set" for q in qis}
-    model = specs(criteria, prep.sensitive_values)
+    model = specs(criteria, prep.sensitive_values, rows=prep.rows)
     coarsen = as_bool("coarsen", coarsen)
     if coarsen and splits is None:
         raise ConfigError("coarsen=True undoes recorded splits: pass splits= too")

@@ -191,16 +191,25 @@ def specs(
     *,
     feasible: bool = True,
     populations: Populations | None = None,
+    rows: int | None = None,
 ) -> list[CoreCriterion]:
     """The core's form of each criterion, for a table whose sensitive
     attributes have these values (and whose hierarchies count population
     tables: `populations`, None where models against one are not offered).
     With `feasible`, criteria that no group could meet are refused (a search
-    or release for them cannot succeed); `check` answers "no" instead."""
+    or release for them cannot succeed); `check` answers "no" instead.
+    `rows`: the table's records, which a population given by its size must
+    hold (a sampling fraction above 1 means nothing)."""
     out = []
     for c in listed(criteria):
         if feasible and not c.whole_release:
             c.feasible(values_of[c.attribute])
+        size = getattr(c, "population", None)
+        if rows is not None and isinstance(size, float) and size < rows:
+            raise ConfigError(
+                f"{type(c).__name__}: the population ({size:,.0f} records) must hold the "
+                f"data ({rows:,} records), a sample of it"
+            )
         out.append(c.bind(values_of, populations))
     return out
 

@@ -111,7 +111,11 @@ class Prepared:
     def model(self, criteria: Criteria, feasible: bool = True) -> list[CoreCriterion]:
         """The core's form of `criteria` on this table (`criteria.specs`)."""
         return specs(
-            criteria, self.sensitive_values, feasible=feasible, populations=self.population
+            criteria,
+            self.sensitive_values,
+            feasible=feasible,
+            populations=self.population,
+            rows=self.rows,
         )
 
     def population(self, table: Any, model: str) -> tuple[Problem, int]:

@@ -360,7 +360,7 @@ class MondrianResult:
     def __setstate__(self, state: dict[str, Any]) -> None:
         source, qis, given, sensitive, nulls = state["source"]
         prep = prepare(source, qis, given, sensitive, nulls)
-        model = specs(state["criteria"], prep.sensitive_values)
+        model = specs(state["criteria"], prep.sensitive_values, rows=prep.rows)
         relaxed, applied, coarsen = (
             state["mode"] == "relaxed",
             state.get("splits"),
