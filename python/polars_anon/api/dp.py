@@ -13,7 +13,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError
 from polars_anon.dp import engines as on_engine
-from polars_anon.dp.parameters import dp_parameters
+from polars_anon.dp.parameters import MAX_EPSILON, MIN_EPSILON, dp_parameters
 from polars_anon.dp.randomness import Draws, key_of, sample_expr
 from polars_anon.dp.scores import METRICS, NEED_ROWS, Scorer
 from polars_anon.dp.search import FINALS, walk
@@ -60,7 +60,9 @@ def differential_privacy(
     chose (``"best"``, SafePub's and ARX's; ``"mechanism"``, accounted for
     in full: see `polars_anon.dp.search`). With ``generalization`` (a
     level for each quasi-identifier, fixed without looking at the data) there
-    is no search and all of ``epsilon`` goes to the anonymization.
+    is no search and all of ``epsilon`` goes to the anonymization. The
+    search needs a hierarchy for every quasi-identifier (one built from the
+    data's own values would make its scores move with a record).
 
     The randomness is a ChaCha20 keystream under a key drawn from the
     operating system, or derived from ``seed`` (reproducible: for tests
@@ -109,11 +111,30 @@ def differential_privacy(
                 f"{type(generalization).__name__}"
             )
         eps_search, eps_anon = 0.0, eps
+    if not MIN_EPSILON <= eps_anon <= MAX_EPSILON:
+        split = f" after search_share = {share:g}" if generalization is None else ""
+        raise ParameterError(
+            f"epsilon = {epsilon!r} leaves {eps_anon:.6g} for the anonymization{split}, "
+            f"outside [{MIN_EPSILON:g}, {MAX_EPSILON:g}], where k and beta are computed"
+        )
     k, beta = dp_parameters(eps_anon, delta)
     qis = columns_of(quasi_identifiers)
     where = engines.engine_of(data)
     key = key_of(seed)
     hs = resolve_hierarchies(hierarchies)
+    unbuilt = [q for q in qis if q not in hs]
+    if generalization is None and unbuilt:
+        # an identity hierarchy is built from the data's own values: its
+        # leaves, which the search's scores count, then move with one record
+        # (the loss score's change grew with the rows), past the
+        # sensitivity the exponential mechanism's epsilon assumes
+        raise ConfigError(
+            f"quasi-identifier(s) {unbuilt} have no hierarchy: SafePub's search scores "
+            "nodes through each column's hierarchy, which must not come from the data "
+            "(one built from its own values moves with each record). Give each a hierarchy "
+            "over the column's whole domain (pa.Hierarchy.from_rows([[v, '*'] for v in "
+            "domain]), or a builder in pa.hierarchy), or fix the levels with generalization="
+        )
     if where == "polars":
         lf = as_lazy(data)
         columns = lf.collect_schema().names()
