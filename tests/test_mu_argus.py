@@ -116,3 +116,8 @@ def test_a_policy_decides_and_groups_are_checked() -> None:
         pa.mu_argus(df, ["A", "B"], hs, k=2, groups={"A": "very"})
     with pytest.raises(pa.ConfigError, match="no variant"):
         pa.search(df, ["A", "B"], hs, 2, algorithm="mu_argus", variant="x")
+    # arguments of the wrong kind are named, not an AttributeError or TypeError
+    with pytest.raises(pa.ConfigError, match=r"groups must be a mapping .* got list"):
+        pa.mu_argus(df, ["A", "B"], hs, k=2, groups=["A"])  # type: ignore[arg-type]
+    with pytest.raises(pa.ConfigError, match=r"policy must be a function .* got str"):
+        pa.mu_argus(df, ["A", "B"], hs, k=2, policy="A")  # type: ignore[arg-type]

@@ -664,7 +664,8 @@ fn finished(
 /// A cell as text: a range `[low-high]` (or its one value), a node's label,
 /// a set `{a,b}` (or its one value). In a set, a value holding a comma, a
 /// brace or a double quote, or starting or ending with a space, is written
-/// in double quotes (its own doubled), so that `{x,"a,b"}` is two values.
+/// in double quotes (its own doubled), so that `{x,"a,b"}` is two values;
+/// a set's one value is written as it is unless it reads as a set (`alone`).
 pub fn label(h: &Hierarchy, cell: &Cell, kind: &Kind) -> String {
     let leaf = |c: u32| h.leaves().get(c as usize).to_string();
     match cell {
@@ -680,11 +681,21 @@ pub fn label(h: &Hierarchy, cell: &Cell, kind: &Kind) -> String {
             }
         }
         Cell::Node { level, code } => h.levels()[*level as usize].get(*code as usize).to_string(),
-        Cell::Set(codes) if codes.len() == 1 => leaf(codes[0]),
+        Cell::Set(codes) if codes.len() == 1 => alone(&leaf(codes[0])),
         Cell::Set(codes) => {
             let shown: Vec<String> = codes.iter().map(|&c| in_set(&leaf(c))).collect();
             format!("{{{}}}", shown.join(","))
         }
+    }
+}
+
+/// A set's one value as its label: as it is, unless it would read as a
+/// set (or as a quoted value), then quoted: `{a,b}` alone is `"{a,b}"`.
+fn alone(value: &str) -> String {
+    if value.starts_with(['{', '"']) {
+        format!("\"{}\"", value.replace('"', "\"\""))
+    } else {
+        value.to_string()
     }
 }
 
@@ -843,6 +854,12 @@ mod tests {
         let shown = label(&odd, &all, &Kind::Set);
         assert_eq!(shown, "{\"a,b\",c,\" d\",\"e\"\"f\"}");
         assert_eq!(label(&odd, &Cell::Set(vec![0]), &Kind::Set), "a,b");
+        // one value that reads as a set is quoted, apart from the set
+        let braces = Hierarchy::identity(&["a", "b", "{a,b}", "\"x"]).unwrap();
+        let one = |c| label(&braces, &Cell::Set(vec![c]), &Kind::Set);
+        assert_eq!(one(2), "\"{a,b}\"");
+        assert_eq!(one(3), "\"\"\"x\"");
+        assert_eq!(label(&braces, &Cell::Set(vec![0, 1]), &Kind::Set), "{a,b}");
         assert!((out.loss - 1.0 / 3.0).abs() < 1e-12);
     }
 

@@ -137,8 +137,17 @@ def run(
 ) -> tuple[MuArgus, SearchOutcome]:
     t0 = time.perf_counter()
     qis, hs, count = prep.quasi_identifiers, prep.hierarchies, prep.count
+    if policy is not None and not callable(policy):
+        raise ConfigError(
+            f"policy must be a function of (levels, outliers), got {type(policy).__name__}"
+        )
     if groups is None:
         groups = default_groups(prep)
+    elif not isinstance(groups, Mapping):
+        raise ConfigError(
+            f"groups must be a mapping of quasi-identifier to group {list(GROUPS)}, "
+            f"got {type(groups).__name__}"
+        )
     else:
         unknown = sorted(set(groups) - set(qis))
         bad = sorted({g for g in groups.values() if g not in GROUPS})

@@ -16,7 +16,8 @@ from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.params import as_bool, check_k, columns_of
 from polars_anon.prepare.f0 import prepare
 from polars_anon.results import mondrian_splits
-from polars_anon.results.mondrian import MondrianResult, partition
+from polars_anon.results.mondrian import MondrianResult
+from polars_anon.results.mondrian_cuts import partition
 from polars_anon.roles.spec import Identifiers, roles_of
 
 MODES = ("strict", "relaxed")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_anon import _core, engines
+from polars_anon import engines
 from polars_anon._core import AnonError, ConfigError, CoreCriterion, MondrianOutcome
 from polars_anon.criteria.base import Criterion, specs
 from polars_anon.inputs.counts import FrequencySet
@@ -27,6 +27,7 @@ from polars_anon.release.partitioned import on_engine
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.results import mondrian_splits, pieces
 from polars_anon.results.bounds import with_bounds
+from polars_anon.results.mondrian_cuts import partition
 from polars_anon.roles.fates import fates
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import resolve
@@ -37,32 +38,6 @@ if TYPE_CHECKING:
 
 # what a quasi-identifier becomes in the release
 RECODED = "recoded by Mondrian: its partition's range, hierarchy node or value set"
-
-
-def partition(
-    prep: Prepared,
-    kinds: dict[str, str],
-    k: int,
-    model: list[CoreCriterion],
-    relaxed: bool = False,
-    splits: pl.DataFrame | None = None,
-    coarsen: bool = False,
-) -> MondrianOutcome:
-    """Mondrian's final partitions of `prep`'s F0, in the core: `kinds` says
-    how each quasi-identifier (in order) is split ("numeric": by the values
-    of its leaves; "hierarchy"; "set"), strict or `relaxed`. Deterministic:
-    the same F0, in any row order, gives the same partitions. With `splits`
-    (`mondrian_splits`), F0 is partitioned by those instead."""
-    values = [
-        [float(v) for v in h.leaves] if kinds[q] == "numeric" else None
-        for q, h in zip(prep.quasi_identifiers, prep.hierarchies, strict=True)
-    ]
-    order = [kinds[q] for q in prep.quasi_identifiers]
-    if splits is not None:
-        qis = prep.quasi_identifiers
-        args = (prep.problem, qis, order, values, k, model, splits, coarsen)
-        return mondrian_splits.reapplied(*args)
-    return _core.mondrian(prep.problem, order, values, k, model, relaxed)
 
 
 def digest(outcome: MondrianOutcome) -> str:
