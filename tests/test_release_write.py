@@ -85,6 +85,36 @@ def test_a_target_that_cannot_be_written_is_refused_before_any_work(
         r.sink_csv(tmp_path)
 
 
+def test_a_write_the_file_system_refuses_is_named_as_such_not_as_a_changed_source(
+    searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    df, hs, _ = searched
+    source_path = tmp_path / "adult.parquet"
+    df.write_parquet(source_path)
+    r = pa.search(pl.scan_parquet(source_path), QIS, hs, 5, 0.01, progress=False)
+    out = tmp_path / "out" / "release.parquet"
+    out.parent.mkdir()
+    real = pl.LazyFrame.sink_parquet
+
+    def full(self: pl.LazyFrame, path: object, *args: object, **kwargs: object) -> object:
+        if str(path).startswith(str(out.parent)):  # the target's, not the spool's
+            raise OSError("No space left on device (os error 28)")
+        return real(self, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pl.LazyFrame, "sink_parquet", full)
+    with pytest.raises(OSError, match=r"cannot write the release to .*out: No space left"):
+        r.sink_parquet(out, criterion="min_loss")
+    assert list(out.parent.iterdir()) == []
+    monkeypatch.undo()
+    # a source gone is still a source that changed
+    source_path.unlink()
+    with pytest.raises(pa.NotAnonymousError, match="could not be read as it was"):
+        r.sink_parquet(out, criterion="min_loss")
+    assert list(out.parent.iterdir()) == []
+
+
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_a_large_release_is_proven_on_a_spooled_file_not_held(
     searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult],

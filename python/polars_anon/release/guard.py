@@ -107,16 +107,18 @@ class Guarded:
 
         def write(tmp: Path) -> None:
             if fmt == "csv":
-                self.stream(lambda plan: plan.sink_csv(tmp, separator=separator))
+                self.stream(lambda plan: plan.sink_csv(tmp, separator=separator), tmp)
             else:
-                self.stream(lambda plan: getattr(plan, f"sink_{fmt}")(tmp))
+                self.stream(lambda plan: getattr(plan, f"sink_{fmt}")(tmp), tmp)
             self.prove(read_back(tmp, fmt, separator))
 
         return written_beside(path, write)
 
-    def stream(self, sink: Callable[[pl.LazyFrame], object]) -> None:
+    def stream(self, sink: Callable[[pl.LazyFrame], object], into: Path | None = None) -> None:
         """`sink` given the release's plan (its labels as text), run on
-        Polars' streaming engine; a source Polars fails on is refused."""
+        Polars' streaming engine; a source Polars fails on is refused. A
+        file system error writing `into` (permissions, a full disk) is
+        raised as one: an OSError naming no file the plan reads, or `into`."""
         plan = self.plan.with_columns(pl.col(self.labelled).cast(pl.String))
         try:
             with quiet_panics():
@@ -124,6 +126,14 @@ class Guarded:
         except BaseException as e:
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
+            said = str(e)
+            if (
+                into is not None
+                and isinstance(e, OSError)
+                and (str(into) in said or not any(f in said for f in sources(self.plan)))
+            ):
+                first = said.splitlines()[0] if said else type(e).__name__
+                raise OSError(f"cannot write the release to {into.parent}: {first}") from None
             raise self.unreadable(e) from None
 
     def prove(self, written: pl.LazyFrame) -> None:

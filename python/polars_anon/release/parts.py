@@ -128,7 +128,7 @@ def write_parts(
             approximate_bytes_per_file=PART_BYTES if rows is None else "auto",
             file_path_provider=part_name,
         )
-        release.stream(lambda plan: plan.sink_parquet(parts, engine="streaming"))
+        release.stream(lambda plan: plan.sink_parquet(parts, engine="streaming"), tmp)
         release.prove(scan_parts(tmp))
         try:
             # replaces an empty folder at the target, refuses one filled since
