@@ -35,7 +35,7 @@ class Writable(Written, Protocol):
     """A release to write: its plan streamed into a sink, then what was
     written proven against it (`Guarded`, or `Unproven`); also as parts."""
 
-    def stream(self, sink: Callable[[pl.LazyFrame], object]) -> None: ...
+    def stream(self, sink: Callable[[pl.LazyFrame], object], into: Path | None = None) -> None: ...
 
     def prove(self, written: pl.LazyFrame) -> None: ...
 
@@ -49,7 +49,7 @@ class Unproven:
     def __init__(self, plan: pl.LazyFrame) -> None:
         self.plan = plan
 
-    def stream(self, sink: Callable[[pl.LazyFrame], object]) -> None:
+    def stream(self, sink: Callable[[pl.LazyFrame], object], into: Path | None = None) -> None:
         sink(self.plan)
 
     def prove(self, written: pl.LazyFrame) -> None:
