@@ -205,6 +205,34 @@ def plain_floors(
     return out
 
 
+def test_a_csv_reads_alike_on_polars_and_duckdb(tmp_path: Path) -> None:
+    # a number column with a text far down the file (past both readers'
+    # samples) stays text whole instead of failing the read; a quoted empty
+    # field is an empty text and an unquoted one null on both; dates stay
+    # the text they are (Polars reads no dates from CSV)
+    from polars_anon.engines import duckdb as on_duckdb
+    from polars_anon.engines import polars as on_polars
+
+    n = 30_000
+    ages = [str(20 + i % 50) for i in range(n - 1)] + ["unknown"]
+    lines = ["age,score,note,admit"]
+    for i, age in enumerate(ages):
+        note = '""' if i % 3 == 0 else ("" if i % 3 == 1 else "ok")
+        lines.append(f"{age},{i % 7},{note},2024-01-{1 + i % 28:02d}")
+    path = tmp_path / "late.csv"
+    path.write_text("\n".join(lines) + "\n")
+    on_p = on_polars.read(path, ",", "utf8").collect()
+    on_d = pl.from_arrow(on_duckdb.read(path, ",", "utf8").arrow())
+    assert isinstance(on_d, pl.DataFrame)
+    for frame in (on_p, on_d):
+        assert frame.schema["age"] == pl.String and frame.schema["admit"] == pl.String
+        assert frame.schema["score"].is_integer()
+        assert frame.get_column("age").to_list() == ages
+        notes = frame.get_column("note")
+        assert (notes == "").sum() == 10_000 and notes.null_count() == 10_000
+    assert on_p.cast(on_d.schema).equals(on_d)
+
+
 @pytest.mark.parametrize(("k", "sup"), [(5, 0), (20, 0), (100, 0.01)])
 def test_f0_at_floor_levels_answers_like_the_leaves(
     on: Callable[[pl.DataFrame], Any],

@@ -360,22 +360,32 @@ def write(rel: Any, path: Path, separator: str, fmt: str | None = None) -> int:
 
 
 def read(path: Path, separator: str, encoding: str) -> Any:
-    """A CSV (with its separator) or Parquet file as a relation."""
+    """A CSV (with its separator) or Parquet file as a relation. A CSV's
+    columns are read as Polars reads them (`engines.polars.numbers_checked`):
+    numbers, unless one of a column's values has a leading zero or is not a
+    number of the type DuckDB inferred from its sample; dates and times as
+    the text they are; a quoted empty field as an empty text, not null."""
     import duckdb
 
     if path.suffix.lower() == ".parquet":
         return duckdb.read_parquet(str(path))
-    rel = duckdb.read_csv(str(path), sep=separator)
-    # numbers any of which is written with a leading zero stay text, as
-    # on Polars (`engines.polars.zeros_kept`)
-    numbers = [c for c, t in schema(rel).items() if t.is_numeric()]
-    if not numbers:
-        return rel
-    texts = duckdb.read_csv(str(path), sep=separator, all_varchar=True)
-    found = texts.aggregate(
-        ", ".join(f"bool_or(regexp_matches({_q(c)}, '{LEADING_ZERO}'))" for c in numbers)
-    ).fetchall()[0]
-    kept = [c for c, zero in zip(numbers, found, strict=True) if zero]
-    if not kept:
-        return rel
-    return duckdb.read_csv(str(path), sep=separator, dtype=dict.fromkeys(kept, "VARCHAR"))
+
+    def csv(**options: Any) -> Any:
+        return duckdb.read_csv(str(path), sep=separator, allow_quoted_nulls=False, **options)
+
+    rel = csv()
+    types = dict(zip(rel.columns, rel.types, strict=True))
+    inferred = schema(rel)
+    numbers = [c for c, t in inferred.items() if t.is_numeric()]
+    kept = [c for c, t in inferred.items() if t.is_temporal()]
+    if numbers:
+        texts = csv(all_varchar=True)
+        found = texts.aggregate(
+            ", ".join(
+                f"bool_or(regexp_matches({_q(c)}, '{LEADING_ZERO}') "
+                f"OR ({_q(c)} IS NOT NULL AND try_cast({_q(c)} AS {types[c]}) IS NULL))"
+                for c in numbers
+            )
+        ).fetchall()[0]
+        kept += [c for c, text in zip(numbers, found, strict=True) if text]
+    return csv(dtype=dict.fromkeys(kept, "VARCHAR")) if kept else rel

@@ -54,32 +54,42 @@ def read(path: Path, separator: str, encoding: str) -> pl.LazyFrame:
     plain = encoding.lower().replace("-", "").replace("_", "")
     if plain in ("utf8", "utf8lossy"):
         lossy: Literal["utf8", "utf8-lossy"] = "utf8-lossy" if plain == "utf8lossy" else "utf8"
-        return zeros_kept(lambda **kw: pl.scan_csv(path, separator=separator, encoding=lossy, **kw))
+        return numbers_checked(
+            lambda **kw: pl.scan_csv(path, separator=separator, encoding=lossy, **kw)
+        )
     try:
         text = path.read_bytes().decode(encoding)
     except LookupError:
         raise ConfigError(f"unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path} is not {encoding}: {e}") from None
-    return zeros_kept(lambda **kw: pl.read_csv(text.encode(), separator=separator, **kw).lazy())
+    return numbers_checked(
+        lambda **kw: pl.read_csv(text.encode(), separator=separator, **kw).lazy()
+    )
 
 
 # a number written with a leading zero (a ZIP code, 01069; a code, -007)
 LEADING_ZERO = r"^\s*[+-]?0[0-9]"
 
 
-def zeros_kept(scan: Callable[..., pl.LazyFrame]) -> pl.LazyFrame:
+def numbers_checked(scan: Callable[..., pl.LazyFrame]) -> pl.LazyFrame:
     """A CSV read by `scan` (given Polars' reader options) with the types
-    Polars infers, except that a column of numbers any of which is written
-    with a leading zero stays text: read as a number, ZIP code 01069 would
-    be released as 1069. One more pass over those columns' text."""
+    Polars infers from its first rows, except that a column of numbers stays
+    text when any of its values is written with a leading zero (read as a
+    number, ZIP code 01069 would be released as 1069) or is not a number of
+    that type at all (a text far down the file, which the reader would fail
+    on). One more pass over those columns' text."""
     lazy = scan()
-    numbers = [c for c, t in lazy.collect_schema().items() if t.is_numeric()]
+    numbers = {c: t for c, t in lazy.collect_schema().items() if t.is_numeric()}
     if not numbers:
         return lazy
     texts = scan(infer_schema=False).select(
-        pl.col(c).str.contains(LEADING_ZERO).any() for c in numbers
+        (
+            pl.col(c).str.contains(LEADING_ZERO)
+            | (pl.col(c).is_not_null() & pl.col(c).cast(t, strict=False).is_null())
+        ).any()
+        for c, t in numbers.items()
     )
     found = texts.collect(engine="streaming").row(0)
-    kept = [c for c, zero in zip(numbers, found, strict=True) if zero]
+    kept = [c for c, text in zip(numbers, found, strict=True) if text]
     return scan(schema_overrides=dict.fromkeys(kept, pl.String)) if kept else lazy
