@@ -356,3 +356,16 @@ def test_the_search_refuses_a_column_without_a_hierarchy_and_names_its_budget(
     # the budget refused is the one the user gave, with what it leaves
     with pytest.raises(pa.ParameterError, match=r"epsilon = 10 leaves 9 for the anonymization"):
         pa.differential_privacy(df, ["age", "sex"], hs, 10, 1e-5, seed=1)
+
+
+def test_numpy_numbers_are_numbers(adult: tuple[pl.DataFrame, dict]) -> None:
+    import numpy as np
+
+    df, hs = adult
+    qis = ["age", "sex"]
+    plain = pa.differential_privacy(df, qis, hs, 1.0, 1e-5, seed=3)
+    numpy = pa.differential_privacy(
+        df, qis, hs, np.float32(1.0), np.float64(1e-5), seed=np.int64(3)
+    )
+    assert numpy.levels == plain.levels and numpy.k == plain.k
+    assert numpy.apply().collect().equals(plain.apply().collect())

@@ -199,8 +199,12 @@ def test_a_population_smaller_than_the_data_is_refused_as_risk_refuses_it() -> N
             pa.check(df, qis, k=1, criteria=c, max_suppression=0.9)
         with pytest.raises(pa.ConfigError, match=match):
             pa.search(df, qis, None, 1, 0.9, criteria=[c], algorithm="mingen", progress=False)
-    # as many as the data: a census, accepted
+    # as many as the data: a census, accepted, also as a NumPy integer
     assert pa.check(df, qis, k=1, criteria=pa.KMap(1, 300)).k_anonymous
+    import numpy as np
+
+    assert pa.KMap(1, np.uint64(300)) == pa.KMap(1, 300)
+    assert pa.PopulationUniqueness(0.1, np.int64(500)).population == 500.0
 
 
 # ---- random tables ----------------------------------------------------------

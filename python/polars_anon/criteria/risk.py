@@ -9,6 +9,7 @@ suppression, the groups' and this, stays within ``max_suppression``. With
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, ClassVar
 
 from polars_anon._core import ConfigError, CoreCriterion
@@ -75,7 +76,7 @@ ESTIMATORS = ("poisson", "zero_truncated_poisson")
 
 
 def _population(criterion: str, population: Any) -> float:
-    if isinstance(population, bool) or not isinstance(population, int | float):
+    if isinstance(population, bool) or not isinstance(population, numbers.Real):
         table = " or a table of the population" if criterion == "KMap" else ""
         raise ConfigError(
             f"{criterion}: population is the population's number of records{table}, got "

@@ -8,6 +8,8 @@ release is only as secret as its seed: do not publish one."""
 from __future__ import annotations
 
 import hashlib
+import numbers
+import operator
 import secrets
 from collections.abc import Iterator
 
@@ -23,9 +25,10 @@ def key_of(seed: int | None) -> bytes:
     """The keystream's key: random, or derived from a whole-number seed."""
     if seed is None:
         return secrets.token_bytes(32)
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ParameterError(f"seed must be a whole number or None, got {seed!r}")
-    return hashlib.sha256(LABEL + str(seed).encode("ascii")).digest()
+    # any integer type, as the int it is: NumPy's 3 is Python's 3
+    return hashlib.sha256(LABEL + str(operator.index(seed)).encode("ascii")).digest()
 
 
 def sample_expr(key: bytes, beta: float, index: str) -> pl.Expr:

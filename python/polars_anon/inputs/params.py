@@ -4,6 +4,7 @@ suppression budget, a node's levels."""
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
@@ -15,10 +16,15 @@ from polars_anon.exceptions import ParameterError
 Levels: TypeAlias = "Mapping[str, int] | Sequence[int]"
 
 
+def is_bool(value: Any) -> bool:
+    """A bool, Python's or NumPy's (whose scalars name their dtype)."""
+    return isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool"
+
+
 def as_int(name: str, value: Any) -> int:
     """`value` as an int: any integer type (Python, NumPy, ...) through
     ``operator.index``; bools, floats and strings are refused by name."""
-    if isinstance(value, bool):
+    if is_bool(value):
         raise ConfigError(f"{name} must be an integer, got {value!r}")
     try:
         return operator.index(value)
@@ -29,8 +35,9 @@ def as_int(name: str, value: Any) -> int:
 
 
 def as_real(name: str, value: Any) -> float:
-    """`value` as a float: an int or float, not a bool or a string."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """`value` as a float: any real number (Python's, NumPy's, ...), not a
+    bool or a string."""
+    if is_bool(value) or not isinstance(value, numbers.Real):
         raise ParameterError(f"{name} must be a number, got {value!r}")
     return float(value)
 
