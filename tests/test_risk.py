@@ -254,3 +254,27 @@ def test_a_population_is_mapped_through_its_own_values() -> None:
     big = j.get_column("len_pop").cast(pl.Float64)
     assert r.highest_journalist_risk == pytest.approx(1 / big.min())  # type: ignore[operator]
     assert r.population_size == frame.height
+
+
+def test_a_population_table_on_duckdb_as_a_number_of_numpy_and_with_nulls() -> None:
+    import duckdb
+    import numpy as np
+
+    df = pl.DataFrame({"age": [20, 20, 30, 30, 40], "sex": list("MFMFM")})
+    pop = pl.concat([df, df, pl.DataFrame({"age": [50], "sex": ["F"]})])
+    on_polars = pa.risk(df, ["age", "sex"], population=pop)
+    # counted by hand: 11 records, one of them alone in its class
+    assert on_polars.population_uniques == pytest.approx(1 / 11)
+    con = duckdb.connect()
+    con.register("pop", pop.to_arrow())
+    on_duckdb = pa.risk(df, ["age", "sex"], population=con.sql("select * from pop"))
+    assert on_duckdb.population_uniques == on_polars.population_uniques
+    assert on_duckdb.highest_journalist_risk == on_polars.highest_journalist_risk == 0.5
+    assert pa.risk(df, ["age", "sex"], population=np.uint64(50)).population_size == 50
+    # a population's nulls are refused as the table's are, unless they are a value
+    holes = pop.with_columns(pl.when(pl.col("age") == 50).then(None).otherwise("sex").alias("sex"))
+    with pytest.raises(pa.MissingValueError, match=r"population column\(s\) \['sex'\] hold null"):
+        pa.risk(df, ["age", "sex"], population=holes)
+    assert pa.risk(df, ["age", "sex"], population=holes, nulls="value").population_uniques == (
+        pytest.approx(1 / 11)
+    )

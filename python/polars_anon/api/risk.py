@@ -4,16 +4,17 @@ table."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError
+from polars_anon._core import ConfigError, MissingValueError
 from polars_anon.inputs.frames import as_lazy
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
-from polars_anon.inputs.params import Levels
+from polars_anon.inputs.params import Levels, is_bool
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import group_sizes
 from polars_anon.release.population import classes_in
@@ -49,19 +50,30 @@ def risk(
     prep = prepare(data, quasi_identifiers, hierarchies, (), nulls)
     lv = prep.levels(levels)
     named = dict(zip(prep.quasi_identifiers, lv, strict=True))
-    if population is None or isinstance(population, (int, float)):
+    if population is None or (isinstance(population, numbers.Real) and not is_bool(population)):
         return report(prep.quasi_identifiers, named, group_sizes(prep, lv), threshold, population)
-    if not isinstance(population, (pl.DataFrame, pl.LazyFrame)):
+    if not isinstance(population, (pl.DataFrame, pl.LazyFrame)) and not hasattr(
+        population, "__arrow_c_stream__"
+    ):
         raise ConfigError(
-            "population must be a number of records or a table (DataFrame or "
-            f"LazyFrame) of the population, got {type(population).__name__}"
+            "population must be a number of records or a table (a DataFrame, LazyFrame "
+            f"or DuckDB relation) of the population, got {type(population).__name__}"
         )
     qis, count = prep.quasi_identifiers, prep.count
-    missing = [q for q in qis if q not in as_lazy(population).collect_schema()]
+    table = as_lazy(population)
+    missing = [q for q in qis if q not in table.collect_schema()]
     if missing:
         raise ConfigError(f"the population table has no column(s) {missing}")
+    if prep.nulls != "value":
+        nulls_of = table.select(pl.col(qis).null_count()).collect(engine="streaming").row(0)
+        holes = [q for q, n in zip(qis, nulls_of, strict=True) if n]
+        if holes:
+            raise MissingValueError(
+                f"population column(s) {holes} hold null values; fill or drop them, "
+                "or pass nulls='value'"
+            )
     sample = classes_in(prep, prep.lazy, lv, count)
-    pop = classes_in(prep, as_lazy(population), lv, count)
+    pop = classes_in(prep, table, lv, count)
     joined = sample.join(pop, on=qis, how="left", suffix="_population", nulls_equal=True)
     absent = joined.filter(pl.col(f"{count}_population").is_null())
     if absent.height:

@@ -8,12 +8,14 @@ a population table the size of each such class in the population.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
 from polars_anon._core import ConfigError, RiskFigures, assess_risk
+from polars_anon.inputs.params import is_bool
 from polars_anon.reports.render import aligned, levels_text, share, table_html
 
 
@@ -142,7 +144,7 @@ def report(
         raise ConfigError(f"threshold must be a probability in (0, 1], got {threshold!r}")
     size = None
     if population is not None and matched is None:
-        if isinstance(population, bool) or not isinstance(population, (int, float)):
+        if is_bool(population) or not isinstance(population, numbers.Real):
             raise ConfigError(
                 "population must be a number of records or a table (DataFrame or "
                 f"LazyFrame) of the population, got {type(population).__name__}"
