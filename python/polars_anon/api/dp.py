@@ -59,10 +59,11 @@ def differential_privacy(
     budget. ``final``: how the answer is taken from the nodes the search
     chose (``"best"``, SafePub's and ARX's; ``"mechanism"``, accounted for
     in full: see `polars_anon.dp.search`). With ``generalization`` (a
-    level for each quasi-identifier, fixed without looking at the data) there
-    is no search and all of ``epsilon`` goes to the anonymization. The
-    search needs a hierarchy for every quasi-identifier (one built from the
-    data's own values would make its scores move with a record).
+    level for each quasi-identifier, 0 where none is named, fixed without
+    looking at the data) there is no search and all of ``epsilon`` goes to
+    the anonymization. The search needs a hierarchy for every
+    quasi-identifier (one built from the data's own values would make its
+    scores move with a record).
 
     The randomness is a ChaCha20 keystream under a key drawn from the
     operating system, or derived from ``seed`` (reproducible: for tests
