@@ -344,6 +344,39 @@ def test_a_dataframe_of_any_size_goes_to_the_core_and_a_large_lazyframe_is_scann
         assert a.anonymous.sort(qis).equals(b.anonymous.sort(qis))
 
 
+def test_reports_print_any_column_name() -> None:
+    # a name of 99 characters made every report's repr raise (a negative
+    # wrap width); a wide character and a line break broke the alignment;
+    # a table inside the HTML lost its lines
+    import html.parser
+
+    long = "patient_reported_outcome_measure_" * 3
+    df = pl.DataFrame(
+        {
+            "年齢層": ["a", "b"] * 20,
+            "sex": ["M", "F"] * 20,
+            long: ["x"] * 40,
+            "two\nlines": [1] * 40,
+        }
+    )
+    report = pa.check(df, ["年齢層", "sex"], k=2, insensitive=[long, "two\nlines"])
+    lines = repr(report).splitlines()
+    assert f"  column {long}" in lines
+    assert max(len(line) for line in lines if long not in line) <= 100
+    starts = {
+        sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in line[: line.index(value)])
+        for line in lines
+        for value in ("quasi-identifier: kept", "True", "2 (allowed")
+        if value in line
+    }
+    assert len(starts) == 1, lines
+    assert "  column two\\nlines" in "\n".join(lines)
+    r = pa.search(df, ["年齢層", "sex"], None, 2, progress=False)
+    page = r._repr_html_()
+    html.parser.HTMLParser().feed(page)
+    assert "<pre" in page and "\n" in page.split("<pre")[1].split("</pre>")[0]
+
+
 def test_results_print_as_short_aligned_text(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
 ) -> None:

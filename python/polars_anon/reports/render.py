@@ -21,22 +21,50 @@ def share(x: float) -> str:
     return f"{x:.2%}" if x >= 1e-4 or x == 0 else f"{x:.2e}"
 
 
+# labels wider than this (long column names) stand on a line of their own,
+# their value on the next
+LABEL = 40
+
+
+def shown(text: str) -> str:
+    """A label on one line: its line breaks and tabs written as escapes."""
+    return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
+def cells(text: str) -> int:
+    """The columns `text` takes in a terminal: East Asian wide and
+    full-width characters take two, combining marks none."""
+    import unicodedata
+
+    wide = ("W", "F")
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in wide else 1
+        for c in text
+    )
+
+
 def aligned(title: str, rows: list[tuple[str, Any]]) -> str:
     """`title`, then one label and value a row, the values aligned and wrapped
-    under themselves; a value of several lines (a table) starts on its own."""
-    width = max(len(k) for k, _ in rows)
+    under themselves; a value of several lines (a table) starts on its own,
+    as does the value of a label wider than `LABEL`."""
+    labels = [shown(k) for k, _ in rows]
+    width = max([cells(k) for k in labels if cells(k) <= LABEL] or [0])
     lines = [title]
-    for k, v in rows:
+    for k, (_, v) in zip(labels, rows, strict=True):
         text = str(v)
         if "\n" in text:
             lines.append(f"  {k}")
             lines += ["    " + line for line in text.splitlines()]
             continue
+        indent = width + 4
+        if cells(k) > width:
+            lines.append(f"  {k}")
+            k, indent = "", 6
         wrapped = textwrap.wrap(
-            text, WIDTH - width - 4, break_long_words=False, break_on_hyphens=False
+            text, WIDTH - indent, break_long_words=False, break_on_hyphens=False
         ) or [""]
-        lines.append(f"  {k:<{width}}  {wrapped[0]}")
-        lines += [" " * (width + 4) + more for more in wrapped[1:]]
+        lines.append("  " + k + " " * (indent - 2 - cells(k)) + wrapped[0])
+        lines += [" " * indent + more for more in wrapped[1:]]
     return "\n".join(lines)
 
 
@@ -44,9 +72,14 @@ def table_html(title: str, rows: list[tuple[str, Any]]) -> str:
     # imported here: html.entities is ~1 ms of a fresh import, for notebooks only
     import html
 
+    def cell(v: Any) -> str:
+        text = html.escape(str(v))
+        # a value of several lines (a table) keeps its lines and columns
+        return f"<pre style='margin:0'>{text}</pre>" if "\n" in text else text
+
     body = "".join(
         f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-        f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+        f"<td style='text-align:left'>{cell(v)}</td></tr>"
         for k, v in rows
     )
     return f"<div><strong>{html.escape(title)}</strong><table>{body}</table></div>"
