@@ -182,14 +182,15 @@ def _pseudonym(source: dict[str, Any]) -> Pseudonym:
 class Mask:
     """An identifier's characters masked: all but the first ``keep_first``
     and the last ``keep_last`` become ``char``, and the length is kept; a
-    value no longer than the characters kept is masked whole.
+    value no longer than the characters kept is masked whole. By default
+    nothing is kept.
 
     >>> Mask(keep_last=4)
     Mask(keep_first=0, keep_last=4, char='*')
     """
 
     keep_first: int = 0
-    keep_last: int = 4
+    keep_last: int = 0
     char: str = "*"
 
     def __post_init__(self) -> None:
