@@ -88,8 +88,22 @@ def parser() -> argparse.ArgumentParser:
     roles_options(p)
     search_options(p, mondrian=True)
     dp_options(p)
-    p.add_argument("--config", type=Path, default=None, help="a job file (TOML)")
-    p.add_argument("--out", type=Path, default=None, help="the release: .csv or .parquet")
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="a job file (TOML). It sets the model, the hierarchies, the search and how its "
+        "input is read: the options that set them are refused beside it. It may be given "
+        "DATA (with --out, unless DATA is the job's input; with --sep and --encoding, "
+        "describing DATA), --out, --nulls, --numeric, --mode and the roles' options",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="the release: .csv, .parquet, or Arrow IPC (.arrow, .ipc, .feather); never a "
+        "file the run reads",
+    )
     p.set_defaults(run=commands.anonymize_command)
 
     p = subcommand(sub, "risk", "Re-identification risk of the table at the given levels.")
@@ -142,9 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(path, Path) and ("\n" in str(path) or "\r" in str(path)):
                 return _fail(f"{name} {str(path)!r}: a path on one line, please")
         if isinstance(out, Path) and not out.parent.is_dir():
-            return _fail(
-                f"cannot write --out {str(out)!r}: the folder {str(out.parent)!r} does not exist"
-            )
+            what = "is a file, not a folder" if out.parent.exists() else "does not exist"
+            return _fail(f"cannot write --out {str(out)!r}: {str(out.parent)!r} {what}")
     except OSError as e:  # a name too long for the file system
         return _fail(f"cannot write --out {str(out)!r}: {e.strerror}")
     try:

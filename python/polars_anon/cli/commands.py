@@ -17,6 +17,7 @@ from polars_anon.api.search import search
 from polars_anon.cli.criteria import criteria_of
 from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
+    given,
     hierarchies,
     identifiers_arg,
     nulls_of,
@@ -24,12 +25,20 @@ from polars_anon.cli.options import (
     roles_from,
     sources,
 )
+from polars_anon.criteria import TYPES
 from polars_anon.jobs.criteria import criterion_spec
 from polars_anon.jobs.dp import DPRun
 from polars_anon.jobs.job import Job, JobRun
 from polars_anon.jobs.mondrian import MondrianRun
 from polars_anon.jobs.sources import distinct_values, folder_sources
-from polars_anon.jobs.tables import read_table, write_table
+from polars_anon.jobs.tables import (
+    output_format,
+    read_table,
+    refuse_overwrite,
+    same_file,
+    write_table,
+)
+from polars_anon.release.write import SUFFIXES
 
 ROLES_HINT = (
     "On the command line: --identifier COL (dropped), --identifier COL=pseudonym with "
@@ -96,18 +105,75 @@ def risk_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# the options a job file sets, each with its key there: refused beside
+# --config (but --sep and --encoding, which describe a new DATA's file)
+BY_JOB = {
+    "--k": "[model] k",
+    "--max-suppression": "[model] max_suppression",
+    "--qi": "[model] quasi_identifiers",
+    "--hierarchies": "[hierarchies]",
+    "--hierarchy": "[hierarchies]",
+    "--hierarchy-sep": "[hierarchies.<column>] separator",
+    "--engine": "[input] engine",
+    "--sep": "[input] separator",
+    "--encoding": "[input] encoding",
+    "--algorithm": "[search] algorithm",
+    "--variant": "[search] variant",
+    "--time-limit": "[search] time_limit",
+    "--preference": "[search] preference",
+}
+
+
+def refuse_set_by_job(args: argparse.Namespace) -> None:
+    """The options given beside --config that its job file sets, refused by
+    name (their defaults cannot tell them apart: `Given` notes them)."""
+    flags = [f for f in BY_JOB if f in given(args)]
+    flags += [
+        f
+        for f in ("--qi", "--hierarchies", "--hierarchy", "--variant", "--time-limit")
+        if getattr(args, f[2:].replace("-", "_"), None) not in (None, [])
+    ]
+    if args.data is not None:  # --sep and --encoding: DATA's
+        flags = [f for f in flags if f not in ("--sep", "--encoding")]
+    keys = [BY_JOB[f] for f in flags]
+    for kind, c in TYPES.items():
+        if c.option and getattr(args, kind, []):
+            flags.append(c.option[0])
+            keys.append("[model] criteria")
+    if flags:
+        verb = "is" if len(flags) == 1 else "are"
+        raise ConfigError(
+            f"{', '.join(flags)} {verb} set by the job file given with --config "
+            f"({', '.join(dict.fromkeys(keys))}): edit the job file, or run without --config"
+            + (
+                "; with DATA, they describe its file"
+                if {"--sep", "--encoding"} & set(flags)
+                else ""
+            )
+        )
+
+
 def anonymize_command(args: argparse.Namespace) -> int:
     roles = roles_from(args)
     # --epsilon: SafePub (None without it); what does not go with it refused
     privacy = privacy_of(args)
     if args.config is not None:
+        refuse_set_by_job(args)
         job = Job.from_toml(args.config)
         if job.privacy is not None:
             refuse_roles(args)
         if args.data is not None:
+            if args.out is None and not same_file(args.data, job.input, inside=False):
+                raise ConfigError(
+                    f"give --out for the new release: the job's output {str(job.output)!r} "
+                    f"holds the release of {str(job.input)!r}"
+                )
             job.input = args.data
+            job.separator = args.sep if "--sep" in given(args) else job.separator
+            job.encoding = args.encoding if "--encoding" in given(args) else job.encoding
         if args.out is not None:
             job.output = args.out
+        refuse_overwrite({"the release": job.output}, {"the job file": args.config})
         # the options' roles added to the job's (theirs win for a column in both)
         job.roles = job.roles.merged(roles)
         if args.numeric is not None:
@@ -120,7 +186,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
         if args.data is None:
             raise ConfigError("give the table to anonymize, or a job file with --config")
         if args.out is None:
-            raise ConfigError("name the release's file with --out (.csv or .parquet)")
+            raise ConfigError(f"name the release's file with --out ({', '.join(SUFFIXES)})")
         job = Job(
             input=args.data,
             quasi_identifiers=qis_of(args),
@@ -143,8 +209,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
             nulls=nulls_of(args),
         )
     if job.algorithm != "mondrian" and (job.numeric is not None or args.mode is not None):
-        given = "--numeric" if job.numeric is not None else "--mode"
-        raise ConfigError(f"{given} is for --algorithm mondrian only")
+        flag = "--numeric" if job.numeric is not None else "--mode"
+        raise ConfigError(f"{flag} is for --algorithm mondrian only")
     t0 = time.perf_counter()
     try:
         run = job.run(progress=sys.stderr.isatty())
@@ -178,6 +244,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
 
 
 def build_command(args: argparse.Namespace) -> int:
+    refuse_overwrite({"the hierarchy": args.out}, {"the data": args.data})
     data = read_table(args.data, args.sep, args.encoding, args.engine)
     values = distinct_values(data, args.column, nulls=nulls_of(args))
     fields = dataclasses.fields(hierarchy.BUILDERS[args.kind])  # type: ignore[arg-type]
@@ -201,11 +268,15 @@ def build_command(args: argparse.Namespace) -> int:
 def adult_command(args: argparse.Namespace) -> int:
     lf, hs = datasets.adult()
     qis = list(datasets.ADULT_QUASI_IDENTIFIERS)
+    fmt = output_format(args.out)  # a suffix that names no format, refused first
     t0 = time.perf_counter()
     result = search(lf, qis, hs, args.k, args.max_suppression, progress=sys.stderr.isatty())
     levels = result.best(args.preference)
     release = result.apply(levels=levels).collect()
-    write_table(release, args.out, ";")
+    if fmt == "ipc":
+        release.write_ipc(args.out)
+    else:
+        write_table(release, args.out, ";")
     again = check(release, qis, args.k)
     if not again.k_anonymous:
         raise AnonError(f"the release is not {args.k}-anonymous on re-check; nothing to trust")

@@ -114,15 +114,22 @@ def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None
         "--sep",
         default=",",
         type=separator_arg,
-        help="the CSV's field separator (output CSVs use it too)",
+        action=Given,
+        help="the CSV's field separator (output CSVs use it too; with --config, DATA's, in "
+        "place of the job's)",
     )
     p.add_argument(
-        "--encoding", default="utf8", help="the CSV's text encoding (utf8, latin-1, ...)"
+        "--encoding",
+        default="utf8",
+        action=Given,
+        help="the CSV's text encoding (utf8, latin-1, ...; the duckdb engine reads UTF-8 "
+        "only; with --config, DATA's, in place of the job's)",
     )
     p.add_argument(
         "--engine",
         choices=["polars", *engines.PREFIXES],
         default="polars",
+        action=Given,
         help="where the table is read, grouped and released (spark: the active session or a "
         "local one; it writes the release as a folder of parts)",
     )
@@ -137,7 +144,8 @@ def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None
     p.add_argument(
         "--hierarchies",
         type=Path,
-        help="a folder of hierarchies: <column>.csv in ARX's layout",
+        help="a folder of hierarchies: <column>.csv in ARX's layout (those of the "
+        "quasi-identifiers are used)",
     )
     p.add_argument(
         "--hierarchy",
@@ -147,7 +155,9 @@ def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None
         help="one column's hierarchy: an ARX CSV, a hierarchy JSON, or a builder spec JSON "
         '({"builder": "interval", "widths": [5, 10]}) built from the data (repeatable)',
     )
-    p.add_argument("--hierarchy-sep", default=";", help="the separator of hierarchy CSVs")
+    p.add_argument(
+        "--hierarchy-sep", default=";", action=Given, help="the separator of hierarchy CSVs"
+    )
 
 
 IDENTIFIER_HELP = (
@@ -334,10 +344,13 @@ def preference(p: argparse.ArgumentParser) -> None:
 
 
 def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    """The hierarchies the options name, as job entries."""
+    """The hierarchies the options name, as job entries: a folder's of the
+    quasi-identifiers (it may hold other columns'), and each --hierarchy's
+    (a column the data lacks is refused when it is resolved)."""
     sources = {}
     if args.hierarchies is not None:
-        sources.update(folder_sources(args.hierarchies, args.hierarchy_sep))
+        folder = folder_sources(args.hierarchies, args.hierarchy_sep)
+        sources.update({c: h for c, h in folder.items() if not args.qi or c in args.qi})
     for item in args.hierarchy:
         col, eq, file = item.partition("=")
         if not eq or not col or not file:

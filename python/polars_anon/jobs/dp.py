@@ -48,9 +48,8 @@ from polars_anon.api.dp import SEARCH_SHARE, STEPS, differential_privacy
 from polars_anon.dp.scores import METRICS
 from polars_anon.dp.search import FINALS
 from polars_anon.inputs.nulls import Nulls
-from polars_anon.jobs.tables import read_table, sha256, write_table
+from polars_anon.jobs.tables import output_format, read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps
-from polars_anon.release.write import SUFFIXES
 from polars_anon.results.dp import DPResult
 from polars_anon.roles.spec import Roles
 
@@ -231,6 +230,8 @@ class DPRun:
     result: DPResult
     rows_released: int
     job_file: Path
+    # the input's checksum, taken before the release was written
+    input_sha256: str | None = None
 
     @property
     def searched(self) -> bool:
@@ -245,19 +246,24 @@ class DPRun:
     def resolved_toml(self) -> str:
         """The resolved job file's text, as the run wrote it beside the output."""
         doc = self.job.to_dict(relative_to=self.job_file.parent)
-        return resolved_toml(doc, self.job.input, self.job.output, self.result)
+        digest = self.input_sha256
+        return resolved_toml(doc, self.job.input, self.job.output, self.result, digest)
 
 
-def run(job: JobLike, privacy: Privacy, write_job: bool = True) -> DPRun:
+def run(
+    job: JobLike, privacy: Privacy, write_job: bool = True, input_sha256: str | None = None
+) -> DPRun:
     """`job` run by SafePub as `privacy` says: what it cannot take refused
-    first, the release written and proven, the resolved job beside it."""
+    first, the release written and proven, the resolved job beside it (with
+    `input_sha256`, the input's checksum taken before, if given)."""
     others = {"variant": job.variant, "time_limit": job.time_limit, "numeric": job.numeric}
     refuse_unused(job.k, job.max_suppression, job.criteria, job.roles, job.levels, others)
     validate(privacy)
     data = read_table(job.input, job.separator, job.encoding, job.engine)
     hs = job.resolve_hierarchies(data)
     result = release(data, job.quasi_identifiers, hs, privacy, job.output, job.separator, job.nulls)
-    run = DPRun(job, result, result.released, Path(str(job.output) + ".job.toml"))
+    job_file = Path(str(job.output) + ".job.toml")
+    run = DPRun(job, result, result.released, job_file, input_sha256)
     if write_job:
         run.job_file.write_text(run.resolved_toml(), encoding="utf8")
     return run
@@ -273,8 +279,8 @@ def release(
     nulls: Nulls = "error",
 ) -> DPResult:
     """Release `data` as `privacy` says and write it to `output` (Parquet,
-    Arrow IPC or CSV by its suffix; CSV when the suffix names none), proven
-    on the file written."""
+    Arrow IPC or CSV by its suffix; another suffix is refused), proven on
+    the file written."""
     result = differential_privacy(
         data,
         quasi_identifiers,
@@ -293,7 +299,7 @@ def release(
         # sampled and released where the table lives, and written there
         write_table(result.apply(), output, separator)
         return result
-    fmt = SUFFIXES.get(output.suffix.lower(), "csv")
+    fmt = output_format(output)
     if fmt == "parquet":
         result.sink_parquet(output)
     elif fmt == "ipc":
@@ -312,11 +318,14 @@ def job_doc(doc: dict[str, Any], privacy: Privacy) -> None:
     doc["privacy"] = privacy.to_doc()
 
 
-def resolved_toml(doc: dict[str, Any], input: Path, output: Path, result: DPResult) -> str:
+def resolved_toml(
+    doc: dict[str, Any], input: Path, output: Path, result: DPResult, digest: str | None = None
+) -> str:
     """The resolved job of a SafePub run: the job (`doc`, as `Job.to_dict`
-    writes it), the checksums of what it read and wrote, and in
-    ``[result]`` what the run found."""
-    doc["input"]["sha256"] = sha256(input)
+    writes it), the checksums of what it read (`digest`, the input's, when
+    taken before the write) and wrote, and in ``[result]`` what the run
+    found."""
+    doc["input"]["sha256"] = digest or sha256(input)
     doc["output"]["sha256"] = sha256(output)
     doc["result"] = {
         "algorithm": ALGORITHM,

@@ -82,7 +82,7 @@ from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
 from polars_anon.jobs.mondrian import MondrianRun
 from polars_anon.jobs.sources import resolve_hierarchies
-from polars_anon.jobs.tables import read_table, sha256, write_table
+from polars_anon.jobs.tables import before_work, output_format, read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps, tomllib
 from polars_anon.prepare.f0 import prepare
 from polars_anon.release.build import guarded
@@ -161,10 +161,7 @@ class Job:
             raise ConfigError(f"job file: unknown table(s) {unknown}; expected {sorted(known)}")
 
         def table(name: str) -> dict[str, Any]:
-            t = doc.get(name, {})
-            if not isinstance(t, dict):
-                raise ConfigError(f"job file: [{name}] must be a table")
-            return t
+            return values.table(doc, name)
 
         def need(t: dict[str, Any], name: str, key: str) -> Any:
             if key not in t:
@@ -227,13 +224,15 @@ class Job:
         if write_job:
             # a key given in code cannot be saved: refused before any work
             roles_to_doc(self.roles, str)
+        # the output's format, nothing read written over; the input's checksum
+        digest = before_work(self)
         if self.privacy is not None:
-            return dp.run(self, self.privacy, write_job)
+            return dp.run(self, self.privacy, write_job, digest)
         k = self.k
         if k is None:
             raise ConfigError("the job needs k (or privacy, for differential privacy)")
         if self.algorithm == mondrian.ALGORITHM:
-            return self._mondrian(k, write_job)
+            return self._mondrian(k, write_job, digest)
         data = read_table(self.input, self.separator, self.encoding, self.engine)
         hs = self.resolve_hierarchies(data)
         criteria = [criterion(c, self.separator, self.encoding) for c in self.criteria]
@@ -275,7 +274,7 @@ class Job:
         release = guarded(prep, lv, k, self.max_suppression, criteria, self.roles)
         report = check_prepared(prep, k, levels, self.max_suppression, criteria, self.roles)
         target(self.output)
-        fmt = "parquet" if self.output.suffix.lower() == ".parquet" else "csv"
+        fmt = output_format(self.output, self.engine)
         if isinstance(release, OnEngine) and release.engine not in WRITES:  # Spark's parts
             written = write_table(release.released, self.output, self.separator)
         else:  # Polars, DuckDB: proven on the file written
@@ -285,12 +284,12 @@ class Job:
         # as the report says
         columns = release.columns if isinstance(release, Guarded) else None
         job_file = Path(str(self.output) + ".job.toml")
-        run = JobRun(self, levels, searching, report, written, job_file, columns)
+        run = JobRun(self, levels, searching, report, written, job_file, columns, digest)
         if write_job:
             run.job_file.write_text(run.resolved_toml(), encoding="utf8")
         return run
 
-    def _mondrian(self, k: int, write_job: bool) -> MondrianRun:
+    def _mondrian(self, k: int, write_job: bool, digest: str | None) -> MondrianRun:
         """The job run by Mondrian (`jobs.mondrian`)."""
         args = (self.max_suppression, self.variant, self.time_limit, self.levels)
         mondrian.refuse_unused(self.engine, *args, self.nulls)
@@ -312,6 +311,7 @@ class Job:
         )
         job_file = Path(str(self.output) + ".job.toml")
         run = MondrianRun(self, result, result.prep.rows, job_file, release.columns, splits is None)
+        run.input_sha256 = digest
         if write_job:
             run.write()
         return run
@@ -389,12 +389,14 @@ class JobRun:
     # what became of every column (`roles.fates`): the release's own account
     # when it gave one, else the report's
     columns: pl.DataFrame | None = None
+    # the input's checksum, taken before the release was written
+    input_sha256: str | None = None
 
     def resolved_toml(self) -> str:
         """The resolved job file's text, as the run wrote it beside the output."""
         base = self.job_file.parent
         doc = self.job.to_dict(relative_to=base)
-        doc["input"]["sha256"] = sha256(self.job.input)
+        doc["input"]["sha256"] = self.input_sha256 or sha256(self.job.input)
         doc["output"]["sha256"] = sha256(self.job.output)
         doc["result"] = {
             "levels": dict(self.levels),

@@ -31,7 +31,7 @@ from polars_anon.api.mondrian import mondrian
 from polars_anon.criteria.base import Criterion
 from polars_anon.jobs import values
 from polars_anon.jobs.columns import fates_doc
-from polars_anon.jobs.tables import sha256
+from polars_anon.jobs.tables import output_format, sha256
 from polars_anon.jobs.toml import dumps
 from polars_anon.release.guard import Guarded
 from polars_anon.release.write import target
@@ -140,7 +140,7 @@ def release(
     coarsen: bool = False,
 ) -> tuple[MondrianResult, Guarded]:
     """Partition `data` (by recorded `splits`, if given) and write its
-    release to `output` (Parquet by its suffix, else CSV), proven on the file
+    release to `output` (in the format its suffix names), proven on the file
     it wrote: the result and the release (whose ``columns`` say what became
     of every column)."""
     args = (data, quasi_identifiers, k, hierarchies, criteria)
@@ -158,8 +158,7 @@ def release(
         ) from None
     guarded = result.guarded(roles=roles)
     target(output)
-    fmt = "parquet" if output.suffix.lower() == ".parquet" else "csv"
-    guarded.write(output, fmt, separator)
+    guarded.write(output, output_format(output), separator)
     return result, guarded
 
 
@@ -171,14 +170,16 @@ def resolved_toml(
     rows_released: int,
     columns: pl.DataFrame | None,
     splits: Path | None = None,
+    input_sha256: str | None = None,
 ) -> str:
     """The resolved job of a Mondrian run: the job (`doc`, as `Job.to_dict`
     writes it) with the quasi-identifiers split as numbers, the checksums
     of what it read and wrote, and in ``[result]`` what the run found and,
     when `splits` is given, that file's name and checksum (a run of the
-    file re-applies them; without them it partitions again)."""
+    file re-applies them; without them it partitions again). The input's
+    checksum is `input_sha256` when the run took it before writing."""
     doc["search"]["numeric"] = [q for q, kind in result.kinds.items() if kind == "numeric"]
-    doc["input"]["sha256"] = sha256(input)
+    doc["input"]["sha256"] = input_sha256 or sha256(input)
     doc["output"]["sha256"] = sha256(output)
     sizes = result.outcome.sizes
     doc["result"] = {
@@ -229,6 +230,8 @@ class MondrianRun:
     # the splits file `write` wrote (None: none, a relaxed or unroutable
     # partition, or not written)
     splits_written: Path | None = None
+    # the input's checksum, taken before the release was written
+    input_sha256: str | None = None
 
     def write(self) -> None:
         """Write the splits (atomically; a strict partition's whose cuts can
@@ -255,4 +258,5 @@ class MondrianRun:
         doc = self.job.to_dict(relative_to=self.job_file.parent)
         job, result, rows = self.job, self.result, self.rows_released
         splits = self.splits_written
-        return resolved_toml(doc, job.input, job.output, result, rows, self.columns, splits)
+        digest = self.input_sha256
+        return resolved_toml(doc, job.input, job.output, result, rows, self.columns, splits, digest)

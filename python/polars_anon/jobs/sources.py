@@ -15,6 +15,7 @@ from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.hierarchies import read_hierarchies
 from polars_anon.inputs.nulls import Nulls
+from polars_anon.jobs.tables import sha256
 
 
 def hierarchy_source(column: str, file: str | Path, separator: str = ";") -> dict[str, Any]:
@@ -36,7 +37,8 @@ def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, An
     """A folder of ``<column>.csv`` (or ARX's ``*_hierarchy_<column>.csv``) files
     as job entries, after reading them all once (a bad folder fails here)."""
     if not folder.is_dir():
-        raise ConfigError(f"cannot read hierarchies from {str(folder)!r}: no such folder")
+        what = "it is a file, not a folder" if folder.exists() else "no such folder"
+        raise ConfigError(f"cannot read hierarchies from {str(folder)!r}: {what}")
     read_hierarchies(folder)
     return {
         f.stem.rsplit("_hierarchy_", 1)[-1]: {"path": str(f), "separator": separator}
@@ -44,17 +46,32 @@ def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, An
     }
 
 
+def schema_of(data: Any) -> pl.Schema:
+    """The data's columns, where it lives."""
+    where = engines.engine_of(data)
+    return data.collect_schema() if where == "polars" else engines.schema(data, where)
+
+
+def has_column(schema: pl.Schema, column: str, what: str | None = None) -> None:
+    """Refuse a `column` the data lacks, naming it (after `what`, the
+    entry that names it) and the data's columns."""
+    if column not in schema:
+        names = ", ".join(repr(c) for c in schema.names()[:30])
+        more = ", ..." if len(schema) > 30 else ""
+        head = f"{what}: " if what else ""
+        raise ConfigError(f"{head}the data has no column {column!r}; its columns: {names}{more}")
+
+
 def distinct_values(
-    data: Any, column: str, what: str = "the data", nulls: Nulls = "error"
+    data: Any, column: str, what: str | None = None, nulls: Nulls = "error"
 ) -> pl.Series:
     """A column's distinct values, found where the data lives (nulls left
     out with ``nulls="value"``: the search places them); a float column's,
     one per text on Polars (which reads -0.0 and 0.0 apart, and whose
     unique takes them for one)."""
     where = engines.engine_of(data)
-    schema = data.collect_schema() if where == "polars" else engines.schema(data, where)
-    if column not in schema:
-        raise ConfigError(f"{what}: the data has no column '{column}'")
+    schema = schema_of(data)
+    has_column(schema, column, what)
     if where != "polars":
         values = engines.group(data, where, [column], "__n").get_column(column)
     else:
@@ -74,11 +91,15 @@ def resolve_hierarchies(
     """Each hierarchy read from its file or built from the data's column
     (its values but nulls, with ``nulls="value"``: the search places them)."""
     out = {}
+    schema = schema_of(data) if sources else pl.Schema()
     for col, h in sources.items():
+        has_column(schema, col, f"hierarchy of '{col}'")
         if "path" in h:
             path = Path(h["path"])
             if not path.is_file():
-                raise ConfigError(f"hierarchy of '{col}': cannot read {path}: no such file")
+                what = "it is a folder, not a hierarchy file" if path.is_dir() else "no such file"
+                raise ConfigError(f"hierarchy of '{col}': cannot read {path}: {what}")
+            unchanged(col, path, h.get("sha256"))
             if path.suffix.lower() == ".json":
                 out[col] = Hierarchy.from_json(path.read_text(encoding="utf8"))
             else:
@@ -87,3 +108,19 @@ def resolve_hierarchies(
             values = distinct_values(data, col, f"hierarchy of '{col}'", nulls)
             out[col] = from_dict(h).build(values)
     return out
+
+
+def unchanged(column: str, path: Path, recorded: str | None) -> None:
+    """A job's hierarchy file, refused when its content changed since the
+    job was resolved (its recorded checksum, if any), as a changed splits
+    file is (`jobs.mondrian.read_splits`)."""
+    if recorded is None:
+        return
+    current = sha256(path)
+    if current != recorded:
+        raise ConfigError(
+            f"job file: [hierarchies.{column}] {str(path)!r} changed since the job was "
+            f"resolved: its recorded sha256 ({recorded[:16]}...) and its current one "
+            f"({current[:16]}...) differ; refusing to apply another hierarchy than the one "
+            "recorded (to use the file as it is now, delete its sha256 from the job file)"
+        )

@@ -5,11 +5,15 @@ job records of both."""
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from polars_anon import engines
 from polars_anon._core import ConfigError
+from polars_anon.release.write import SUFFIXES
+from polars_anon.roles.spec import Roles
 
 
 def sha256(path: Path) -> str:
@@ -46,6 +50,15 @@ def read_table(
             f"parts), not {path.suffix}; read it with Polars and pass the DataFrame "
             "(pa.search, pa.generalize) instead"
         )
+    plain = encoding.lower().replace("-", "").replace("_", "")
+    csv = path.is_file() and path.suffix.lower() != ".parquet"
+    if engine == "duckdb" and csv and plain != "utf8":
+        # the installed DuckDB's read_csv takes UTF-8 only
+        raise ConfigError(
+            f"cannot read {path} as {encoding}: the duckdb engine reads a CSV as UTF-8 only; "
+            "convert the file to UTF-8 (iconv -f latin1 -t utf-8), or read it with the "
+            "polars engine"
+        )
     readers = [e for e in engines.ENGINES if e != "counts"]
     if engine not in readers:
         raise ConfigError(
@@ -60,3 +73,84 @@ def write_table(release: Any, path: Path, separator: str = ",") -> int:
     folder of parts); its rows."""
     where = engines.engine_of(release)
     return engines.module(where).write(release, path, separator)  # type: ignore[no-any-return]
+
+
+def output_format(path: Path, engine: str = "polars") -> str:
+    """The release's format, named by `path`'s suffix (`release.write.SUFFIXES`:
+    .csv, .parquet, .arrow/.ipc/.feather for Arrow IPC), refused before any
+    work when the suffix names none, or names Arrow IPC off Polars (DuckDB
+    and Spark write Parquet or CSV)."""
+    suffix = path.suffix.lower()
+    fmt = SUFFIXES.get(suffix)
+    if fmt is None:
+        raise ConfigError(
+            f"cannot write the output {str(path)!r}: its suffix {suffix or '(none)'!r} "
+            f"names no format; use one of {', '.join(SUFFIXES)}"
+        )
+    if fmt == "ipc" and engine != "polars":
+        raise ConfigError(
+            f"cannot write the output {str(path)!r}: a release on {engine} is written "
+            f"as .parquet or .csv, not {suffix}"
+        )
+    return fmt
+
+
+def same_file(a: Path, b: Path, inside: bool = True) -> bool:
+    """Whether `a` and `b` name one file (or, `inside`, `a` lies in the
+    folder `b`)."""
+    try:
+        ra, rb = a.resolve(), b.resolve()
+        if ra == rb or (inside and rb.is_dir() and ra.is_relative_to(rb)):
+            return True
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_overwrite(writes: Mapping[str, Path], reads: Mapping[str, Path]) -> None:
+    """Refuse, before any work, a file the run writes (`writes`: what it is
+    -> its path) that is a file it reads (`reads`), naming both."""
+    for what, out in writes.items():
+        for source, path in reads.items():
+            if same_file(out, path):
+                raise ConfigError(
+                    f"cannot write {what} to {str(out)!r}: it is {source} {str(path)!r}, "
+                    "which the run reads; write it elsewhere"
+                )
+
+
+class JobPaths(Protocol):
+    """What `before_work` reads of a `polars_anon.Job`."""
+
+    input: Path
+    output: Path
+    engine: str
+    hierarchies: dict[str, dict[str, Any]]
+    criteria: list[dict[str, Any]]
+    roles: Roles
+
+
+def before_work(job: JobPaths) -> str | None:
+    """What a job's run checks before any work: the release's format
+    (`output_format`), and that neither the release nor its resolved job
+    (``<output>.job.toml``) is a file the run reads: its input, a hierarchy,
+    a population table, a key file or a pseudonym table. Then the input's
+    checksum, taken before anything is written (None when there is no input:
+    its read says so)."""
+    output_format(job.output, job.engine)
+    reads = {"the input": job.input}
+    for column, h in job.hierarchies.items():
+        if "path" in h:
+            reads[f"the hierarchy of {column!r}"] = Path(h["path"])
+    for c in job.criteria:
+        if isinstance(c.get("population"), str):
+            reads[f"the population table of {c.get('type')}"] = Path(c["population"])
+    for column, t in job.roles.identifiers.items():
+        for name in ("key_file", "table"):
+            if getattr(t, name, None) is not None:
+                reads[f"the {name.replace('_', ' ')} of identifier {column!r}"] = Path(
+                    getattr(t, name)
+                )
+    writes = {"the release": job.output, "the resolved job": Path(f"{job.output}.job.toml")}
+    refuse_overwrite(writes, reads)
+    return sha256(job.input) if job.input.exists() else None

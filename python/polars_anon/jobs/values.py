@@ -11,6 +11,29 @@ from typing import Any
 from polars_anon._core import ConfigError
 from polars_anon.jobs.criteria import POPULATION_TABLES
 
+# the keys of a job file's tables of settings (`table`); [hierarchies],
+# [columns], [privacy] and [result] are read by their own parts
+KEYS = {
+    "input": ("path", "separator", "encoding", "engine", "nulls", "sha256"),
+    "model": ("quasi_identifiers", "k", "max_suppression", "criteria"),
+    "search": ("algorithm", "variant", "preference", "time_limit", "mode", "numeric", "coarsen"),
+    "output": ("path", "sha256"),
+}
+
+
+def table(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    """The job file's table `name` (empty if missing), its unknown keys
+    refused by name (`KEYS`), as unknown tables are."""
+    t = doc.get(name, {})
+    if not isinstance(t, dict):
+        raise ConfigError(f"job file: [{name}] must be a table")
+    unknown = sorted(set(t) - set(KEYS.get(name, t)))
+    if unknown:
+        raise ConfigError(
+            f"job file: [{name}] has unknown key(s) {unknown}; expected {', '.join(KEYS[name])}"
+        )
+    return t
+
 
 def _bad(where: str, what: str, value: Any) -> ConfigError:
     return ConfigError(f"job file: {where} must be {what}, got {value!r:.80}")
@@ -79,8 +102,9 @@ def levels(where: str, value: Any) -> dict[str, int]:
 
 def hierarchies(table: dict[str, Any], base: Path) -> dict[str, dict[str, Any]]:
     """The ``[hierarchies.<column>]`` entries: each a path (relative to the
-    job file's folder) or a builder and its parameters; a recorded checksum
-    is dropped (the hierarchy is read again)."""
+    job file's folder) or a builder and its parameters. A file's recorded
+    checksum is kept: a file changed since is refused when it is read
+    (`jobs.sources.unchanged`)."""
     out = {}
     for col, h in table.items():
         if not isinstance(h, dict) or ("path" in h) == ("builder" in h):
@@ -89,10 +113,12 @@ def hierarchies(table: dict[str, Any], base: Path) -> dict[str, dict[str, Any]]:
                 "file) or builder = (interval, date, masking, ordered)"
             )
         h = dict(h)
-        h.pop("sha256", None)
         if "path" in h:
             h["path"] = str(path(f"[hierarchies.{col}] path", h["path"], base))
+            if "sha256" in h:
+                text(f"[hierarchies.{col}] sha256", h["sha256"])
         else:
+            h.pop("sha256", None)
             text(f"[hierarchies.{col}] builder", h["builder"])
         out[col] = h
     return out
