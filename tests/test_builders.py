@@ -172,6 +172,17 @@ def test_masking_has_one_top() -> None:
     assert single.rows == [["7", "*"], ["8", "*"]]
 
 
+def test_a_value_that_is_the_top_label_keeps_the_height() -> None:
+    # the top was added only where a row did not end with it, so a column
+    # holding just "*" lost a level: a job's levels meant something else
+    # (or fell out of range) on a file of other values
+    spec = Ordered(order=("a", "b", "*"), sizes=(2,))
+    assert spec.build(pl.Series("c", ["a"])).height == 2
+    assert spec.build(pl.Series("c", ["*"])).rows == [["*", "*", "*"]]
+    assert spec.build(pl.Series("c", ["*"])).height == 2
+    assert pa.hierarchy.masking(["*"]).height == pa.hierarchy.masking(["a"]).height == 1
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

@@ -116,10 +116,10 @@ class Spec:
         rows = self.rows(distinct)
         # The top is added whatever the values, so that the spec fixes the
         # height: a job file's levels mean the same on next month's file,
-        # even if its values all fall in one bin of the last level.
+        # even if its values all fall in one bin of the last level, or are
+        # the top's own label.
         top = self.top_label()
-        if any(r[-1] != top for r in rows):
-            rows = [[*r, top] for r in rows]
+        rows = [[*r, top] for r in rows]
         h = Hierarchy.from_rows(rows, source=f"{self.builder} hierarchy of '{name}'")
         if sorted(h.leaves) != sorted(as_text(distinct)):
             raise ConfigError(
