@@ -106,6 +106,12 @@ def test_interval_bad_values() -> None:
         pa.hierarchy.interval(pl.Series("x", [1, None]), widths=[5])
     with pytest.raises(pa.ConfigError, match="no values"):
         pa.hierarchy.interval(pl.Series("x", [], dtype=pl.Int64), widths=[5])
+    # 1e60 + 1 is 1e60 at 60 digits: the bin [1e60-1e60) held nothing
+    with pytest.raises(pa.ConfigError, match=r"'x': width 1 is too fine for the value 1000"):
+        pa.hierarchy.interval(pl.Series("x", [1e60, 3e61]), widths=[1, 2])
+    assert pa.hierarchy.interval(pl.Series("x", [1e60]), widths=[1e59]).rows[0][1] == (
+        "[1" + "0" * 60 + "-11" + "0" * 59 + ")"
+    )
 
 
 def test_date_hand_computed() -> None:

@@ -93,6 +93,13 @@ class Interval(Spec):
                 return known
             lo = anchor + at * width
             hi = lo + width
+            if not lo <= v < hi:
+                # a width more than 60 digits below the value: its bins
+                # cannot be written apart at the value's magnitude
+                raise ConfigError(
+                    f"column '{values.name}': width {written(width)} is too fine for the "
+                    f"value {written(v)}: bins of that width cannot be told apart there"
+                )
             if bottom is not None:
                 lo = max(lo, bottom)
             if top is not None:
