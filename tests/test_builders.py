@@ -141,6 +141,18 @@ def test_date_hand_computed() -> None:
         ([dt.date(2020, 1, 1)], {"levels": ["hour"]}, "no 'hour'"),
         (["2020-01-01", "yesterday"], {"levels": ["year"]}, "not dates.*yesterday"),
         ([1, 2], {"levels": ["year"]}, "need dates"),
+        # labels may not claim more than a value says: '2020' has no month,
+        # a date no hour; a written offset names no calendar (2020-01-01T01
+        # +09:00 was labelled 2019, in UTC)
+        (["2020"], {"levels": ["month", "year"], "format": "%Y"}, "to the year.*no 'month'"),
+        (["2020-01-05"], {"levels": ["hour", "day"]}, "to the day: they have no 'hour'"),
+        (["2020-01"], {"levels": ["day"], "format": "%Y-%m"}, "to the month.*no 'day'"),
+        (
+            ["2020-01-01T01:00:00+0900"],
+            {"levels": ["year"], "format": "%Y-%m-%dT%H:%M:%S%z"},
+            "UTC offsets",
+        ),
+        (["2020-01-01T01:00:00+09:00"], {"levels": ["year"]}, "UTC offsets"),
     ],
 )
 def test_date_refusals(values: list[object], kwargs: dict[str, object], match: str) -> None:

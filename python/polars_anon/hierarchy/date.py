@@ -82,6 +82,24 @@ class Date(Spec):
                     + (f" in the format {self.format!r}" if self.format else "")
                     + f", first: {bad.head(3).to_list()}"
                 )
+            if isinstance(parsed.dtype, pl.Datetime) and parsed.dtype.time_zone is not None:
+                # parsed into UTC: 2020-01-01T01:00+09:00 would be labelled 2019
+                raise ConfigError(
+                    f"column '{values.name}': its dates are written with UTC offsets, which "
+                    "name no calendar to label them in; parse them into a zoned column first "
+                    "(pl.col(c).str.to_datetime(...).dt.convert_time_zone('Europe/Paris'))"
+                )
+            dates_only = self.format is None and bool(
+                values.str.to_date(strict=False).is_not_null().all()
+            )
+            coarsest = "day" if dates_only else _finest(self.format)
+            finer = [lv for lv in self.levels if LEVELS.index(lv) < LEVELS.index(coarsest)]
+            if finer:
+                raise ConfigError(
+                    f"column '{values.name}': its dates are written to the {coarsest}"
+                    + (f" (format {self.format!r})" if self.format else "")
+                    + f": they have no {' or '.join(repr(lv) for lv in finer)} level"
+                )
         else:
             raise ConfigError(
                 f"column '{values.name}' is of type {values.dtype}: date hierarchies need "
@@ -92,6 +110,26 @@ class Date(Spec):
         frame = pl.DataFrame({"d": parsed}).select([_label(lv).alias(lv) for lv in self.levels])
         labels = [frame.get_column(lv).to_list() for lv in self.levels]
         return [[leaf, *row] for leaf, *row in zip(as_text(values), *labels, strict=True)]
+
+
+# strptime fields that write a date to the hour, the day, the month (or
+# finer); a format with none of them writes years
+TO_THE = {
+    "hour": ("%H", "%I", "%k", "%l", "%T", "%R", "%r", "%c", "%X", "%s"),
+    "day": ("%d", "%e", "%j", "%F", "%D", "%x", "%v"),
+    "month": ("%m", "%b", "%B", "%h"),
+}
+
+
+def _finest(format: str | None) -> str:
+    """The finest date level `format` writes ("hour" when none is given:
+    Polars reads the values as they come)."""
+    if format is None:
+        return "hour"
+    for level, fields in TO_THE.items():
+        if any(f in format for f in fields):
+            return level
+    return "year"
 
 
 def date(
