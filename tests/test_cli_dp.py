@@ -282,3 +282,21 @@ def test_a_privacy_job_takes_no_k_roles_or_epsilon_from_the_command_line(
         assert main(["anonymize", "--config", str(path), *args]) == 2
         assert message in capsys.readouterr().err
     assert not (tmp_path / "release.parquet").exists()
+
+
+def test_a_searching_job_refuses_hierarchies_built_from_the_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a builder spec is built over the column's own values: the leaves, and
+    # the loss score counting them, move with one record (a reviewer saw a
+    # score move by 12.25 where the mechanism assumes at most 1)
+    monkeypatch.chdir(tmp_path)
+    doc = job_doc()
+    doc["hierarchies"]["age"] = {"builder": "interval", "widths": [10, 20]}
+    with pytest.raises(pa.ConfigError, match=r"hierarchies of \['age'\] are built from the data"):
+        pa.Job.from_toml(write_job(tmp_path, doc)).run()
+    assert not (tmp_path / "release.parquet").exists()
+    # with the levels fixed there is no search: built from the data is fine
+    doc["privacy"] = {"epsilon": 0.5, "delta": 1e-6, "seed": 3, "generalization": {"age": 1}}
+    run = pa.Job.from_toml(write_job(tmp_path, doc)).run()
+    assert isinstance(run, pa.DPRun) and not run.searched

@@ -62,8 +62,9 @@ def differential_privacy(
     level for each quasi-identifier, 0 where none is named, fixed without
     looking at the data) there is no search and all of ``epsilon`` goes to
     the anonymization. The search needs a hierarchy for every
-    quasi-identifier (one built from the data's own values would make its
-    scores move with a record).
+    quasi-identifier, made without looking at the data: one built from the
+    column's own values (`pa.hierarchy` builders given the column) makes
+    its scores move with a record; give the builders the whole domain.
 
     The randomness is a ChaCha20 keystream under a key drawn from the
     operating system, or derived from ``seed`` (reproducible: for tests
@@ -134,7 +135,8 @@ def differential_privacy(
             "nodes through each column's hierarchy, which must not come from the data "
             "(one built from its own values moves with each record). Give each a hierarchy "
             "over the column's whole domain (pa.Hierarchy.from_rows([[v, '*'] for v in "
-            "domain]), or a builder in pa.hierarchy), or fix the levels with generalization="
+            "domain]), or a pa.hierarchy builder given the domain, not the column), or fix "
+            "the levels with generalization="
         )
     if where == "polars":
         lf = as_lazy(data)

@@ -214,6 +214,8 @@ class JobLike(Protocol):
     levels: dict[str, int] | None
     roles: Roles
     numeric: list[str] | None
+    # each column's hierarchy: a file ("path") or a builder spec
+    hierarchies: dict[str, dict[str, Any]]
 
     def resolve_hierarchies(self, data: pl.LazyFrame) -> dict[str, Hierarchy]: ...
 
@@ -259,6 +261,16 @@ def run(
     others = {"variant": job.variant, "time_limit": job.time_limit, "numeric": job.numeric}
     refuse_unused(job.k, job.max_suppression, job.criteria, job.roles, job.levels, others)
     validate(privacy)
+    built = [c for c, h in job.hierarchies.items() if "path" not in h]
+    if built and privacy.generalization is None:
+        # a builder spec is built over the data's own values: its leaves
+        # move with a record, and the search's scores with them
+        raise ConfigError(
+            f"[privacy]: the hierarchies of {built} are built from the data (builder specs), "
+            "which makes SafePub's search depend on its values; build them into files over "
+            "each column's whole domain (polars-anon hierarchy build on a table of the "
+            "domain) and name the files, or fix the levels with [privacy] generalization"
+        )
     data = read_table(job.input, job.separator, job.encoding, job.engine)
     hs = job.resolve_hierarchies(data)
     result = release(data, job.quasi_identifiers, hs, privacy, job.output, job.separator, job.nulls)
