@@ -215,10 +215,12 @@ def test_a_csv_reads_alike_on_polars_and_duckdb(tmp_path: Path) -> None:
 
     n = 30_000
     ages = [str(20 + i % 50) for i in range(n - 1)] + ["unknown"]
-    lines = ["age,score,note,admit"]
-    for i, age in enumerate(ages):
+    # and an integer column ending in 3.5, which DuckDB's cast rounds to 4
+    counts = [str(i % 9) for i in range(n - 1)] + ["3.5"]
+    lines = ["age,score,note,admit,n"]
+    for i, (age, count) in enumerate(zip(ages, counts, strict=True)):
         note = '""' if i % 3 == 0 else ("" if i % 3 == 1 else "ok")
-        lines.append(f"{age},{i % 7},{note},2024-01-{1 + i % 28:02d}")
+        lines.append(f"{age},{i % 7},{note},2024-01-{1 + i % 28:02d},{count}")
     path = tmp_path / "late.csv"
     path.write_text("\n".join(lines) + "\n")
     on_p = on_polars.read(path, ",", "utf8").collect()
@@ -228,6 +230,7 @@ def test_a_csv_reads_alike_on_polars_and_duckdb(tmp_path: Path) -> None:
         assert frame.schema["age"] == pl.String and frame.schema["admit"] == pl.String
         assert frame.schema["score"].is_integer()
         assert frame.get_column("age").to_list() == ages
+        assert frame.get_column("n").to_list() == counts
         notes = frame.get_column("note")
         assert (notes == "").sum() == 10_000 and notes.null_count() == 10_000
     assert on_p.cast(on_d.schema).equals(on_d)

@@ -26,7 +26,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon.engines.polars import LEADING_ZERO
+from polars_anon.engines.polars import INTEGER, LEADING_ZERO
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask
@@ -359,6 +359,14 @@ def write(rel: Any, path: Path, separator: str, fmt: str | None = None) -> int:
     return int(rel.aggregate("count(*)").fetchall()[0][0])
 
 
+def _is_number(column: str, dtype: pl.DataType, sql_type: Any) -> str:
+    """SQL for `engines.polars.is_number`: whether the text `column` writes
+    a number of `dtype` (DuckDB's `sql_type`)."""
+    if dtype.is_integer():
+        return f"regexp_matches({column}, '{INTEGER}')"
+    return f"try_cast({column} AS {sql_type}) IS NOT NULL"
+
+
 def read(path: Path, separator: str, encoding: str) -> Any:
     """A CSV (with its separator) or Parquet file as a relation. A CSV's
     columns are read as Polars reads them (`engines.polars.numbers_checked`):
@@ -383,7 +391,7 @@ def read(path: Path, separator: str, encoding: str) -> Any:
         found = texts.aggregate(
             ", ".join(
                 f"bool_or(regexp_matches({_q(c)}, '{LEADING_ZERO}') "
-                f"OR ({_q(c)} IS NOT NULL AND try_cast({_q(c)} AS {types[c]}) IS NULL))"
+                f"OR ({_q(c)} IS NOT NULL AND NOT {_is_number(_q(c), inferred[c], types[c])}))"
                 for c in numbers
             )
         ).fetchall()[0]

@@ -70,6 +70,16 @@ def read(path: Path, separator: str, encoding: str) -> pl.LazyFrame:
 
 # a number written with a leading zero (a ZIP code, 01069; a code, -007)
 LEADING_ZERO = r"^\s*[+-]?0[0-9]"
+# an integer as a CSV writes it: a cast would take 3.5 or 1e3 too (DuckDB
+# rounds 3.5 to 4), so both engines read integers by this text
+INTEGER = r"^[+-]?[0-9]+$"
+
+
+def is_number(text: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """Whether `text` writes a number of `dtype` (an integer by `INTEGER`)."""
+    if dtype.is_integer():
+        return text.str.contains(INTEGER)
+    return text.cast(dtype, strict=False).is_not_null()
 
 
 def numbers_checked(scan: Callable[..., pl.LazyFrame]) -> pl.LazyFrame:
@@ -86,7 +96,7 @@ def numbers_checked(scan: Callable[..., pl.LazyFrame]) -> pl.LazyFrame:
     texts = scan(infer_schema=False).select(
         (
             pl.col(c).str.contains(LEADING_ZERO)
-            | (pl.col(c).is_not_null() & pl.col(c).cast(t, strict=False).is_null())
+            | (pl.col(c).is_not_null() & ~is_number(pl.col(c), t))
         ).any()
         for c, t in numbers.items()
     )
