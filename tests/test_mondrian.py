@@ -335,8 +335,18 @@ def test_integers_past_2_to_53_are_refused_as_numbers() -> None:
     # cell showed a value its records did not have
     t0 = 1_700_000_000_000_000_000
     df = pl.DataFrame({"ts": [t0, t0 + 1, t0 + 100, t0 + 101]})
-    with pytest.raises(pa.ConfigError, match=r"column 'ts': the integer 1700000000000000001"):
+    match = r"column 'ts': the values 1700000000000000000 and 1700000000000000001 are one"
+    with pytest.raises(pa.ConfigError, match=match):
         pa.mondrian(df, ["ts"], 1)
+    # decimals of more digits than a float holds merged alike
+    dec = pl.DataFrame({"d": ["1234567890.1234567891", "1234567890.1234567892", "5", "6"]}).select(
+        pl.col("d").cast(pl.Decimal(20, 10))
+    )
+    with pytest.raises(pa.ConfigError, match=r"column 'd': the values 1234567890\.123"):
+        pa.mondrian(dec, ["d"], 1)
+    # -0.0 and 0.0 are one number: no refusal
+    zeros = pa.mondrian(pl.DataFrame({"z": [-0.0, 0.0, 1.0, 2.0]}), ["z"], 2)
+    assert zeros.groups.get_column("count").sum() == 4
     # as values of a set they are exact, and so are they less an origin
     assert pa.mondrian(df, ["ts"], 1, numeric=[]).groups.height == 4
     shifted = pa.mondrian(df.select(pl.col("ts") - t0), ["ts"], 2)

@@ -4,6 +4,8 @@ core compares them."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import polars as pl
 
 from polars_anon import _core
@@ -40,17 +42,18 @@ def partition(
 
 def numbers(column: str, leaves: list[str]) -> list[float]:
     """A numeric column's values as the core cuts them (binary floats),
-    refused where one is not exact: integers past 2^53 would merge with
-    their neighbours, and a cell would show a value its records lack."""
-    out = []
-    for v in leaves:
-        f = float(v)
-        if abs(f) >= 2.0**53 and v.lstrip("-").isdigit() and int(v) != int(f):
+    refused where two values become one float: integers past 2^53, decimals
+    of more digits than a float holds. Merged, a cell would show a value its
+    records lack. (-0.0 and 0.0 are one number and may merge.)"""
+    out = [float(v) for v in leaves]
+    seen: dict[float, str] = {}
+    for v, f in zip(leaves, out, strict=True):
+        other = seen.setdefault(f, v)
+        if other != v and Decimal(other) != Decimal(v):
             raise ConfigError(
-                f"column '{column}': the integer {v} is past 2^53, where Mondrian's numeric "
-                "cuts (in binary floating point) cannot tell it from its neighbours; subtract "
-                "an origin first (or divide into coarser units), or pass the column as "
-                "categorical (leave it out of numeric=)"
+                f"column '{column}': the values {other} and {v} are one number in binary "
+                "floating point, where Mondrian's numeric cuts are made; subtract an origin "
+                "or round them first, or pass the column as categorical (leave it out of "
+                "numeric=)"
             )
-        out.append(f)
     return out
