@@ -108,8 +108,18 @@ def test_a_write_the_file_system_refuses_is_named_as_such_not_as_a_changed_sourc
         r.sink_parquet(out, criterion="min_loss")
     assert list(out.parent.iterdir()) == []
     monkeypatch.undo()
-    # a source gone is still a source that changed
+    # a source gone is still a source that changed, also one part of a glob
+    # that the scan's plan does not list (it names its first file only)
     source_path.unlink()
+    with pytest.raises(pa.NotAnonymousError, match="could not be read as it was"):
+        r.sink_parquet(out, criterion="min_loss")
+    assert list(out.parent.iterdir()) == []
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i, part in enumerate(df.iter_slices(10_000)):
+        part.write_parquet(parts / f"p{i}.parquet")
+    r = pa.search(pl.scan_parquet(parts / "*.parquet"), QIS, hs, 5, 0.01, progress=False)
+    (parts / "p3.parquet").unlink()
     with pytest.raises(pa.NotAnonymousError, match="could not be read as it was"):
         r.sink_parquet(out, criterion="min_loss")
     assert list(out.parent.iterdir()) == []

@@ -127,11 +127,7 @@ class Guarded:
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
             said = str(e)
-            if (
-                into is not None
-                and isinstance(e, OSError)
-                and (str(into) in said or not any(f in said for f in sources(self.plan)))
-            ):
+            if into is not None and isinstance(e, OSError) and written_into(said, into, self.plan):
                 first = said.splitlines()[0] if said else type(e).__name__
                 raise OSError(f"cannot write the release to {into.parent}: {first}") from None
             raise self.unreadable(e) from None
@@ -158,6 +154,28 @@ class Guarded:
         got = as_text(frame.lazy(), self.by, self.count, self.labelled).collect().sort(self.by)
         if not got.equals(self.expected):
             raise mismatch(self.expected, got, self.count, self.k, "refusing to release it")
+
+
+# what the file system says when it will not take a write (ENOSPC, EACCES,
+# EROFS, EDQUOT)
+REFUSED_WRITES = (
+    "No space left",
+    "Permission denied",
+    "Read-only file system",
+    "Disk quota exceeded",
+)
+
+
+def written_into(said: str, into: Path, plan: pl.LazyFrame) -> bool:
+    """Whether a file system error's message (`said`) is about writing
+    `into` rather than reading `plan`'s source: it names `into`, or names
+    none of the files the plan scans and says what a refused write says."""
+    if str(into) in said:
+        return True
+    read = [f for listed in sources(plan) for f in listed.split(", ")]
+    if any(f in said for f in read):
+        return False
+    return any(reason in said for reason in REFUSED_WRITES)
 
 
 def prove(
