@@ -127,24 +127,32 @@ def test_population_size_and_dankars_rule(
     assert whole.population_uniques == whole.sample_uniques
 
 
-def test_pitmans_fit_with_its_maximum_on_the_edge_alpha_zero_is_no_fit() -> None:
+def test_pitmans_fit_with_its_maximum_on_the_edge_alpha_zero_is_ewens() -> None:
     # class sizes of 5,000 uniform draws (ages 18-89, two sexes, 30 ZIPs):
-    # ln L rises towards alpha = 0, so Pitman's model has no fit inside its
-    # parameter space and Dankar's rule falls back to Zayatz; the fit once
-    # stopped at alpha ~ 0 with theta still moving and answered 0.0583
+    # ln L rises towards alpha = 0, so Pitman's maximum is Ewens' model
+    # (alpha = 0), whose theta solves u / theta = sum_{i<n} 1 / (theta + i);
+    # the fit once stopped at alpha ~ 0 with theta still moving (0.0583)
     sizes = {1: 1589, 2: 959, 3: 330, 4: 94, 5: 19, 6: 3, 7: 2}
-    keys = [f"c{i}" for i, n in enumerate(s for s, m in sizes.items() for _ in range(m))]
-    rows = [
-        key
-        for key, size in zip(keys, (s for s, m in sizes.items() for _ in range(m)), strict=True)
-        for _ in range(size)
-    ]
+    each = [size for size, many in sizes.items() for _ in range(many)]
+    rows = [f"c{i}" for i, size in enumerate(each) for _ in range(size)]
     df = pl.DataFrame({"q": rows})
-    assert df.height == 5000
-    r = pa.risk(df, ["q"], population=50_000)
-    assert r.estimates["pitman"] is None
-    assert r.population_model == "zayatz"
-    assert r.population_uniques == r.estimates["zayatz"]
+    n, u, population = df.height, len(each), 50_000
+    assert n == 5000
+
+    def excess(theta: float) -> float:
+        return u / theta - sum(1 / (theta + i) for i in range(n))
+
+    lo, hi = 1.0, 1e6
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+    theta = (lo + hi) / 2
+    # Ewens: N theta / (theta + N - 1) classes of one among N, as a share
+    want = theta / (theta + population - 1)
+    r = pa.risk(df, ["q"], population=population)
+    assert r.population_model == "pitman"  # sampling fraction 0.1
+    assert r.estimates["pitman"] == pytest.approx(want, rel=1e-9)
+    assert r.population_uniques == pytest.approx(0.059333, abs=1e-6)
 
 
 def test_no_sample_uniques_means_no_population_uniques() -> None:

@@ -54,8 +54,22 @@ impl Hierarchy {
     }
 
     pub fn to_csv_string(&self, sep: u8) -> String {
-        let mut w = csv::WriterBuilder::new().delimiter(sep).from_writer(vec![]);
-        for row in self.rows() {
+        // a first leaf starting with U+FEFF is quoted: readers take it,
+        // unquoted, for a byte-order mark and drop it
+        let rows = self.rows();
+        let mark = rows
+            .first()
+            .and_then(|r| r.first())
+            .is_some_and(|f| f.starts_with('\u{feff}'));
+        let style = match mark {
+            true => csv::QuoteStyle::Always,
+            false => csv::QuoteStyle::Necessary,
+        };
+        let mut w = csv::WriterBuilder::new()
+            .delimiter(sep)
+            .quote_style(style)
+            .from_writer(vec![]);
+        for row in rows {
             // writing to a Vec cannot fail
             w.write_record(row).expect("in-memory csv write");
         }

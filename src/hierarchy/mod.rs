@@ -335,6 +335,23 @@ mod tests {
     }
 
     #[test]
+    fn a_first_leaf_starting_with_a_byte_order_mark_survives_a_csv_round_trip() {
+        let h = Hierarchy::from_rows(
+            vec![
+                vec!["\u{feff}a".to_string(), "*".to_string()],
+                vec!["b".to_string(), "*".to_string()],
+            ],
+            "t",
+        )
+        .unwrap();
+        let text = h.to_csv_string(b';');
+        assert_eq!(Hierarchy::from_csv_str(&text, b';', "t").unwrap(), h);
+        // a file's own mark is still dropped
+        let marked = format!("\u{feff}{}", h.to_csv_string(b';'));
+        assert_eq!(Hierarchy::from_csv_str(&marked, b';', "t").unwrap(), h);
+    }
+
+    #[test]
     fn plain_csv_is_split_in_place_as_the_csv_reader_reads_it() {
         // the same cells: quoted (the csv reader), and plain with CRLF,
         // a byte-order mark, blank lines and repeated rows (split in place)

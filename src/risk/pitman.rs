@@ -181,9 +181,9 @@ fn newton(s: &Sample<'_>, mut t: f64, mut a: f64) -> Option<(f64, f64)> {
                     (t, a, e) = (nt, na, ne);
                     if small {
                         // a step made tiny by backtracking against the
-                        // edge α = 0 is not convergence: a fit there is a
-                        // maximum only where the slope is flat too
-                        return (a > 0.0 && stationary(s, &e, t)).then_some((t, a));
+                        // edge α = 0 is not convergence: the maximum is
+                        // then on the edge, or there is none
+                        return settled(s, &e, t, a);
                     }
                     break;
                 }
@@ -199,14 +199,60 @@ fn newton(s: &Sample<'_>, mut t: f64, mut a: f64) -> Option<(f64, f64)> {
             return Some((t, a));
         }
     }
-    stationary(s, &e, t).then_some((t, a))
+    settled(s, &e, t, a)
+}
+
+/// Where Newton's method stopped, (t, a) with ln L's value and slopes `e`:
+/// a maximum inside when the slopes are flat; else, when ln L falls as α
+/// grows, the maximum on the edge α = 0 (`on_edge`); else none.
+fn settled(s: &Sample<'_>, e: &Eval, t: f64, a: f64) -> Option<(f64, f64)> {
+    if a > 0.0 && stationary(s, e, t) {
+        return Some((t, a));
+    }
+    if e.grad[1] < 0.0 {
+        return on_edge(s, t);
+    }
+    None
+}
+
+/// The maximum on the edge α = 0 (Ewens' model, which Pitman's holds):
+/// θ by Newton's method on ln L(θ, 0), a maximum of the whole space when
+/// ln L's slope in α is not positive there.
+fn on_edge(s: &Sample<'_>, mut t: f64) -> Option<(f64, f64)> {
+    let mut e = s.eval(t, 0.0);
+    for _ in 0..200 {
+        let (g, h) = (e.grad[0], e.hess[0][0]);
+        let mut dt = match h < 0.0 {
+            true => -g / h,
+            false => g * t.max(1.0) / (1.0 + g.abs()),
+        };
+        let mut moved = false;
+        for _ in 0..60 {
+            let nt = t + dt;
+            if nt > 0.0 && nt.is_finite() {
+                let ne = s.eval(nt, 0.0);
+                if ne.value.is_finite() && ne.value >= e.value - 1e-12 * e.value.abs() {
+                    (t, e, moved) = (nt, ne, true);
+                    break;
+                }
+            }
+            dt *= 0.5;
+        }
+        if !moved || e.grad[0].abs() * t.max(1.0) < 1e-9 * (1.0 + s.records.ln()) {
+            break;
+        }
+    }
+    (stationary_in_theta(s, &e, t) && e.grad[1] <= 0.0).then_some((t, 0.0))
 }
 
 /// Whether ln L's slopes at (t, ·) (`e`) are flat, to a tolerance that
 /// grows with the records (the terms of ln L's sums).
 fn stationary(s: &Sample<'_>, e: &Eval, t: f64) -> bool {
-    let tol = 1e-6 * s.records;
-    e.grad[0].abs() * t.abs().max(1.0) < tol && e.grad[1].abs() < tol
+    stationary_in_theta(s, e, t) && e.grad[1].abs() < 1e-6 * s.records
+}
+
+fn stationary_in_theta(s: &Sample<'_>, e: &Eval, t: f64) -> bool {
+    e.grad[0].abs() * t.abs().max(1.0) < 1e-6 * s.records
 }
 
 #[cfg(test)]
@@ -272,11 +318,11 @@ mod tests {
     }
 
     #[test]
-    fn a_maximum_on_the_edge_alpha_zero_is_no_fit() {
+    fn a_maximum_on_the_edge_alpha_zero_is_found_there() {
         // class sizes of 5,000 uniform draws over 4,320 cells: ln L rises
-        // towards α = 0 (its slope in α is about -255 there), so no maximum
-        // lies inside 0 < α < 1; backtracking against the edge once
-        // stopped at α ≈ 0 with θ still moving and called it a fit
+        // towards α = 0 (its slope in α is about -255 there), so the
+        // maximum is Ewens' model's; backtracking against the edge once
+        // stopped at α ≈ 0 with θ still moving (3097 for 3153.7)
         let sizes = [
             (1, 1589),
             (2, 959),
@@ -291,21 +337,21 @@ mod tests {
                 .iter()
                 .flat_map(|&(size, n)| std::iter::repeat_n(size, n)),
         );
-        let got = fit(&h);
-        if let Some((t, a)) = got {
-            let s = Sample {
-                hist: &h,
-                records: h.records() as f64,
-                classes: h.classes(),
-            };
-            let e = s.eval(t, a);
-            assert!(
-                e.grad[1].abs() < 1e-3,
-                "not stationary at ({t}, {a}): {:?}",
-                e.grad
-            );
-        }
-        assert!(got.is_none(), "{got:?}");
+        let (t, a) = fit(&h).expect("a fit on the edge");
+        assert_eq!(a, 0.0);
+        let s = Sample {
+            hist: &h,
+            records: h.records() as f64,
+            classes: h.classes(),
+        };
+        let e = s.eval(t, 0.0);
+        assert!(e.grad[0].abs() < 1e-6, "{:?}", e.grad);
+        assert!(e.grad[1] < -100.0, "{:?}", e.grad);
+        // Ewens' likelihood equation: u / θ = Σ_{i<n} 1 / (θ + i)
+        let n = h.records();
+        let sum: f64 = (0..n).map(|i| 1.0 / (t + i as f64)).sum();
+        assert!((h.classes() as f64 / t - sum).abs() < 1e-9 * sum);
+        assert!((t - 3153.7).abs() < 0.1, "{t}");
     }
 
     #[test]
