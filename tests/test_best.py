@@ -97,3 +97,26 @@ def test_best_without_suppression_values_only_the_nodes_of_the_least_loss(
         assert r.best("min_loss") == dict(zip(qis, best, strict=True))
     fast, full = both_ways(r, "min_loss")
     assert fast == full
+
+
+def test_an_optimal_result_answers_its_own_metric_alone() -> None:
+    # best() ranked only the nodes the walk valued: with bounds it answered
+    # a node of loss 0.4344 where the lattice holds 0.4329 within them, and
+    # by default (min_height) a node that was neither optimum
+    lf, hs = pa.datasets.adult()
+    df = lf.collect()
+    qis = ["age", "sex", "race", "marital-status", "education"]
+    walk = pa.search(df, qis, hs, 5, 0.01, algorithm="optimal", progress=False)
+    full = pa.search(df, qis, hs, 5, 0.01, algorithm="incognito", progress=False)
+    assert walk.proven_optimal
+    assert walk.best() == walk.best("min_loss") == full.best("min_loss")
+    for kwargs in ({"bounds": {"sex": 0}}, {"weights": {"age": 2.0}}):
+        with pytest.raises(pa.ConfigError, match="answers 'min_loss' alone"):
+            walk.best("min_loss", **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(pa.ConfigError, match=r"metric='height'"):
+        walk.best("min_height")
+    # the release's default is the walk's own answer
+    released = walk.apply().collect()
+    assert released.equals(full.apply(levels=full.best("min_loss")).collect())
+    by_height = pa.search(df, qis, hs, 5, 0.01, algorithm="optimal", metric="height")
+    assert by_height.best() == full.best("min_height")

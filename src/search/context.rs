@@ -260,8 +260,9 @@ impl<'p> Searcher<'p> {
         Err(AnonError::TooLarge(format!(
             "the search came to hold {} in memory, past its memory budget of {}; the \
              lattice of these {} quasi-identifiers has {} nodes. Search fewer \
-             quasi-identifiers or lower hierarchies, use algorithm=\"optimal\" or \
-             \"heuristic\" (they keep far less), or raise memory_budget",
+             quasi-identifiers or lower hierarchies, or raise memory_budget; a complete \
+             search may instead be algorithm=\"optimal\" or \"heuristic\", which keep \
+             far less",
             super::budget::bytes_text(held as u128),
             super::budget::bytes_text(self.config.memory_budget as u128),
             lattice.heights().len(),

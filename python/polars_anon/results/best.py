@@ -27,6 +27,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, MetricTable, Problem
+from polars_anon.exceptions import ParameterError
 from polars_anon.results.nodes import Nodes
 
 CRITERIA = (
@@ -54,6 +55,63 @@ BY_VALUE = {
 
 # the criteria ranked by a metric with a lower bound, and that metric
 BY_BOUND = {"min_loss": "loss", "max_precision": "precision", **BY_VALUE}
+
+
+# the criterion each metric's optimal walk answers exactly
+OF_METRIC = {
+    "loss": "min_loss",
+    "height": "min_height",
+    "precision": "max_precision",
+    "discernibility": "min_discernibility",
+    "aecs": "min_aecs",
+    "entropy": "min_entropy",
+    "ambiguity": "min_ambiguity",
+    "kl_divergence": "min_kl_divergence",
+}
+
+
+def chosen(
+    algorithm: str,
+    metric: str,
+    criterion: str | None,
+    weights: Mapping[str, float] | None,
+    bounds: Mapping[str, Any] | None,
+    qis: list[str],
+) -> str:
+    """The criterion `SearchResult.best` ranks by: `criterion`, or the one
+    the search aimed at (``min_height``; an optimal or heuristic walk's
+    metric). An optimal or heuristic result holds only the nodes its walk
+    valued, so it answers its own metric alone, unweighted and unbounded:
+    anything else would be the best of those nodes, not of the lattice."""
+    if criterion is not None and (not isinstance(criterion, str) or criterion not in CRITERIA):
+        raise ConfigError(f"unknown criterion {criterion!r}; expected one of {CRITERIA}")
+    for name, given in (("weights", weights), ("bounds", bounds)):
+        if given is not None and not isinstance(given, Mapping):
+            raise ParameterError(
+                f"{name} must be a mapping of quasi-identifier to "
+                + ("a weight" if name == "weights" else "a level or (low, high)")
+                + f", got {type(given).__name__} {given!r:.60}"
+            )
+    bad = sorted(set(weights or {}) - set(qis)) + sorted(set(bounds or {}) - set(qis))
+    if bad:
+        raise ConfigError(f"weights/bounds name unknown quasi-identifier(s) {bad}")
+    walk = algorithm in ("optimal", "heuristic")
+    own = OF_METRIC.get(metric, "min_height") if walk else "min_height"
+    asked = own if criterion is None else criterion
+    if walk and (asked != own or weights or bounds):
+        what = (
+            f"{asked!r}"
+            + (" with weights" if weights else "")
+            + (" within bounds" if bounds else "")
+        )
+        raise ConfigError(
+            f"this {algorithm} search (metric={metric!r}) answers {own!r} alone: it holds the "
+            f"nodes its walk valued, not every anonymous node, so {what} would be the best of "
+            f"those only. Search with the metric of the criterion (metric="
+            f"{next((m for m, c in OF_METRIC.items() if c == asked), 'height')!r}), or "
+            "with algorithm='incognito' for any criterion, weights and bounds"
+        )
+    return asked
 
 
 def within(

@@ -42,7 +42,7 @@ class Releases:
 
     def best(
         self,
-        criterion: str = "min_height",
+        criterion: str | None = None,
         *,
         weights: Mapping[str, float] | None = None,
         bounds: Mapping[str, int | tuple[int, int]] | None = None,
@@ -53,7 +53,7 @@ class Releases:
         self,
         data: Any = None,
         levels: Mapping[str, int] | None = None,
-        criterion: str = "min_height",
+        criterion: str | None = None,
         *,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
@@ -77,7 +77,7 @@ class Releases:
         self,
         data: Any = None,
         levels: Mapping[str, int] | None = None,
-        criterion: str = "min_height",
+        criterion: str | None = None,
         *,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
@@ -113,7 +113,7 @@ class Releases:
         )
 
     def quality(
-        self, levels: Mapping[str, int] | None = None, criterion: str = "min_height"
+        self, levels: Mapping[str, int] | None = None, criterion: str | None = None
     ) -> QualityReport:
         """ARX's quality statistics (`polars_anon.quality`) of the release
         `apply` makes at ``levels`` (default: ``best(criterion)``)."""
@@ -126,7 +126,7 @@ class Releases:
         return self.roles.merged(roles_of(identifiers, insensitive))
 
     def _release_of(
-        self, data: Any, levels: Mapping[str, int] | None, criterion: str
+        self, data: Any, levels: Mapping[str, int] | None, criterion: str | None
     ) -> tuple[Prepared, list[int]]:
         """The table to release (this one, or `data` prepared alike) and the
         levels (given, or the best by `criterion`)."""
@@ -151,7 +151,7 @@ class Releases:
         path: str | Path,
         data: Any = None,
         levels: Mapping[str, int] | None = None,
-        criterion: str = "min_height",
+        criterion: str | None = None,
         *,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
@@ -186,7 +186,7 @@ class Releases:
         path: str | Path,
         data: Any = None,
         levels: Mapping[str, int] | None = None,
-        criterion: str = "min_height",
+        criterion: str | None = None,
         *,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
@@ -199,7 +199,7 @@ class Releases:
         path: str | Path,
         data: Any = None,
         levels: Mapping[str, int] | None = None,
-        criterion: str = "min_height",
+        criterion: str | None = None,
         *,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
@@ -213,7 +213,7 @@ class Releases:
         fmt: str,
         data: Any,
         levels: Mapping[str, int] | None,
-        criterion: str,
+        criterion: str | None,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
         partition_rows: int | None = None,

@@ -9,7 +9,6 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import (
-    ConfigError,
     IterationTrace,
     MetricTable,
     NotAnonymousError,
@@ -17,7 +16,6 @@ from polars_anon._core import (
     SearchStats,
 )
 from polars_anon.criteria.base import Criterion
-from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.params import max_suppressed
@@ -216,9 +214,10 @@ class SearchResult(Releases):
             }
         ).sort(qis)
 
-    def plot_lattice(self, criterion: str = "min_loss") -> Any:
+    def plot_lattice(self, criterion: str | None = None) -> Any:
         """The Hasse diagram of the searched lattice, each node coloured not
-        anonymous / anonymous / minimal / chosen (by ``criterion``); a large
+        anonymous / anonymous / minimal / chosen (by ``criterion``, `best`'s
+        default when None); a large
         lattice is summarised by height (a matplotlib Figure; needs the
         ``plot`` extra)."""
         from polars_anon.plot.lattice import lattice
@@ -269,12 +268,15 @@ class SearchResult(Releases):
 
     def best(
         self,
-        criterion: str = "min_height",
+        criterion: str | None = None,
         *,
         weights: Mapping[str, float] | None = None,
         bounds: Mapping[str, int | tuple[int, int]] | None = None,
     ) -> dict[str, int]:
-        """The preferred generalization as ``{quasi-identifier: level}``.
+        """The preferred generalization as ``{quasi-identifier: level}``, by
+        ``criterion``: by default ``min_height``, or for an optimal or
+        heuristic search its metric's, the only criterion such a result
+        answers (without weights or bounds: `best.chosen`).
 
         Criteria: ``min_loss`` (ARX's loss: per attribute, the mean over records
         of (leaves under the released value - 1) / (leaves - 1), a suppressed
@@ -299,19 +301,8 @@ class SearchResult(Releases):
         other criteria value every anonymous node (as ``anonymous`` does).
         """
         qis = self.quasi_identifiers
-        if not isinstance(criterion, str) or criterion not in best.CRITERIA:
-            raise ConfigError(f"unknown criterion {criterion!r}; expected one of {best.CRITERIA}")
-        for name, given in (("weights", weights), ("bounds", bounds)):
-            if given is not None and not isinstance(given, Mapping):
-                raise ParameterError(
-                    f"{name} must be a mapping of quasi-identifier to "
-                    + ("a weight" if name == "weights" else "a level or (low, high)")
-                    + f", got {type(given).__name__} {given!r:.60}"
-                )
+        criterion = best.chosen(self.algorithm, self.metric, criterion, weights, bounds, qis)
         weights = dict(weights or {})
-        bad = sorted(set(weights) - set(qis)) + sorted(set(bounds or {}) - set(qis))
-        if bad:
-            raise ConfigError(f"weights/bounds name unknown quasi-identifier(s) {bad}")
         if not self._nodes:
             raise NotAnonymousError(
                 best.nothing_found(
