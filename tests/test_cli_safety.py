@@ -177,6 +177,11 @@ def test_sep_and_encoding_beside_a_job_file_describe_new_data(
     assert pl.read_parquet(out).height > 0
     # without DATA they would describe the job's own input: refused
     _refused(capsys, [*argv, "--out", str(files / "x.parquet")], "--sep", "--encoding")
+    # into a CSV they would also write the output with DATA's separator
+    # (the job's population tables, read with them, alike): refused
+    csv_out = ["--out", str(files / "feb_out.csv")]
+    _refused(capsys, [*argv, str(feb), *csv_out], "CSV output", "convert DATA")
+    assert not (files / "feb_out.csv").exists()
 
 
 @pytest.mark.parametrize(

@@ -162,17 +162,29 @@ def anonymize_command(args: argparse.Namespace) -> int:
         job = Job.from_toml(args.config)
         if job.privacy is not None:
             refuse_roles(args)
-        if args.data is not None:
-            if args.out is None and not same_file(args.data, job.input, inside=False):
+        if args.data is not None and args.out is None:
+            if not same_file(args.data, job.input, inside=False):
                 raise ConfigError(
                     f"give --out for the new release: the job's output {str(job.output)!r} "
                     f"holds the release of {str(job.input)!r}"
                 )
-            job.input = args.data
-            job.separator = args.sep if "--sep" in given(args) else job.separator
-            job.encoding = args.encoding if "--encoding" in given(args) else job.encoding
         if args.out is not None:
             job.output = args.out
+        if args.data is not None:
+            job.input = args.data
+            new_read = [f for f in ("--sep", "--encoding") if f in given(args)]
+            # the job's separator and encoding also read its population
+            # tables and write a CSV output: DATA's alone cannot change them
+            tables = [c["type"] for c in job.criteria if isinstance(c.get("population"), str)]
+            if new_read and (tables or job.output.suffix.lower() == ".csv"):
+                what = f"population tables {tables}" if tables else "CSV output"
+                raise ConfigError(
+                    f"{', '.join(new_read)} beside --config would also change how the job's "
+                    f"{what} are read or written: convert DATA to the job's separator "
+                    f"{job.separator!r} and encoding {job.encoding!r} instead"
+                )
+            job.separator = args.sep if "--sep" in given(args) else job.separator
+            job.encoding = args.encoding if "--encoding" in given(args) else job.encoding
         refuse_overwrite({"the release": job.output}, {"the job file": args.config})
         # the options' roles added to the job's (theirs win for a column in both)
         job.roles = job.roles.merged(roles)
