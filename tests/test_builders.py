@@ -131,6 +131,12 @@ def test_date_hand_computed() -> None:
     assert h.leaves == times.cast(pl.String).to_list()
     parsed = pa.hierarchy.date(["31/12/1999", "01/01/2000"], levels=["year"], format="%d/%m/%Y")
     assert [r[1] for r in parsed.rows] == ["1999", "2000"]
+    # written in UTC itself (Z, +00:00): labelled in UTC, as it says
+    utc = pa.hierarchy.date(["2020-01-05T01:00:00Z", "2020-12-31T23:00:00+00:00"], ["day"])
+    assert [r[1] for r in utc.rows] == ["2020-01-05", "2020-12-31"]
+    # an ISO week date names its day by the weekday
+    week = pa.hierarchy.date(["2020-W02-3"], ["day", "month"], format="%G-W%V-%u")
+    assert week.rows == [["2020-W02-3", "2020-01-08", "2020-01", "*"]]
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,8 @@ class Date(Spec):
                     + (f" in the format {self.format!r}" if self.format else "")
                     + f", first: {bad.head(3).to_list()}"
                 )
-            if isinstance(parsed.dtype, pl.Datetime) and parsed.dtype.time_zone is not None:
+            offset = isinstance(parsed.dtype, pl.Datetime) and parsed.dtype.time_zone is not None
+            if offset and not values.str.contains(UTC).all():
                 # parsed into UTC: 2020-01-01T01:00+09:00 would be labelled 2019
                 raise ConfigError(
                     f"column '{values.name}': its dates are written with UTC offsets, which "
@@ -113,12 +114,15 @@ class Date(Spec):
 
 
 # strptime fields that write a date to the hour, the day, the month (or
-# finer); a format with none of them writes years
+# finer); a format with none of them writes years (ISO week dates give the
+# day by the weekday)
 TO_THE = {
     "hour": ("%H", "%I", "%k", "%l", "%T", "%R", "%r", "%c", "%X", "%s"),
-    "day": ("%d", "%e", "%j", "%F", "%D", "%x", "%v"),
+    "day": ("%d", "%e", "%j", "%F", "%D", "%x", "%v", "%u", "%w", "%a", "%A"),
     "month": ("%m", "%b", "%B", "%h"),
 }
+# a date-time written in UTC itself: labelled in UTC, as it says
+UTC = r"(Z|[+-]00:?00)$"
 
 
 def _finest(format: str | None) -> str:
@@ -126,8 +130,9 @@ def _finest(format: str | None) -> str:
     Polars reads the values as they come)."""
     if format is None:
         return "hour"
+    fields_of = format.replace("%%", "")  # a percent sign, written
     for level, fields in TO_THE.items():
-        if any(f in format for f in fields):
+        if any(f in fields_of for f in fields):
             return level
     return "year"
 
