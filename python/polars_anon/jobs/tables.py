@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from polars_anon import engines
 from polars_anon._core import ConfigError
-from polars_anon.release.write import SUFFIXES
+from polars_anon.release.write import format_of
 from polars_anon.roles.spec import Roles
 
 
@@ -80,17 +80,11 @@ def output_format(path: Path, engine: str = "polars") -> str:
     .csv, .parquet, .arrow/.ipc/.feather for Arrow IPC), refused before any
     work when the suffix names none, or names Arrow IPC off Polars (DuckDB
     and Spark write Parquet or CSV)."""
-    suffix = path.suffix.lower()
-    fmt = SUFFIXES.get(suffix)
-    if fmt is None:
-        raise ConfigError(
-            f"cannot write the output {str(path)!r}: its suffix {suffix or '(none)'!r} "
-            f"names no format; use one of {', '.join(SUFFIXES)}"
-        )
+    fmt = format_of(path, folders=False)
     if fmt == "ipc" and engine != "polars":
         raise ConfigError(
             f"cannot write the output {str(path)!r}: a release on {engine} is written "
-            f"as .parquet or .csv, not {suffix}"
+            f"as .parquet or .csv, not {path.suffix}"
         )
     return fmt
 

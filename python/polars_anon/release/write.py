@@ -24,14 +24,15 @@ SUFFIXES = {
 }
 
 
-def format_of(path: str | os.PathLike[str]) -> str:
-    """The format of the file `path` names, by its suffix."""
+def format_of(path: str | os.PathLike[str], folders: bool = True) -> str:
+    """The format of the file `path` names, by its suffix (where `folders`
+    of parts may be written, the refusal says how to ask for one)."""
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
         raise ConfigError(
-            f"cannot tell the format of {os.fspath(path)!r} from its suffix: "
-            f"use one of {', '.join(SUFFIXES)}, or end the path with a slash for a "
-            "folder of Parquet parts"
+            f"cannot tell the format of {os.fspath(path)!r} from its suffix "
+            f"{suffix or '(none)'!r}: use one of {', '.join(SUFFIXES)}"
+            + (", or end the path with a slash for a folder of Parquet parts" if folders else "")
         )
     return SUFFIXES[suffix]
 
