@@ -191,7 +191,7 @@ def specs(
     *,
     feasible: bool = True,
     populations: Populations | None = None,
-    rows: int | None = None,
+    rows: int,
 ) -> list[CoreCriterion]:
     """The core's form of each criterion, for a table whose sensitive
     attributes have these values (and whose hierarchies count population
@@ -205,7 +205,7 @@ def specs(
         if feasible and not c.whole_release:
             c.feasible(values_of[c.attribute])
         size = getattr(c, "population", None)
-        if rows is not None and isinstance(size, float) and size < rows:
+        if isinstance(size, float) and size < rows:
             raise ConfigError(
                 f"{type(c).__name__}: the population ({size:,.0f} records) must hold the "
                 f"data ({rows:,} records), a sample of it"

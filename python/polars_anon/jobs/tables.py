@@ -122,13 +122,15 @@ class JobPaths(Protocol):
     hierarchies: dict[str, dict[str, Any]]
     criteria: list[dict[str, Any]]
     roles: Roles
+    splits: Path | None
 
 
 def before_work(job: JobPaths) -> str | None:
     """What a job's run checks before any work: the release's format
     (`output_format`), and that neither the release nor its resolved job
     (``<output>.job.toml``) is a file the run reads: its input, a hierarchy,
-    a population table, a key file or a pseudonym table. Then the input's
+    a population table, a key file, a pseudonym table or Mondrian's recorded
+    splits. Then the input's
     checksum, taken before anything is written (None when there is no input:
     its read says so)."""
     output_format(job.output, job.engine)
@@ -145,6 +147,8 @@ def before_work(job: JobPaths) -> str | None:
                 reads[f"the {name.replace('_', ' ')} of identifier {column!r}"] = Path(
                     getattr(t, name)
                 )
+    if job.splits is not None:
+        reads["the recorded splits"] = job.splits
     writes = {"the release": job.output, "the resolved job": Path(f"{job.output}.job.toml")}
     refuse_overwrite(writes, reads)
     return sha256(job.input) if job.input.exists() else None
