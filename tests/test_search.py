@@ -373,7 +373,18 @@ def test_reports_print_any_column_name() -> None:
     assert "  column two\\nlines" in "\n".join(lines)
     r = pa.search(df, ["年齢層", "sex"], None, 2, progress=False)
     page = r._repr_html_()
-    html.parser.HTMLParser().feed(page)
+
+    opened: list[str] = []
+
+    class Tags(html.parser.HTMLParser):
+        def handle_starttag(self, tag: str, attrs: object) -> None:
+            opened.append(tag)
+
+        def handle_endtag(self, tag: str) -> None:
+            assert opened.pop() == tag, page
+
+    Tags().feed(page)
+    assert opened == []  # every element closed, in order
     assert "<pre" in page and "\n" in page.split("<pre")[1].split("</pre>")[0]
 
 
