@@ -26,6 +26,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._core import ConfigError
 from polars_anon.engines.polars import INTEGER, LEADING_ZERO
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
@@ -372,11 +373,25 @@ def read(path: Path, separator: str, encoding: str) -> Any:
     columns are read as Polars reads them (`engines.polars.numbers_checked`):
     numbers, unless one of a column's values has a leading zero or is not a
     number of the type DuckDB inferred from its sample; dates and times as
-    the text they are; a quoted empty field as an empty text, not null."""
+    the text they are; a quoted empty field as an empty text, not null.
+    `encoding` must be UTF-8 (or ASCII), all DuckDB reads."""
+    import codecs
+
     import duckdb
 
     if path.suffix.lower() == ".parquet":
         return duckdb.read_parquet(str(path))
+    try:
+        codec = codecs.lookup(encoding).name
+    except LookupError:
+        raise ConfigError(f"unknown encoding {encoding!r}") from None
+    if codec not in ("utf-8", "utf-8-sig", "ascii"):
+        # DuckDB's read_csv takes UTF-8 only
+        raise ConfigError(
+            f"cannot read {path} as {encoding}: the duckdb engine reads a CSV as UTF-8 only; "
+            f"convert the file to UTF-8 (iconv -f {encoding} -t utf-8), or read it with the "
+            "polars engine"
+        )
 
     def csv(**options: Any) -> Any:
         return duckdb.read_csv(str(path), sep=separator, allow_quoted_nulls=False, **options)

@@ -50,15 +50,6 @@ def read_table(
             f"parts), not {path.suffix}; read it with Polars and pass the DataFrame "
             "(pa.search, pa.generalize) instead"
         )
-    plain = encoding.lower().replace("-", "").replace("_", "")
-    csv = path.is_file() and path.suffix.lower() != ".parquet"
-    if engine == "duckdb" and csv and plain != "utf8":
-        # the installed DuckDB's read_csv takes UTF-8 only
-        raise ConfigError(
-            f"cannot read {path} as {encoding}: the duckdb engine reads a CSV as UTF-8 only; "
-            "convert the file to UTF-8 (iconv -f latin1 -t utf-8), or read it with the "
-            "polars engine"
-        )
     readers = [e for e in engines.ENGINES if e != "counts"]
     if engine not in readers:
         raise ConfigError(
