@@ -188,6 +188,8 @@ def test_fractional_suppression_is_a_share_of_rows() -> None:
     assert pa.check(df, ["z"], 2, max_suppression=0.29).k_anonymous
     assert not pa.check(df, ["z"], 2, max_suppression=0.28).k_anonymous
     assert pa.check(df, ["z"], 2, max_suppression=np.float64(0.29)).k_anonymous
+    # NumPy's float32 as written too (it was refused as no number)
+    assert pa.check(df, ["z"], 2, max_suppression=np.float32(0.29)).max_suppression == 29
     # as the command line and job files write it: 0.35% of 10,000 is 35
     assert max_suppressed(suppression("0.35%"), 10_000) == 35
     assert max_suppressed(suppression("29%"), 100) == 29

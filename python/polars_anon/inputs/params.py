@@ -58,16 +58,20 @@ def check_k(k: Any, rows: int) -> int:
 def max_suppressed(max_suppression: Any, rows: int) -> int:
     """Tuples that may be suppressed: an integer is a count (more than the rows
     means all of them), a float in [0, 1) a fraction of the rows."""
-    if isinstance(max_suppression, bool):
+    if is_bool(max_suppression):
         raise ConfigError("max_suppression must be an int (tuples) or a float in [0, 1)")
-    if isinstance(max_suppression, float):
-        if not 0.0 <= max_suppression < 1.0:
+    if isinstance(max_suppression, numbers.Real) and not isinstance(
+        max_suppression, numbers.Integral
+    ):
+        if not 0.0 <= float(max_suppression) < 1.0:
             raise ConfigError(
                 f"max_suppression as a fraction must be in [0, 1), got {max_suppression}"
             )
-        # in decimal, as the fraction is written: in binary floats 0.29 * 100
-        # is 28.999..., one tuple short
-        return math.floor(Decimal(repr(float(max_suppression))) * rows)
+        # in decimal, as the fraction is written (str: a NumPy float32's
+        # 0.1 too): in binary floats 0.29 * 100 is 28.999..., one tuple short
+        numpy = isinstance(max_suppression, float) or hasattr(max_suppression, "dtype")
+        text = str(max_suppression) if numpy else repr(float(max_suppression))
+        return math.floor(Decimal(text) * rows)
     try:
         count = operator.index(max_suppression)
     except TypeError:
