@@ -258,7 +258,9 @@ class SearchResult(Releases):
 
     @property
     def minimal(self) -> pl.DataFrame:
-        """The k-minimal generalizations: no anonymous generalization below them."""
+        """The k-minimal generalizations: no anonymous generalization below
+        them (of a search stopped by its time limit, none among those found:
+        ``stopped`` says so)."""
         if self._anonymous is not None:
             return self._anonymous.filter(pl.col(self.column("minimal")))
         # only their figures (every anonymous node's can cost seconds), in
