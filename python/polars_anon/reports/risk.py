@@ -70,7 +70,7 @@ class RiskReport:
                 f"{share(self.average_prosecutor_risk)} (classes / records)",
             ),
             (
-                f"records at risk > {self.threshold:g}",
+                f"records at risk > {self.threshold!r}",
                 f"{share(self.records_at_risk)} of records, "
                 f"{share(self.classes_at_risk)} of classes",
             ),
@@ -86,7 +86,7 @@ class RiskReport:
                 ),
                 ("highest journalist risk", share(self.highest_journalist_risk)),
                 (
-                    f"journalist at risk > {self.threshold:g}",
+                    f"journalist at risk > {self.threshold!r}",
                     f"{share(self.journalist_records_at_risk)} of records",
                 ),
             ]

@@ -47,6 +47,7 @@ def fates(
             )
         else:
             n = undeclared.get(c)
-            counted = f": {n} distinct values in {rows} rows" if n is not None else ""
+            plural = "" if n == 1 else "s"
+            counted = f": {n} distinct value{plural} in {rows} rows" if n is not None else ""
             out.append((c, "undeclared", f"passed through (no role{counted})"))
     return pl.DataFrame(out, schema=["column", "role", "released_as"], orient="row")
