@@ -131,7 +131,8 @@ def differential_privacy(
         # (the loss score's change grew with the rows), past the
         # sensitivity the exponential mechanism's epsilon assumes
         raise ConfigError(
-            f"quasi-identifier(s) {unbuilt} have no hierarchy: SafePub's search scores "
+            f"quasi-identifier(s) {unbuilt} have no hierarchy in hierarchies=: SafePub's "
+            "search scores "
             "nodes through each column's hierarchy, which must not come from the data "
             "(one built from its own values moves with each record). Give each a hierarchy "
             "over the column's whole domain (pa.Hierarchy.from_rows([[v, '*'] for v in "

@@ -71,7 +71,10 @@ def output_format(path: Path, engine: str = "polars") -> str:
     .csv, .parquet, .arrow/.ipc/.feather for Arrow IPC), refused before any
     work when the suffix names none, or names Arrow IPC off Polars (DuckDB
     and Spark write Parquet or CSV)."""
-    fmt = format_of(path, folders=False)
+    try:
+        fmt = format_of(path, folders=False)
+    except ConfigError as e:
+        raise ConfigError(f"the output: {e}") from None
     if fmt == "ipc" and engine != "polars":
         raise ConfigError(
             f"cannot write the output {str(path)!r}: a release on {engine} is written "
