@@ -14,18 +14,19 @@ from polars_anon._core import AnonError, ConfigError
 from polars_anon.api.check import check
 from polars_anon.api.risk import risk
 from polars_anon.api.search import search
-from polars_anon.cli.criteria import criteria_of
+from polars_anon.cli.criteria import criteria_given, criteria_of
 from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
     given,
     hierarchies,
     identifiers_arg,
+    noted,
     nulls_of,
     qis_of,
     roles_from,
     sources,
+    valued,
 )
-from polars_anon.criteria import TYPES
 from polars_anon.jobs.criteria import criterion_spec
 from polars_anon.jobs.dp import DPRun
 from polars_anon.jobs.job import Job, JobRun
@@ -127,19 +128,14 @@ BY_JOB = {
 def refuse_set_by_job(args: argparse.Namespace) -> None:
     """The options given beside --config that its job file sets, refused by
     name (their defaults cannot tell them apart: `Given` notes them)."""
-    flags = [f for f in BY_JOB if f in given(args)]
-    flags += [
-        f
-        for f in ("--qi", "--hierarchies", "--hierarchy", "--variant", "--time-limit")
-        if getattr(args, f[2:].replace("-", "_"), None) not in (None, [])
-    ]
+    flags = noted(args, *BY_JOB)
+    flags += valued(args, "--qi", "--hierarchies", "--hierarchy", "--variant", "--time-limit")
     if args.data is not None:  # --sep and --encoding: DATA's
         flags = [f for f in flags if f not in ("--sep", "--encoding")]
     keys = [BY_JOB[f] for f in flags]
-    for kind, c in TYPES.items():
-        if c.option and getattr(args, kind, []):
-            flags.append(c.option[0])
-            keys.append("[model] criteria")
+    criteria = criteria_given(args)
+    flags += criteria
+    keys += ["[model] criteria"] * len(criteria)
     if flags:
         verb = "is" if len(flags) == 1 else "are"
         raise ConfigError(
@@ -172,7 +168,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
             job.output = args.out
         if args.data is not None:
             job.input = args.data
-            new_read = [f for f in ("--sep", "--encoding") if f in given(args)]
+            new_read = noted(args, "--sep", "--encoding")
             # the job's separator and encoding also read its population
             # tables and write a CSV output: DATA's alone cannot change them
             tables = [c["type"] for c in job.criteria if isinstance(c.get("population"), str)]

@@ -119,3 +119,8 @@ def _path_joined(values: list[str], at: int) -> list[str]:
         except OSError:  # a name too long for the file system
             continue
     return values
+
+
+def criteria_given(args: argparse.Namespace) -> list[str]:
+    """The criteria's options given on the command line, each by its name."""
+    return [c.option[0] for kind, c in TYPES.items() if c.option and getattr(args, kind, [])]

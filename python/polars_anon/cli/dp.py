@@ -14,8 +14,8 @@ import argparse
 
 from polars_anon._core import ConfigError
 from polars_anon.api.dp import SEARCH_SHARE, STEPS
-from polars_anon.cli.options import Given, given, levels_arg
-from polars_anon.criteria import TYPES
+from polars_anon.cli.criteria import criteria_given
+from polars_anon.cli.options import Given, levels_arg, noted, valued
 from polars_anon.dp.scores import METRICS
 from polars_anon.dp.search import FINALS
 from polars_anon.jobs.dp import Privacy, validate
@@ -109,20 +109,10 @@ def dp_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _noted(args: argparse.Namespace, *flags: str) -> list[str]:
-    """Those of `flags` (stored by `Given`) given on the command line."""
-    return [f for f in flags if f in given(args)]
-
-
-def _valued(args: argparse.Namespace, *flags: str) -> list[str]:
-    """Those of `flags` (whose default is None or no items) given."""
-    return [f for f in flags if getattr(args, f[2:].replace("-", "_"), None) not in (None, [])]
-
-
 def privacy_of(args: argparse.Namespace) -> Privacy | None:
     """The differential privacy the options ask for (None without
     --epsilon), with the options that do not go with it refused by name."""
-    ours = _noted(args, *FLAGS.values())
+    ours = noted(args, *FLAGS.values())
     if args.epsilon is None:
         if ours:
             verb = "is" if len(ours) == 1 else "are"
@@ -133,25 +123,25 @@ def privacy_of(args: argparse.Namespace) -> Privacy | None:
             "--epsilon does not go with --config: a job file sets differential privacy in its "
             "[privacy] table"
         )
-    criteria = [c.option[0] for kind, c in TYPES.items() if c.option and getattr(args, kind, [])]
-    search = _noted(args, "--algorithm", "--preference")
+    criteria = criteria_given(args)
+    search = noted(args, "--algorithm", "--preference")
     for flags, why in (
-        (_noted(args, "--k"), "k is derived from --epsilon and --delta"),
+        (noted(args, "--k"), "k is derived from --epsilon and --delta"),
         (
-            _noted(args, "--max-suppression"),
+            noted(args, "--max-suppression"),
             "SafePub suppresses every class of fewer than k sampled records",
         ),
         (criteria, "differential privacy takes no other criteria"),
-        (_valued(args, *ROLE_FLAGS), LEFT_OUT),
+        (valued(args, *ROLE_FLAGS), LEFT_OUT),
         (
-            search + _valued(args, "--variant", "--time-limit", "--numeric"),
+            search + valued(args, "--variant", "--time-limit", "--numeric"),
             "SafePub's search is set by " + ", ".join(SEARCH_FLAGS),
         ),
     ):
         if flags:
             verb = "does" if len(flags) == 1 else "do"
             raise ConfigError(f"{', '.join(flags)} {verb} not go with --epsilon: {why}")
-    fixed = _noted(args, *SEARCH_FLAGS) if "--levels" in ours else []
+    fixed = noted(args, *SEARCH_FLAGS) if "--levels" in ours else []
     if fixed:
         verb = "sets" if len(fixed) == 1 else "set"
         raise ConfigError(
@@ -176,7 +166,7 @@ def privacy_of(args: argparse.Namespace) -> Privacy | None:
 
 def refuse_roles(args: argparse.Namespace) -> None:
     """The roles' options, refused with a job file that has ``[privacy]``."""
-    roles = _valued(args, *ROLE_FLAGS)
+    roles = valued(args, *ROLE_FLAGS)
     if roles:
         verb = "does" if len(roles) == 1 else "do"
         raise ConfigError(f"{', '.join(roles)} {verb} not go with a job's [privacy]: {LEFT_OUT}")

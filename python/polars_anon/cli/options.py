@@ -89,6 +89,16 @@ def given(args: argparse.Namespace) -> set[str]:
     return set(getattr(args, "given_options", ()))
 
 
+def noted(args: argparse.Namespace, *flags: str) -> list[str]:
+    """Those of `flags` (stored by `Given`) given on the command line."""
+    return [f for f in flags if f in given(args)]
+
+
+def valued(args: argparse.Namespace, *flags: str) -> list[str]:
+    """Those of `flags` (whose default is None or no items) given."""
+    return [f for f in flags if getattr(args, f[2:].replace("-", "_"), None) not in (None, [])]
+
+
 class Parser(argparse.ArgumentParser):
     """Usage errors as one line and exit code 2, without argparse's usage dump."""
 
