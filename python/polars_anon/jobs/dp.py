@@ -48,6 +48,7 @@ from polars_anon.api.dp import SEARCH_SHARE, STEPS, differential_privacy
 from polars_anon.dp.scores import METRICS
 from polars_anon.dp.search import FINALS
 from polars_anon.inputs.nulls import Nulls
+from polars_anon.jobs import values
 from polars_anon.jobs.tables import output_format, read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps
 from polars_anon.results.dp import DPResult
@@ -125,14 +126,7 @@ def privacy_from_doc(doc: dict[str, Any]) -> Privacy | None:
     quasi-identifiers, a ``[search]`` or ``[columns]`` table."""
     if "privacy" not in doc:
         return None
-    t = doc["privacy"]
-    if not isinstance(t, dict):
-        raise ConfigError("job file: [privacy] must be a table")
-    unknown = sorted(set(t) - set(KEYS))
-    if unknown:
-        raise ConfigError(
-            f"job file: [privacy] has unknown key(s) {unknown}; expected {', '.join(KEYS)}"
-        )
+    t = values.table(doc, "privacy", KEYS)
     for key in ("epsilon", "delta"):
         if key not in t:
             raise ConfigError(f"job file: [privacy] needs {key}")

@@ -21,16 +21,18 @@ KEYS = {
 }
 
 
-def table(doc: dict[str, Any], name: str) -> dict[str, Any]:
+def table(doc: dict[str, Any], name: str, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
     """The job file's table `name` (empty if missing), its unknown keys
-    refused by name (`KEYS`), as unknown tables are."""
+    refused by name (those not in `keys`, by default `KEYS`'), as unknown
+    tables are."""
     t = doc.get(name, {})
     if not isinstance(t, dict):
         raise ConfigError(f"job file: [{name}] must be a table")
-    unknown = sorted(set(t) - set(KEYS.get(name, t)))
+    known = keys if keys is not None else KEYS.get(name, tuple(t))
+    unknown = sorted(set(t) - set(known))
     if unknown:
         raise ConfigError(
-            f"job file: [{name}] has unknown key(s) {unknown}; expected {', '.join(KEYS[name])}"
+            f"job file: [{name}] has unknown key(s) {unknown}; expected {', '.join(known)}"
         )
     return t
 
