@@ -225,7 +225,7 @@ class Job:
             # a key given in code cannot be saved: refused before any work
             roles_to_doc(self.roles, str)
         # the output's format, nothing read written over; the input's checksum
-        digest = before_work(self)
+        digest = before_work(self, write_job)
         if self.privacy is not None:
             return dp.run(self, self.privacy, write_job, digest)
         k = self.k

@@ -119,14 +119,14 @@ class JobPaths(Protocol):
     splits: Path | None
 
 
-def before_work(job: JobPaths) -> str | None:
+def before_work(job: JobPaths, digest: bool = True) -> str | None:
     """What a job's run checks before any work: the release's format
     (`output_format`), and that neither the release nor its resolved job
     (``<output>.job.toml``) is a file the run reads: its input, a hierarchy,
     a population table, a key file, a pseudonym table or Mondrian's recorded
-    splits. Then the input's
-    checksum, taken before anything is written (None when there is no input:
-    its read says so)."""
+    splits. Then, with `digest`, the input's checksum, taken before
+    anything is written (None without, or when there is no input: its read
+    says so)."""
     output_format(job.output, job.engine)
     reads = {"the input": job.input}
     for column, h in job.hierarchies.items():
@@ -145,4 +145,4 @@ def before_work(job: JobPaths) -> str | None:
         reads["the recorded splits"] = job.splits
     writes = {"the release": job.output, "the resolved job": Path(f"{job.output}.job.toml")}
     refuse_overwrite(writes, reads)
-    return sha256(job.input) if job.input.exists() else None
+    return sha256(job.input) if digest and job.input.exists() else None
