@@ -276,15 +276,12 @@ def build_command(args: argparse.Namespace) -> int:
 def adult_command(args: argparse.Namespace) -> int:
     lf, hs = datasets.adult()
     qis = list(datasets.ADULT_QUASI_IDENTIFIERS)
-    fmt = output_format(args.out)  # a suffix that names no format, refused first
+    output_format(args.out)  # a suffix that names no format, refused first
     t0 = time.perf_counter()
     result = search(lf, qis, hs, args.k, args.max_suppression, progress=sys.stderr.isatty())
     levels = result.best(args.preference)
     release = result.apply(levels=levels).collect()
-    if fmt == "ipc":
-        release.write_ipc(args.out)
-    else:
-        write_table(release, args.out, ";")
+    write_table(release, args.out, ";")
     again = check(release, qis, args.k)
     if not again.k_anonymous:
         raise AnonError(f"the release is not {args.k}-anonymous on re-check; nothing to trust")

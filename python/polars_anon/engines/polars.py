@@ -11,6 +11,7 @@ from typing import Literal
 import polars as pl
 
 from polars_anon._core import ConfigError
+from polars_anon.release.write import format_of
 
 
 def group_strings(lazy: pl.LazyFrame, columns: list[str], count: str) -> pl.DataFrame:
@@ -33,10 +34,14 @@ def group_strings(lazy: pl.LazyFrame, columns: list[str], count: str) -> pl.Data
 
 
 def write(release: pl.LazyFrame | pl.DataFrame, path: Path, separator: str) -> int:
-    """The release as Parquet or CSV (by `path`'s suffix); its rows."""
+    """The release in the format `path`'s suffix names (`release.write.SUFFIXES`);
+    its rows."""
+    fmt = format_of(path, folders=False)
     frame = release.collect() if isinstance(release, pl.LazyFrame) else release
-    if path.suffix.lower() == ".parquet":
+    if fmt == "parquet":
         frame.write_parquet(path)
+    elif fmt == "ipc":
+        frame.write_ipc(path)
     else:
         frame.write_csv(path, separator=separator)
     return frame.height
