@@ -13,7 +13,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError
 from polars_anon.dp import engines as on_engine
-from polars_anon.dp.parameters import MAX_EPSILON, MIN_EPSILON, dp_parameters
+from polars_anon.dp.parameters import MAX_EPSILON, MIN_EPSILON, budget_in_range, dp_parameters
 from polars_anon.dp.randomness import Draws, key_of, sample_expr
 from polars_anon.dp.scores import METRICS, NEED_ROWS, Scorer
 from polars_anon.dp.search import FINALS, walk
@@ -113,7 +113,7 @@ def differential_privacy(
                 f"{type(generalization).__name__}"
             )
         eps_search, eps_anon = 0.0, eps
-    if not MIN_EPSILON <= eps_anon <= MAX_EPSILON:
+    if not budget_in_range(eps_anon):
         split = f" after search_share = {share:g}" if generalization is None else ""
         raise ParameterError(
             f"epsilon = {epsilon!r} leaves {eps_anon:.6g} for the anonymization{split}, "
@@ -132,12 +132,11 @@ def differential_privacy(
         # sensitivity the exponential mechanism's epsilon assumes
         raise ConfigError(
             f"quasi-identifier(s) {unbuilt} have no hierarchy in hierarchies=: SafePub's "
-            "search scores "
-            "nodes through each column's hierarchy, which must not come from the data "
-            "(one built from its own values moves with each record). Give each a hierarchy "
-            "over the column's whole domain (pa.Hierarchy.from_rows([[v, '*'] for v in "
-            "domain]), or a pa.hierarchy builder given the domain, not the column), or fix "
-            "the levels with generalization="
+            "search scores nodes through each column's hierarchy, which must not come from "
+            "the data (one built from its own values moves with each record). Give each a "
+            "hierarchy over the column's whole domain (pa.Hierarchy.from_rows([[v, '*'] for "
+            "v in domain]), or a pa.hierarchy builder given the domain, not the column), or "
+            "fix the levels with generalization="
         )
     if where == "polars":
         lf = as_lazy(data)

@@ -94,6 +94,12 @@ def delta_of(k: int, epsilon: float) -> float:
         n += 1
 
 
+def budget_in_range(epsilon: float) -> bool:
+    """Whether an anonymization budget is one k and beta are computed for
+    (ARX's range)."""
+    return math.isfinite(epsilon) and MIN_EPSILON <= epsilon <= MAX_EPSILON
+
+
 def dp_parameters(epsilon: float, delta: float) -> tuple[int, float]:
     """(k, beta) for the anonymization budget ``epsilon`` and ``delta``, as
     ARX computes them (see the module): a release that samples each record
@@ -105,7 +111,7 @@ def dp_parameters(epsilon: float, delta: float) -> tuple[int, float]:
     (62, 0.6321205588285574)
     """
     epsilon, delta = as_real("epsilon", epsilon), as_real("delta", delta)
-    if not (math.isfinite(epsilon) and MIN_EPSILON <= epsilon <= MAX_EPSILON):
+    if not budget_in_range(epsilon):
         raise ParameterError(
             f"epsilon (the anonymization budget) must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}], "
             f"got {epsilon!r}"
