@@ -69,8 +69,10 @@ def max_suppressed(max_suppression: Any, rows: int) -> int:
             )
         # in decimal, as the fraction is written (str: a NumPy float32's
         # 0.1 too): in binary floats 0.29 * 100 is 28.999..., one tuple short
-        numpy = isinstance(max_suppression, float) or hasattr(max_suppression, "dtype")
-        text = str(max_suppression) if numpy else repr(float(max_suppression))
+        # a float's or a NumPy scalar's text is the shortest that reads back
+        # as it; another real's (a Fraction) is its float's
+        written = isinstance(max_suppression, float) or hasattr(max_suppression, "dtype")
+        text = str(max_suppression) if written else repr(float(max_suppression))
         return math.floor(Decimal(text) * rows)
     try:
         count = operator.index(max_suppression)

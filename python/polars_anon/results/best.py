@@ -104,12 +104,14 @@ def chosen(
             + (" with weights" if weights else "")
             + (" within bounds" if bounds else "")
         )
+        # the walk that answers `asked`, when one does
+        walks = [f"metric={m!r}" for m, c in OF_METRIC.items() if c == asked and not weights]
         raise ConfigError(
             f"this {algorithm} search (metric={metric!r}) answers {own!r} alone: it holds the "
             f"nodes its walk valued, not every anonymous node, so {what} would be the best of "
-            f"those only. Search with the metric of the criterion (metric="
-            f"{next((m for m, c in OF_METRIC.items() if c == asked), 'height')!r}), or "
-            "with algorithm='incognito' for any criterion, weights and bounds"
+            "those only. Search "
+            + (f"with {walks[0]}, or " if walks and not bounds else "")
+            + "with algorithm='incognito' for any criterion, weights and bounds"
         )
     return asked
 
