@@ -47,23 +47,23 @@ def aligned(title: str, rows: list[tuple[str, Any]]) -> str:
     """`title`, then one label and value a row, the values aligned and wrapped
     under themselves; a value of several lines (a table) starts on its own,
     as does the value of a label wider than `LABEL`."""
-    labels = [shown(k) for k, _ in rows]
-    width = max([cells(k) for k in labels if cells(k) <= LABEL] or [0])
+    labels = [(k, cells(k)) for k in (shown(k) for k, _ in rows)]
+    width = max([n for _, n in labels if n <= LABEL] or [0])
     lines = [title]
-    for k, (_, v) in zip(labels, rows, strict=True):
+    for (k, n), (_, v) in zip(labels, rows, strict=True):
         text = str(v)
         if "\n" in text:
             lines.append(f"  {k}")
             lines += ["    " + line for line in text.splitlines()]
             continue
         indent = width + 4
-        if cells(k) > width:
+        if n > width:
             lines.append(f"  {k}")
-            k, indent = "", 6
+            k, n, indent = "", 0, 6
         wrapped = textwrap.wrap(
             text, WIDTH - indent, break_long_words=False, break_on_hyphens=False
         ) or [""]
-        lines.append("  " + k + " " * (indent - 2 - cells(k)) + wrapped[0])
+        lines.append("  " + k + " " * (indent - 2 - n) + wrapped[0])
         lines += [" " * indent + more for more in wrapped[1:]]
     return "\n".join(lines)
 
