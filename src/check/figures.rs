@@ -109,11 +109,20 @@ pub fn kl_divergence(
         .iter()
         .map(|&a| base.codes(a))
         .collect::<Result<_>>()?;
-    let mut tuples: HashMap<Vec<u32>, u64> = HashMap::with_capacity(base_counts.len());
+    // in F0's order, not a hash map's: the sum's order is then the same in
+    // every run, and the same for two nodes whose classes differ only in
+    // their labels, so ties stay ties
+    let mut index: HashMap<Vec<u32>, usize> = HashMap::with_capacity(base_counts.len());
+    let mut tuples: Vec<(Vec<u32>, u64)> = Vec::with_capacity(base_counts.len());
     for (r, &c) in base_counts.iter().enumerate() {
-        *tuples
-            .entry(leaves.iter().map(|col| col[r]).collect())
-            .or_insert(0) += c;
+        let tuple: Vec<u32> = leaves.iter().map(|col| col[r]).collect();
+        match index.get(&tuple) {
+            Some(&i) => tuples[i].1 += c,
+            None => {
+                index.insert(tuple.clone(), tuples.len());
+                tuples.push((tuple, c));
+            }
+        }
     }
     let maps: Vec<&[u32]> = (fs.attrs.iter().zip(&fs.levels))
         .map(|(&a, &l)| problem.hierarchies[a].leaf_map(l))
@@ -125,7 +134,8 @@ pub fn kl_divergence(
         .map(|&a| problem.hierarchies[a].domain_size(0) as f64)
         .product();
     let mut kl = 0.0;
-    for (tuple, &c) in &tuples {
+    for (tuple, c) in &tuples {
+        let c = *c;
         let key: Vec<u32> = tuple
             .iter()
             .zip(&maps)
