@@ -116,8 +116,9 @@ impl FreqSet {
         match &self.data {
             SetData::Frame(df) => Ok(df.clone()),
             SetData::Packed { counts, .. } => {
-                let mut columns = Vec::with_capacity(self.attrs.len() + 1);
-                for &a in &self.attrs {
+                // the carried (sensitive) columns too: a rollup keys on them
+                let mut columns = Vec::with_capacity(self.attrs.len() + self.carry.len() + 1);
+                for &a in self.attrs.iter().chain(&self.carry) {
                     columns.push(
                         UInt32Chunked::from_vec(code_col(a).into(), self.codes(a)?).into_column(),
                     );
