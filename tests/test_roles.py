@@ -174,6 +174,18 @@ def test_key_sources_and_their_secrecy(
     assert back.apply().collect().get_column("ssn").to_list() == want
     plan = r.apply().explain()
     assert KEY not in plan and KEY not in repr(r.roles)
+    # the released plan itself, pickled or serialized by Polars, keeps where
+    # the key is read and never the key; a key given in code refuses
+    released = r.apply()
+    for blob in (pickle.dumps(released), released.serialize()):
+        assert KEY.encode() not in blob
+    assert pickle.loads(pickle.dumps(released)).collect().get_column("ssn").to_list() == want
+    in_code = pa.generalize(
+        small, {}, {}, quasi_identifiers=["sex"], identifiers={"ssn": literal}, insensitive=["name"]
+    )
+    with pytest.raises(Exception, match="key given in code is not pickled") as e:
+        pickle.dumps(in_code)
+    assert KEY not in str(e.value)
     with pytest.raises(pa.ConfigError, match="at least 16 bytes"):
         pa.Pseudonym(key="short")
     monkeypatch.setenv("PA_SHORT", "short")

@@ -111,5 +111,5 @@ def _ops(data: Any, engine: str, roles: Roles) -> list[tuple[str, Op]]:
         elif c in mapped:
             ops.append((c, Mapped(mapped[c])))
         else:
-            ops.append((c, Keyed(t.key(), t.length)))
+            ops.append((c, Keyed(t.key(), t.length, t)))
     return ops
