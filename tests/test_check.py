@@ -54,6 +54,21 @@ def test_survey_suppresses_the_italic_tuples() -> None:
         pa.generalize(lf, hs, {"Race": 0, "ZIP": 0}, k=2, max_suppression=2).collect()
 
 
+def test_the_report_says_which_groups_are_kept() -> None:
+    # ten records of one zip kept, four singletons suppressed: the report's
+    # groups and smallest group count the singletons, and say what is kept
+    df = pl.DataFrame({"zip": ["11111"] * 10 + ["22221", "22222", "22223", "22224"]})
+    r = pa.check(df, ["zip"], k=5, max_suppression=4)
+    assert r.k_anonymous and (r.groups, r.min_group_size, r.suppressed) == (5, 1, 4)
+    assert r.released_sizes.to_list() == [10]
+    rows = dict(r._rows())
+    assert rows["groups"] == "5 (1 kept, 4 suppressed)"
+    assert rows["smallest group"] == "1 (smallest kept: 10)"
+    # nothing suppressed: the plain figures
+    whole = dict(pa.check(df, ["zip"], k=1)._rows())
+    assert (whole["groups"], whole["smallest group"]) == (5, 1)
+
+
 @pytest.mark.parametrize(
     "node",
     [(0, 0, 0, 0, 0), (1, 2, 1, 1, 0), (0, 4, 0, 2, 3), (1, 3, 1, 0, 1), (1, 1, 0, 2, 2)],

@@ -24,6 +24,8 @@ class CheckReport:
     quasi_identifiers: list[str]
     levels: dict[str, int]
     rows: int
+    # the groups at these levels and the smallest, suppressed ones included
+    # (those kept: `released_sizes`)
     groups: int
     min_group_size: int
     suppressed: int
@@ -103,8 +105,7 @@ class CheckReport:
             *([("criteria", "; ".join(self.criteria))] if self.criteria else []),
             ("levels", levels_text(self.levels)),
             ("rows", self.rows),
-            ("groups", self.groups),
-            ("smallest group", self.min_group_size),
+            *self._group_rows(),
             (
                 "suppressed (in groups < k"
                 + (" or failing the criteria)" if self.criteria else ")"),
@@ -122,6 +123,25 @@ class CheckReport:
             ("distortion ratio", round(self.distortion, 4)),
             ("loss (ARX)", round(self.loss, 4)),
             *column_rows(self.columns),
+        ]
+
+    def _group_rows(self) -> list[tuple[str, Any]]:
+        # `groups` and `min_group_size` count the suppressed groups too: beside
+        # them, what is kept, so that "smallest group 1" of a passing table
+        # says where that group goes
+        kept = self.released_sizes
+        if self.suppressed == 0 or kept.len() == self.groups:
+            return [("groups", self.groups), ("smallest group", self.min_group_size)]
+        gone = self.groups - kept.len()
+        smallest = min(kept.to_list(), default=None)
+        return [
+            ("groups", f"{self.groups} ({kept.len()} kept, {gone} suppressed)"),
+            (
+                "smallest group",
+                self.min_group_size
+                if smallest is None
+                else f"{self.min_group_size} (smallest kept: {smallest})",
+            ),
         ]
 
     def __str__(self) -> str:
