@@ -368,7 +368,7 @@ def test_nulls_as_a_value_on_the_command_line_and_in_jobs(
     assert "nulls" in capsys.readouterr().err
 
 
-def test_other_encodings_and_separators(tmp_path: Path) -> None:
+def test_other_encodings_and_separators(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "latin.csv"
     path.write_bytes("city|n\nMünchen|1\nMünchen|2\nKöln|3\nKöln|4\n".encode("latin-1"))
     assert (
@@ -377,7 +377,11 @@ def test_other_encodings_and_separators(tmp_path: Path) -> None:
         )
         == 0
     )
+    capsys.readouterr()
     assert main(["check", str(path), "--qi", "city", "--k", "2", "--sep", "|"]) == 2
+    # read as UTF-8, the file and the way out are named
+    err = capsys.readouterr().err
+    assert "latin.csv" in err and "--encoding" in err
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ levels, re-checked, to another input; bad job files are refused by name."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import polars as pl
@@ -150,6 +151,22 @@ def test_bad_job_files_are_refused_by_name(files: Path, edit, match: str) -> Non
     path = files / "job.toml"
     path.write_text(edit(path.read_text()))
     with pytest.raises(pa.ConfigError, match=match):
+        pa.Job.from_toml(path).run()
+
+
+def test_a_hierarchy_json_that_is_a_spec_or_broken_is_named(files: Path) -> None:
+    # a builder's spec (as `hierarchy build --out FILE.json` writes) is not a
+    # hierarchy: the refusal gives the job's keys to write instead
+    spec = {"builder": "interval", "widths": [5, 10, 20], "bottom": 20, "top": 80}
+    (files / "h" / "age.json").write_text(json.dumps(spec))
+    path = files / "job.toml"
+    text = path.read_text()
+    age = 'builder = "interval"\nwidths = [5, 10, 20]\nbottom = 20\ntop = 80'
+    path.write_text(text.replace(age, 'path = "h/age.json"'))
+    with pytest.raises(pa.ConfigError, match=r"\[hierarchies.age\].*widths = \[5, 10, 20\]"):
+        pa.Job.from_toml(path).run()
+    (files / "h" / "age.json").write_text("{}")
+    with pytest.raises(pa.HierarchyError, match=r"hierarchy of 'age' in .*age\.json"):
         pa.Job.from_toml(path).run()
 
 

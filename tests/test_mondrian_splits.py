@@ -333,3 +333,8 @@ def test_a_refusal_names_the_criterion_broken() -> None:
     with pytest.raises(pa.MissingValueError) as e:
         pa.mondrian(nulls, ["a"], 2)
     assert "nulls='value'" not in str(e.value)
+    # nor for an empty string, which a search would take as a null
+    empty = pl.DataFrame({"a": ["x", "", "y", "x"] * 5})
+    with pytest.raises(pa.HierarchyError, match="empty string") as h:
+        pa.mondrian(empty, ["a"], 2)
+    assert "nulls='value'" not in str(h.value)

@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon import engines
-from polars_anon._core import ConfigError, MissingValueError
+from polars_anon._core import ConfigError, HierarchyError, MissingValueError
 from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
 from polars_anon.inputs.frames import as_frame
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
@@ -129,6 +129,10 @@ def mondrian(
     except MissingValueError as e:
         # Mondrian takes no nulls="value" (a null has no place in a range)
         raise MissingValueError(str(e).replace(", or pass nulls='value'", "")) from None
+    except HierarchyError as e:
+        # nor, so, the way out of an empty string that a search has
+        message = str(e).replace(", or make them nulls and search with nulls='value'", "")
+        raise HierarchyError(message) from None
     k = check_k(k, prep.rows)
     kinds = {q: "numeric" if q in numbers else "hierarchy" if q in hs else "set" for q in qis}
     model = specs(criteria, prep.sensitive_values, rows=prep.rows)

@@ -174,6 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the data could not be read or written as asked (Polars, the file
         # system, DuckDB or Spark): its first line, not a traceback
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        if "utf-8" in first.lower() and isinstance(data, Path):
+            # Polars reads CSV as UTF-8 unless told: say which file, and how
+            first += f" in {str(data)!r}: give its encoding with --encoding (latin-1, cp1252, ...)"
         return _fail(f"{type(e).__name__}: {first}")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon import engines
-from polars_anon._core import ConfigError, Hierarchy
+from polars_anon._core import ConfigError, Hierarchy, HierarchyError
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.hierarchies import read_hierarchies
@@ -101,13 +101,30 @@ def resolve_hierarchies(
                 raise ConfigError(f"hierarchy of '{col}': cannot read {path}: {what}")
             unchanged(col, path, h.get("sha256"))
             if path.suffix.lower() == ".json":
-                out[col] = Hierarchy.from_json(path.read_text(encoding="utf8"))
+                out[col] = _json_file(col, path)
             else:
                 out[col] = Hierarchy.from_csv(path, h.get("separator", ";"))
         else:
             values = distinct_values(data, col, f"hierarchy of '{col}'", nulls)
             out[col] = from_dict(h).build(values)
     return out
+
+
+def _json_file(column: str, path: Path) -> Hierarchy:
+    """A job's hierarchy JSON file: a hierarchy, not a builder's spec (which
+    the job holds inline, as `hierarchy_source` writes it)."""
+    text = path.read_text(encoding="utf8")
+    if (spec := hierarchy_source(column, path)).get("builder") is not None:
+        inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in spec.items() if v is not None)
+        raise ConfigError(
+            f"job file: [hierarchies.{column}] path {str(path)!r} is a builder's spec, not a "
+            f"hierarchy: write its keys under [hierarchies.{column}] in the job ({inline}), "
+            "or write the hierarchy itself to a CSV file (hierarchy build ... --out FILE.csv)"
+        )
+    try:
+        return Hierarchy.from_json(text)
+    except HierarchyError as e:
+        raise HierarchyError(f"hierarchy of '{column}' in {str(path)!r}: {e}") from None
 
 
 def unchanged(column: str, path: Path, recorded: str | None) -> None:
