@@ -215,6 +215,12 @@ def test_pseudonym_table_written_reused_and_extended(tmp_path: Path) -> None:
     assert grown.get_column("pseudonym").n_unique() == 60
     looked = dict(grown.iter_rows())
     assert out2.get_column("ssn").to_list() == [looked[v] for v in second.get_column("ssn")]
+    # the second release's plan, pickled or serialized, holds none of the
+    # pseudonyms of values it lacks (s0..s19: the first release's alone)
+    plan = pa.generalize(second, {}, {}, quasi_identifiers=["sex"], identifiers=ids)
+    for blob in (pickle.dumps(plan), plan.serialize()):
+        assert looked["s5"].encode() not in blob
+        assert looked["s25"].encode() in blob
     # two columns sharing a table share its pseudonyms (CSV this time)
     shared = tmp_path / "calls.csv"
     calls = pl.DataFrame(

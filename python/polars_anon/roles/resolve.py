@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -19,6 +19,9 @@ from polars_anon.release.quiet import quiet_panics
 from polars_anon.roles import table, undeclared
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles
+
+# Arrow's plain strings (not views): a copy holds only its rows' bytes
+OLDEST = pl.CompatLevel.oldest()
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,13 @@ def _ops(data: Any, engine: str, roles: Roles) -> list[tuple[str, Op]]:
     for path, cols in tables.items():
         length = max(p.length for c in cols if isinstance(p := roles.identifiers[c], Pseudonym))
         values = pl.concat([distinct(c) for c in cols])
+        # the plan holds this release's values only: the table's others
+        # (earlier releases') would travel with a pickled or serialized plan,
+        # also as bytes of string buffers a filter still points into (an
+        # Arrow copy of plain strings keeps the bytes its rows hold)
         mapping = table.extended(path, values, length)
+        mine = mapping.filter(pl.col("value").is_in(values.cast(pl.String).implode()))
+        mapping = cast(pl.DataFrame, pl.from_arrow(mine.to_arrow(compat_level=OLDEST)))
         mapped.update(dict.fromkeys(cols, mapping))
     ops: list[tuple[str, Op]] = []
     for c, t in roles.identifiers.items():
