@@ -206,8 +206,8 @@ def test_best_by_each_objective_is_its_least(
 def test_nodes_alike_but_for_their_labels_tie_on_every_objective() -> None:
     # b's level 1 renames its leaves one for one: (1, 0) and (1, 1) hold the
     # same classes of the same areas, so each objective values them alike and
-    # the tie goes to the lower node, in every call (the core once summed
-    # KL divergence in a hash map's order: the two differed in the last bits)
+    # the tie goes to the lower node, in every call (a smoke test: the core's
+    # own test asserts the values equal to the bit)
     rng = random.Random(1114)
     df = pl.DataFrame(
         {

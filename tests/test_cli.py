@@ -382,6 +382,15 @@ def test_other_encodings_and_separators(tmp_path: Path, capsys: pytest.CaptureFi
     # read as UTF-8, the file and the way out are named
     err = capsys.readouterr().err
     assert "latin.csv" in err and "--encoding" in err
+    # a job's input: no DATA to name, the job's key is named
+    job = tmp_path / "job.toml"
+    job.write_text(
+        '[input]\npath = "latin.csv"\nseparator = "|"\n[model]\nquasi_identifiers = ["city"]\n'
+        'k = 2\n[columns]\ninsensitive = ["n"]\n[output]\npath = "out.csv"\n'
+    )
+    assert main(["anonymize", "--config", str(job)]) == 2
+    err = capsys.readouterr().err
+    assert "utf-8" in err and "under [input]" in err and not (tmp_path / "out.csv").exists()
 
 
 @pytest.mark.parametrize(

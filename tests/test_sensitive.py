@@ -224,6 +224,9 @@ def test_every_search_equals_brute_force_with_criteria(
         assert nodes(r.anonymous, qis) == expect, (algorithm, variant)
     best = pa.search(df, qis, hs, 3, sup, criteria=[c]).best("min_discernibility")
     assert pa.check(df, qis, 3, hs, best, sup, criteria=[c]).k_anonymous
+    # Polars' engine for the rollups: the same nodes
+    on_polars = pa.search(df, qis, hs, 3, sup, criteria=[c], engine="polars", progress=False)
+    assert nodes(on_polars.anonymous, qis) == expect
 
 
 def test_non_monotone_criteria_with_suppression_need_an_exhaustive_search(

@@ -31,8 +31,8 @@ fn patients_statements_of_the_paper() {
 
 /// Two nodes whose classes differ only in their labels (b's level 1 renames
 /// its leaves one for one) have the same figures to the last bit, in every
-/// evaluation: a sum in a hash map's order made them differ in the last
-/// bits from run to run, which decided ties by noise.
+/// evaluation: a sum's order must not depend on labels or on a hash map's
+/// state, or ties are decided by noise.
 #[test]
 fn figures_of_nodes_alike_but_for_labels_are_equal_to_the_bit() {
     use crate::check::{Checker, Figures};

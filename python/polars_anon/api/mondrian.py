@@ -130,7 +130,7 @@ def mondrian(
         # Mondrian takes no nulls="value" (a null has no place in a range)
         raise MissingValueError(str(e).replace(", or pass nulls='value'", "")) from None
     except HierarchyError as e:
-        # nor, so, the way out of an empty string that a search has
+        # Mondrian takes no nulls="value": drop that way out of the message
         message = str(e).replace(", or make them nulls and search with nulls='value'", "")
         raise HierarchyError(message) from None
     k = check_k(k, prep.rows)

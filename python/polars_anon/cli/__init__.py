@@ -20,10 +20,12 @@ identify records on its own is refused, by name.
 from __future__ import annotations
 
 import argparse
+import codecs
 import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from polars_anon import hierarchy
 from polars_anon._core import AnonError
@@ -174,10 +176,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the data could not be read or written as asked (Polars, the file
         # system, DuckDB or Spark): its first line, not a traceback
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        if "utf-8" in first.lower() and isinstance(data, Path):
-            # Polars reads CSV as UTF-8 unless told: say which file, and how
-            first += f" in {str(data)!r}: give its encoding with --encoding (latin-1, cp1252, ...)"
+        if "utf-8" in first.lower():
+            first += _not_utf8(data)
         return _fail(f"{type(e).__name__}: {first}")
+
+
+def _not_utf8(data: Any) -> str:
+    """Which file a UTF-8 error of the run came from, and the way out: DATA
+    when it is not UTF-8 (read in pieces, to the first bad byte), else
+    any file read with DATA's encoding (a job's input, a population table)."""
+    if isinstance(data, Path) and data.is_file():
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            with data.open("rb") as f:
+                while piece := f.read(1 << 20):
+                    decoder.decode(piece)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return f" in {str(data)!r}: give its encoding with --encoding (latin-1, cp1252, ...)"
+        except OSError:
+            pass
+    return (
+        ": a table read is not UTF-8: give its encoding with --encoding, or as encoding "
+        "under [input] in a job file"
+    )
 
 
 def _fail(message: str) -> int:

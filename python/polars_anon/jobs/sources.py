@@ -15,6 +15,7 @@ from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.hierarchies import read_hierarchies
 from polars_anon.inputs.nulls import Nulls
+from polars_anon.jobs import toml
 from polars_anon.jobs.tables import sha256
 
 
@@ -23,14 +24,27 @@ def hierarchy_source(column: str, file: str | Path, separator: str = ";") -> dic
     (JSON with a ``builder`` key), else the file (ARX CSV or hierarchy JSON)."""
     path = Path(file)
     if path.suffix.lower() == ".json" and path.is_file():
-        text = path.read_text(encoding="utf8")
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"hierarchy of '{column}': {path} is not JSON: {e}") from None
+        _, doc = _json_doc(column, path)
         if isinstance(doc, dict) and "builder" in doc:
-            return from_dict(doc).to_dict()
+            try:
+                return from_dict(doc).to_dict()
+            except ConfigError as e:
+                raise ConfigError(f"hierarchy of '{column}' in {str(path)!r}: {e}") from None
     return {"path": str(path), "separator": separator}
+
+
+def _json_doc(column: str, path: Path) -> tuple[str, Any]:
+    """A hierarchy file's text and JSON document, its column and path named
+    if it is not UTF-8 JSON."""
+    try:
+        text = path.read_bytes().decode("utf8")
+        return text, json.loads(text)
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"hierarchy of '{column}': {str(path)!r} is not UTF-8 (JSON files are)"
+        ) from None
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"hierarchy of '{column}': {str(path)!r} is not JSON: {e}") from None
 
 
 def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, Any]]:
@@ -113,13 +127,14 @@ def resolve_hierarchies(
 def _json_file(column: str, path: Path) -> Hierarchy:
     """A job's hierarchy JSON file: a hierarchy, not a builder's spec (which
     the job holds inline, as `hierarchy_source` writes it)."""
-    text = path.read_text(encoding="utf8")
-    if (spec := hierarchy_source(column, path)).get("builder") is not None:
-        inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in spec.items() if v is not None)
+    text, doc = _json_doc(column, path)
+    if isinstance(doc, dict) and "builder" in doc:
+        spec = hierarchy_source(column, path)
         raise ConfigError(
             f"job file: [hierarchies.{column}] path {str(path)!r} is a builder's spec, not a "
-            f"hierarchy: write its keys under [hierarchies.{column}] in the job ({inline}), "
-            "or write the hierarchy itself to a CSV file (hierarchy build ... --out FILE.csv)"
+            "hierarchy: write the hierarchy itself to a CSV file (hierarchy build ... --out "
+            "FILE.csv), or the spec into the job in place of the path:\n"
+            + toml.dumps({"hierarchies": {column: spec}})
         )
     try:
         return Hierarchy.from_json(text)

@@ -34,7 +34,10 @@ class Keyed:
         # (or Polars' serialization of the plan) keeps where the key is read,
         # never the key; a key given in code refuses (Pseudonym.__reduce__)
         if self.source is None:
-            raise ConfigError("a keyed pseudonym's key is not pickled")
+            raise ConfigError(
+                "a keyed pseudonym is pickled as where its key is read: give the key as "
+                "Pseudonym(key_env=...) or Pseudonym(key_file=...)"
+            )
         return (_keyed, (self.source, self.length))
 
 
