@@ -96,7 +96,30 @@ def test_apply_refuses_unless_the_levels_pass(
     assert "k reached" in repr(r)
     again = pickle.loads(pickle.dumps(r))
     assert again.mu_argus.levels == r.mu_argus.levels
-    assert again.best("min_loss") == r.best("min_loss")
+    assert again.rejected == r.rejected
+    if report.k_anonymous:
+        assert again.best("min_loss") == r.best("min_loss")
+
+
+def test_a_node_that_fails_tuple_suppression_is_not_listed_anonymous(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    qis = ["sex", "age", "race", "education"]
+    r = pa.mu_argus(df, qis, hs, k=5)
+    node = [r.mu_argus.levels[q] for q in qis]
+    report = pa.check(df, qis, 5, hs, r.mu_argus.levels)
+    assert r.mu_argus.k_reached < 5 and not report.k_anonymous
+    # listed as tested and rejected, not as an anonymous (or minimal) node
+    assert r.anonymous.is_empty() and r.rejected == [node]
+    with pytest.raises(pa.NotAnonymousError, match=r"mu_argus\.masked"):
+        r.best()
+    shown = str(r.release_report(df, levels=r.mu_argus.levels))
+    assert f"{report.suppressed}, more than the 0 allowed: apply refuses" in shown
+    # at k = 10 its levels pass: the one node, anonymous and minimal
+    ten = pa.mu_argus(df, qis, hs, k=10)
+    assert pa.check(df, qis, 10, hs, ten.mu_argus.levels).k_anonymous
+    assert ten.best() == ten.mu_argus.levels and ten.minimal.height == 1
 
 
 def test_a_policy_decides_and_groups_are_checked() -> None:

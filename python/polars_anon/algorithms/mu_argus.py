@@ -235,7 +235,12 @@ def run(
         rounds=rounds,
         masked=masked.drop("__row"),
     )
-    return own, cast(SearchOutcome, _Outcome([node], [node], stats))
+    # an anonymous node of the search's kind only if tuple suppression
+    # (what `apply` releases) passes at its levels
+    model = prep.model(None, feasible=False)
+    if prep.problem.evaluate(node, k, "auto", model).suppressed <= max_suppression:
+        return own, cast(SearchOutcome, _Outcome([node], [node], stats))
+    return own, cast(SearchOutcome, _Outcome([], [], stats, rejected=[node]))
 
 
 def _default_policy(

@@ -345,7 +345,8 @@ def mu_argus(
     (default: generalize while the records in outlier combinations exceed
     ``max_suppression``). ``result.mu_argus.k_reached`` is the k its output
     reaches; ``result.apply()`` releases its levels with tuple suppression
-    only if that passes the check.
+    only if that passes the check (then its node is in ``anonymous``; else it
+    is in ``rejected`` and ``best`` refuses, naming ``mu_argus.masked``).
 
     >>> from polars_anon import datasets
     >>> lf, hs = datasets.adult()

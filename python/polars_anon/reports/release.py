@@ -28,6 +28,8 @@ class ReleaseReport:
     # the groups suppressed: each quasi-identifier's label, ``tuples`` and the
     # ``reason`` (`release.suppressed`)
     suppressed_groups: pl.DataFrame = field(default_factory=pl.DataFrame, repr=False)
+    # the tuples the release may suppress: past them `apply` refuses
+    max_suppression: int | None = None
 
     @property
     def refused(self) -> list[str]:
@@ -40,7 +42,7 @@ class ReleaseReport:
             ("k", self.k),
             ("levels", levels_text(self.levels)),
             ("rows", self.rows),
-            ("suppressed", self.suppressed),
+            ("suppressed", self._suppressed()),
             *(
                 [("suppressed by", reasons_text(self.suppressed_groups))]
                 if informative(self.suppressed_groups)
@@ -48,6 +50,14 @@ class ReleaseReport:
             ),
             *column_rows(self.columns, most=1000),
         ]
+
+    def _suppressed(self) -> Any:
+        allowed = getattr(self, "max_suppression", None)  # None in older pickles
+        if allowed is None:
+            return self.suppressed
+        if self.suppressed > allowed:
+            return f"{self.suppressed}, more than the {allowed} allowed: apply refuses this release"
+        return f"{self.suppressed} (allowed {allowed})"
 
     def __str__(self) -> str:
         return aligned("ReleaseReport", self._rows())

@@ -13,6 +13,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criterion, against_population
+from polars_anon.inputs.params import max_suppressed
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
@@ -110,6 +111,7 @@ class Releases:
             suppressed=suppressed,
             columns=columns_released(prep, lv, suppressed, roles, resolved),
             suppressed_groups=why,
+            max_suppression=max_suppressed(self.suppression, prep.rows),
         )
 
     def quality(
