@@ -352,3 +352,10 @@ def test_local_recoding_checks_its_columns_as_every_entry_point_does() -> None:
         pa.check(df, ["sex", "sex"], k=2, hierarchies=hs)
     with pytest.raises(pa.ConfigError, match=r"named twice: \['sex'\]"):
         pa.search(df, ["sex", "sex"], hierarchies=hs, k=2)
+    # nulls: named, with the way out (local recoding takes no nulls="value")
+    holes = df.with_columns(
+        pl.when(pl.int_range(pl.len()) < 3).then(None).otherwise("sex").alias("sex")
+    )
+    with pytest.raises(pa.MissingValueError, match=r"'sex': 3 null value.*fill or drop") as e:
+        pa.local_recoding(holes, ["sex", "race"], hs, 2)
+    assert "nulls='value'" not in str(e.value)

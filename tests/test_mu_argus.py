@@ -61,8 +61,9 @@ def test_tested_combinations_and_attributes_occur_k_times(
     k = 5
     r = pa.mu_argus(df, QIS, hs, k=k, max_suppression=sup)
     m = r.mu_argus
-    count = next(c for c in m.masked.columns if c not in QIS)
+    count = "count"
     masked = m.masked
+    assert masked.columns == [*QIS, count]
     for q in QIS:
         sizes = masked.drop_nulls(q).group_by(q).agg(pl.col(count).sum()).get_column(count)
         assert sizes.min() >= k, q  # type: ignore[operator]

@@ -49,3 +49,29 @@ def test_every_core_criterion_has_one_registered_python_class() -> None:
     assert all(len(v) == 1 for v in used.values()), used
     public = {n for n in pa.__all__ if isinstance(getattr(pa, n, None), type)}
     assert {cls.__name__ for cls in TYPES.values()} <= public
+
+
+def test_every_public_name_is_listed_before_its_first_use() -> None:
+    # in a fresh process, so that no name was imported on use yet: a
+    # notebook completes what dir() lists
+    import subprocess
+    import sys
+
+    code = "import polars_anon as pa; print(sorted(set(pa.__all__) - set(dir(pa))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_progress_bar_needs_no_widgets(monkeypatch: pytest.MonkeyPatch) -> None:
+    # without ipywidgets, tqdm's text bar (tqdm.auto warns in a notebook)
+    import importlib.util
+
+    import tqdm.std
+
+    from polars_anon.api.progress import _tqdm
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda n, *a: None if n == "ipywidgets" else found(n, *a)
+    )
+    assert _tqdm() is tqdm.std.tqdm

@@ -114,6 +114,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'polars_anon' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    # the names imported on first use too: what a notebook completes
+    return sorted(set(globals()) | set(__all__))
+
+
 __all__ = [
     "CRITERIA",
     "AnonError",

@@ -31,6 +31,7 @@ from typing import Any, cast
 import polars as pl
 
 from polars_anon._core import ConfigError, SearchOutcome, SearchStats
+from polars_anon.inputs.frames import fresh_name
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.exprs import generalization_exprs
 
@@ -65,7 +66,8 @@ class MuArgus:
     records_with_a_suppressed_cell: int
     rounds: int
     masked: pl.DataFrame = field(repr=False)
-    """The generalized F0 with suppressed cells as null and ``count``."""
+    """The generalized F0 with suppressed cells as null and ``count`` (the
+    records of each row; ``count_1`` if a quasi-identifier is named so)."""
 
 
 def default_groups(prep: Prepared) -> dict[str, str]:
@@ -233,7 +235,7 @@ def run(
         cells_suppressed=cells,
         records_with_a_suppressed_cell=touched,
         rounds=rounds,
-        masked=masked.drop("__row"),
+        masked=masked.drop("__row").rename({count: fresh_name("count", qis)}),
     )
     # an anonymous node of the search's kind only if tuple suppression
     # (what `apply` releases) passes at its levels

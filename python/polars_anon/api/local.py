@@ -8,10 +8,11 @@ from typing import Any
 import polars as pl
 
 from polars_anon import _core
-from polars_anon._core import ConfigError, MissingValueError
+from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criteria, sensitive_of, specs
 from polars_anon.inputs.frames import as_lazy, check_groupable
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
+from polars_anon.inputs.nulls import no_nulls
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.encode import encode_values
 from polars_anon.results.local import LocalRecoding
@@ -70,14 +71,13 @@ def local_recoding(
     values_of: dict[str, list[str]] = {}
     for q, h in zip(qis, hs, strict=True):
         col = frame.get_column(q).cast(pl.String)
-        if col.null_count():
-            raise MissingValueError(f"column '{q}': {col.null_count()} null value(s)")
+        # local recoding takes no nulls="value": fill or drop them
+        no_nulls(col, None, q, "a quasi-identifier of local recoding")
         distinct = col.unique(maintain_order=True).to_list()
         qi_codes.append(encode_values(col, distinct, h.encode(q, distinct)))
     for s in sens:
         col = frame.get_column(s).cast(pl.String)
-        if col.null_count():
-            raise MissingValueError(f"column '{s}': {col.null_count()} null value(s)")
+        no_nulls(col, None, s, "a sensitive attribute")
         values = sorted(col.unique().to_list())
         raw = encode_values(col, values)
         sens_codes.append(raw)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 
@@ -20,9 +21,7 @@ class SearchProgress:
         if elapsed < self._delay:
             return
         if self._bar is None:
-            from tqdm.auto import tqdm
-
-            self._bar = tqdm(desc=self._label, unit=" nodes", leave=False)
+            self._bar = _tqdm()(desc=self._label, unit=" nodes", leave=False)
         if best is not None:
             self._bar.set_postfix_str(f"best {self._metric} {best:.4g}", refresh=False)
         self._bar.update(checked - self._bar.n)
@@ -31,3 +30,16 @@ class SearchProgress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+def _tqdm() -> Any:
+    """tqdm's notebook bar where ipywidgets is there to draw it, else its text
+    bar (tqdm.auto would warn in a notebook without ipywidgets, which the
+    package does not require)."""
+    if importlib.util.find_spec("ipywidgets") is None:
+        from tqdm.std import tqdm
+
+        return tqdm
+    from tqdm.auto import tqdm as auto
+
+    return auto
