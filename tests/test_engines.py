@@ -380,6 +380,64 @@ def test_the_pandas_path_of_spark_before_4(
     assert got.sort(got.columns).equals(rows(polars.apply(df, levels=levels)))
 
 
+def test_a_duckdb_query_that_reads_other_rows_each_time_is_named() -> None:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE t AS SELECT (i % 2000)::VARCHAR AS d, (i % 2)::VARCHAR AS g "
+        "FROM range(4000) r(i)"
+    )
+    hs = {
+        "d": pa.Hierarchy.from_rows([[str(v), str(v // 50), "*"] for v in range(2000)]),
+        "g": pa.Hierarchy.from_rows([["0", "*"], ["1", "*"]]),
+    }
+    sampled = con.sql("SELECT * FROM t WHERE random() < 0.5")
+    with pytest.raises(pa.AnonError, match="store its result as a table"):
+        pa.search(sampled, ["d", "g"], hs, 20, 0, progress=False)
+
+
+@pytest.mark.parametrize("distinct", [600, 6000])
+def test_spark_naive_timestamps_whatever_the_session_time_zone(
+    spark: Any, tmp_path: Path, distinct: int
+) -> None:
+    """A TIMESTAMP_NTZ quasi-identifier under a session time zone other than
+    the Python process's: the same nodes and release as Polars (its values
+    once moved by the offset between the two and missed their labels), with
+    few values (map literals) and many (a broadcast join)."""
+    import random
+    import time
+
+    rnd = random.Random(distinct)
+    start = dt.datetime(2024, 6, 1)
+    df = pl.DataFrame(
+        {
+            "ts": [start + dt.timedelta(minutes=rnd.randrange(distinct)) for _ in range(8000)],
+            "g": [rnd.choice("ab") for _ in range(8000)],
+        }
+    )
+    df.write_parquet(tmp_path / "ts.parquet")
+    hs = {
+        "ts": pa.hierarchy.date(df.get_column("ts"), levels=["day", "month"]),
+        "g": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]]),
+    }
+    other = "America/New_York" if time.localtime().tm_gmtoff > 0 else "Asia/Tokyo"
+    was = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", other)
+    try:
+        data = spark.read.parquet(str(tmp_path / "ts.parquet"))
+        assert data.schema["ts"].dataType.typeName() == "timestamp_ntz"
+        for k in (5, 300):
+            engine = pa.search(data, ["ts", "g"], hs, k, 0, progress=False)
+            polars = pa.search(df, ["ts", "g"], hs, k, 0, progress=False)
+            assert engine.anonymous.equals(polars.anonymous)
+        levels = polars.best("min_loss")
+        assert levels["ts"] < 3  # a date label, not the top
+        assert rows(engine.apply(data, levels=levels)).equals(rows(polars.apply(df, levels=levels)))
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", was)
+
+
 @pytest.mark.parametrize(
     ("frame", "kwargs", "error", "match"),
     [

@@ -10,6 +10,7 @@ is handed back no longer reads the source, and its groups counted there."""
 from __future__ import annotations
 
 import codecs
+import datetime
 from pathlib import Path
 from typing import Any
 
@@ -149,10 +150,22 @@ def _join_dim(
         if value is None:
             if_null = stands
         else:
-            pairs += [F.lit(value).cast(column_type), F.lit(stands).cast(to_type)]
+            pairs += [_literal(value, column_type), F.lit(stands).cast(to_type)]
     found = F.create_map(*pairs)[_of(out, column)] if pairs else F.lit(None).cast(to_type)
     none = F.lit(if_null).cast(to_type)
     return out.withColumn(to, F.when(_of(out, column).isNull(), none).otherwise(found))
+
+
+def _literal(value: Any, column_type: Any) -> Any:
+    """`value` as a literal of the column's type. A naive date-time goes as
+    its text: PySpark would read it in the Python process's time zone and the
+    cast to TIMESTAMP_NTZ then in the session's, moving it by their offset."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampNTZType
+
+    if isinstance(column_type, TimestampNTZType) and isinstance(value, datetime.datetime):
+        return F.lit(value.isoformat(sep=" ")).cast(column_type)
+    return F.lit(value).cast(column_type)
 
 
 def _spark_frame(session: Any, frame: pl.DataFrame, fields: list[tuple[str, Any]]) -> Any:

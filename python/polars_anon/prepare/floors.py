@@ -54,7 +54,9 @@ class Floored:
                     f"internal check failed: column '{q}' has {got} null tuple(s) in the "
                     f"frequency set grouped at its floor level, where its own counts give "
                     f"{self.null_rows[q]}: some values did not meet their representatives in "
-                    "the join; refusing to search it"
+                    "the join; refusing to search it. A query that reads other rows each time "
+                    "(random(), TABLESAMPLE, a LIMIT without ORDER BY) does this: store its "
+                    "result as a table and search that"
                 )
 
 
