@@ -358,3 +358,19 @@ def test_criteria_are_frozen_values() -> None:
         with pytest.raises(AttributeError, match="frozen"):
             del c.attribute
         assert c.attribute == "s"
+
+
+def test_too_wide_for_a_sensitive_model_says_how_wide_and_the_ways_out() -> None:
+    # five columns of 5,000 values (13 bits each), one of 1,000 (10) and a
+    # sensitive one (2): 77 bits where the models pack into 63
+    cols = {f"q{i}": [(r * (7 + 2 * i)) % 5000 for r in range(20_000)] for i in range(6)}
+    df = pl.DataFrame(cols).with_columns(diag=pl.Series(["flu", "hiv", "cold", "flu"] * 5000))
+    qis = list(cols)
+    with pytest.raises(pa.ConfigError, match=r"these take 77 \('q0' 13, .*'diag' 2\)"):
+        pa.search(df, qis, None, 2, 0.05, criteria=[pa.DistinctLDiversity(2, "diag")])
+    # the way out it names: the widest rounded (to 1,000 and 500 values: 59 bits)
+    rounded = df.with_columns(pl.col(q) // 5 for q in qis)
+    report = pa.check(rounded, qis, 2, criteria=[pa.DistinctLDiversity(2, "diag")])
+    groups = rounded.group_by(qis).agg(pl.len(), pl.col("diag").n_unique())
+    failing = groups.filter((pl.col("len") < 2) | (pl.col("diag") < 2))
+    assert report.suppressed == failing.get_column("len").sum()

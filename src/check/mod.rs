@@ -192,12 +192,11 @@ impl<'p> Checker<'p> {
     /// key), as runs of row indices, with the packed keys.
     #[allow(clippy::type_complexity)]
     fn qi_groups<'a>(&self, fs: &'a FreqSet) -> Result<(Cow<'a, [u64]>, Vec<u32>, Vec<usize>)> {
-        let layout = self.problem.layout.as_ref().ok_or_else(|| {
-            AnonError::Config(
-                "the codes of these attributes do not pack into 63 bits, which sensitive-attribute models need"
-                    .into(),
-            )
-        })?;
+        let layout = self
+            .problem
+            .layout
+            .as_ref()
+            .ok_or_else(|| AnonError::Config(too_wide(self.problem)))?;
         let (keys, _) = fs.packed(layout)?;
         let qi_mask = fs.attrs.iter().fold(0u64, |m, &a| m | layout.field(a));
         let mut order: Vec<u32> = (0..keys.len() as u32).collect();
@@ -598,6 +597,29 @@ fn check_one<W: Word>(
         agg.clear();
         Ok((suppressed, None))
     }
+}
+
+/// Why a sensitive-attribute model cannot check this problem: the bits each
+/// attribute's codes take, and the ways out.
+fn too_wide(p: &Problem) -> String {
+    let bits = |size: usize| 64 - (size.max(1) as u64 - 1).leading_zeros();
+    let fields: Vec<(String, u32)> = (p.names.iter().zip(&p.hierarchies))
+        .map(|(n, h)| (n.clone(), bits(h.domain_size(0))))
+        .chain(
+            p.sensitive
+                .iter()
+                .map(|s| (s.name.clone(), bits(s.values.len()))),
+        )
+        .collect();
+    let total: u32 = fields.iter().map(|(_, b)| b).sum();
+    let each: Vec<String> = fields.iter().map(|(n, b)| format!("'{n}' {b}")).collect();
+    format!(
+        "sensitive-attribute models pack every quasi-identifier's and sensitive attribute's \
+         codes into 63 bits; these take {total} ({}): use fewer quasi-identifiers, or coarser \
+         values in the widest (a hierarchy whose leaves are ranges, or the column rounded \
+         first)",
+        each.join(", ")
+    )
 }
 
 #[cfg(test)]
