@@ -368,6 +368,30 @@ def test_nulls_as_a_value_on_the_command_line_and_in_jobs(
     assert "nulls" in capsys.readouterr().err
 
 
+def test_a_closed_pipe_and_an_interrupt_end_quietly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from polars_anon.cli import commands
+
+    path = tmp_path / "t.csv"
+    pl.DataFrame({"city": ["a", "a", "b", "b"]}).write_csv(path)
+    argv = ["check", str(path), "--qi", "city", "--k", "2"]
+
+    def stop(error: BaseException) -> None:
+        def run(args: object) -> int:
+            raise error
+
+        monkeypatch.setattr(commands, "check_command", run)
+
+    # `... | head -1`: the work is done, the rest of the report goes nowhere
+    stop(BrokenPipeError())
+    assert main(argv) == 0 and capsys.readouterr().err == ""
+    # Ctrl-C: one line, no traceback
+    stop(KeyboardInterrupt())
+    assert main(argv) == 130
+    assert capsys.readouterr().err.strip() == "polars-anon: interrupted"
+
+
 def test_other_encodings_and_separators(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "latin.csv"
     path.write_bytes("city|n\nMünchen|1\nMünchen|2\nKöln|3\nKöln|4\n".encode("latin-1"))

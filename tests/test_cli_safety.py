@@ -100,6 +100,25 @@ def test_out_that_is_a_file_the_run_reads_is_refused(
     assert not list(files.glob("*.job.toml"))
 
 
+def test_a_folder_where_a_file_goes_is_refused_before_any_work(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # found after the release was in place, the run failed having written
+    # it (and a pseudonym table): now before anything is written
+    data, out = files / "jan.csv", files / "out.parquet"
+    model = [x if x != "id" else f"id=table:{files / 'ids.parquet'}" for x in _model(files)]
+    (files / "out.parquet.job.toml").mkdir()
+    _refused(capsys, ["anonymize", str(data), *model, "--out", str(out)], "resolved job", "folder")
+    (files / "out.parquet.job.toml").rmdir()
+    (files / "m.parquet.splits.parquet").mkdir()
+    mondrian = ["anonymize", str(data), *model, "--algorithm", "mondrian"]
+    _refused(capsys, [*mondrian, "--out", str(files / "m.parquet")], "the splits", "folder")
+    out.mkdir()
+    _refused(capsys, ["anonymize", str(data), *model, "--out", str(out)], "release", "folder")
+    assert not (files / "m.parquet").exists() and not (files / "ids.parquet").exists()
+    assert not list(files.glob("*.job.toml"))
+
+
 def test_the_input_checksum_is_taken_before_the_release_is_written(
     files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import dataclasses
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -170,6 +172,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
         return code
+    except BrokenPipeError:
+        # the reader of stdout stopped (`| head`): the commands print after
+        # their work, which is done; the rest of the report goes nowhere
+        with contextlib.suppress(OSError, ValueError):  # a stdout with no file
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        # a write interrupted leaves nothing at its target (release.write)
+        print("polars-anon: interrupted", file=sys.stderr)
+        return 130
     except AnonError as e:
         return _fail(f"{type(e).__name__}: {e}")
     except Exception as e:

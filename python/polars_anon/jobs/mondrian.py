@@ -31,7 +31,7 @@ from polars_anon.api.mondrian import mondrian
 from polars_anon.criteria.base import Criterion
 from polars_anon.jobs import values
 from polars_anon.jobs.columns import fates_doc
-from polars_anon.jobs.tables import output_format, sha256
+from polars_anon.jobs.tables import SPLITS, output_format, sha256
 from polars_anon.jobs.toml import dumps
 from polars_anon.release.guard import Guarded
 from polars_anon.release.write import target
@@ -50,8 +50,6 @@ class JobLike(Protocol):
 
 
 ALGORITHM = "mondrian"
-# beside the output: the splits of its partition
-SPLITS = ".splits.parquet"
 
 
 def refuse_keys(search: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from polars_anon import engines
 from polars_anon._core import ConfigError
-from polars_anon.release.write import format_of
+from polars_anon.release.write import format_of, target
 from polars_anon.roles.spec import Roles
 
 
@@ -107,6 +107,10 @@ def refuse_overwrite(writes: Mapping[str, Path], reads: Mapping[str, Path]) -> N
                 )
 
 
+# beside a Mondrian job's output: the splits of its partition
+SPLITS = ".splits.parquet"
+
+
 class JobPaths(Protocol):
     """What `before_work` reads of a `polars_anon.Job`."""
 
@@ -145,4 +149,12 @@ def before_work(job: JobPaths, digest: bool = True) -> str | None:
         reads["the recorded splits"] = job.splits
     writes = {"the release": job.output, "the resolved job": Path(f"{job.output}.job.toml")}
     refuse_overwrite(writes, reads)
+    # and none a folder where a file goes (nor the splits Mondrian writes):
+    # found only after the release was in place, the run failed having
+    # written it
+    splits = Path(f"{job.output}{SPLITS}")
+    target(job.output)
+    for what, path in (("the resolved job", writes["the resolved job"]), ("the splits", splits)):
+        if path.is_dir():
+            raise ConfigError(f"cannot write {what} to {str(path)!r}: it is a folder")
     return sha256(job.input) if digest and job.input.exists() else None
