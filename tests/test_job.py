@@ -154,6 +154,17 @@ def test_bad_job_files_are_refused_by_name(files: Path, edit, match: str) -> Non
         pa.Job.from_toml(path).run()
 
 
+def test_a_misspelled_algorithm_is_refused_with_recorded_levels_too(files: Path) -> None:
+    # a resolved job searches nothing, and once ran with (and copied) a typo
+    run = pa.Job.from_toml(files / "job.toml").run()
+    text = run.job_file.read_text()
+    assert 'algorithm = "incognito"' in text
+    edited = files / "edited.toml"
+    edited.write_text(text.replace('algorithm = "incognito"', 'algorithm = "incognitto"'))
+    with pytest.raises(pa.ConfigError, match=r"\[search\] algorithm 'incognitto' is unknown"):
+        pa.Job.from_toml(edited)
+
+
 def test_a_hierarchy_json_that_is_a_spec_or_broken_is_named(files: Path) -> None:
     # a builder's spec (as `hierarchy build --out FILE.json` writes) is not a
     # hierarchy: the refusal gives the job's keys to write instead

@@ -191,7 +191,7 @@ class Job:
             max_suppression=suppression(model.get("max_suppression", 0)),
             criteria=values.criteria("[model] criteria", model.get("criteria", []), base),
             hierarchies=hierarchies,
-            algorithm=values.text("[search] algorithm", search.get("algorithm", "incognito")),
+            algorithm=values.algorithm(search.get("algorithm", "incognito")),
             variant=search.get("variant"),
             preference=preference,
             time_limit=search.get("time_limit"),

@@ -58,6 +58,20 @@ def text(where: str, value: Any) -> str:
     return value
 
 
+def algorithm(value: Any) -> str:
+    """``[search] algorithm``: one a run takes, checked when the job is read
+    (a job with recorded levels searches nothing, and kept a typo)."""
+    from polars_anon.api.search import VARIANTS
+
+    name = text("[search] algorithm", value)
+    known = ["auto", "mu_argus", "mondrian", *VARIANTS]
+    if name not in known:
+        raise ConfigError(
+            f"job file: [search] algorithm {name!r} is unknown; expected one of {known}"
+        )
+    return name
+
+
 def flag(where: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise _bad(where, "true or false", value)
