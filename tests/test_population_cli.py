@@ -10,6 +10,7 @@ naming the option (or the key) and the value."""
 from __future__ import annotations
 
 import ast
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -265,9 +266,17 @@ def test_a_table_in_memory_is_not_written_to_a_job(folder: Path) -> None:
         criterion_spec(pa.DPresence(0.0, 0.5, population=people(folder)))
     # read from its file, it is written as its path
     read = population_file(folder / "data" / "people.csv", ";")
+    people_csv = folder / "data" / "people.csv"
     assert criterion_spec(pa.DPresence(0.0, 0.5, population=read)) == {
         "type": "d_presence",
         "d_min": 0.0,
         "d_max": 0.5,
-        "population": str((folder / "data" / "people.csv").resolve()),
+        "population_sha256": hashlib.sha256(people_csv.read_bytes()).hexdigest(),
+        "population": str(people_csv.resolve()),
     }
+    # read back, a population changed since is refused, naming it
+    spec = criterion_spec(pa.DPresence(0.0, 0.5, population=read))
+    assert isinstance(criterion(spec, ";"), pa.DPresence)
+    people_csv.write_text(people_csv.read_text() + people_csv.read_text().splitlines()[-1] + "\n")
+    with pytest.raises(pa.ConfigError, match=r"d_presence population .*people\.csv' changed"):
+        criterion(spec, ";")

@@ -19,7 +19,10 @@ from typing import Any
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.criteria import TYPES, Criterion
 from polars_anon.criteria.base import is_table
-from polars_anon.jobs.tables import read_table
+from polars_anon.jobs.tables import read_table, sha256
+
+# beside a population table's path in a job: its checksum, checked on reading
+SHA256 = "population_sha256"
 
 # the kinds whose ``population`` may be a table of the population
 # (`criteria.population`): given as text, it is that table's file
@@ -72,6 +75,8 @@ def criterion(spec: dict[str, Any], separator: str = ",", encoding: str = "utf8"
         raise ConfigError(f"a criterion is a table {{ type = ..., ... }}, got {spec!r:.60}")
     spec = dict(spec)
     kind = spec.pop("type", None)
+    # the population table's checksum a resolved job recorded
+    recorded = spec.pop(SHA256, None)
     if not isinstance(kind, str) or kind not in TYPES:
         raise ConfigError(f"unknown criterion type {kind!r}; expected one of {sorted(TYPES)}")
     cls = TYPES[kind]
@@ -84,6 +89,13 @@ def criterion(spec: dict[str, Any], separator: str = ",", encoding: str = "utf8"
     if kind in POPULATION_TABLES and isinstance(population, str | Path):
         where = f"[model] criteria: {kind} population"
         spec["population"] = population_file(population, separator, encoding, where)
+        if recorded is not None and (now := sha256(Path(population))) != recorded:
+            raise ConfigError(
+                f"job file: {where} {str(population)!r} changed since the job was resolved: its "
+                f"recorded sha256 ({str(recorded)[:16]}...) and its current one ({now[:16]}...) "
+                "differ; refusing to apply the model to another population than the one "
+                f"recorded (to use the file as it is now, delete {SHA256} from the job file)"
+            )
     return cls(**spec)
 
 
@@ -118,6 +130,7 @@ def criterion_spec(c: Criterion, path: Callable[[Path], str] = _absolute) -> dic
                     "cannot record; give the path of its CSV or Parquet file instead"
                 )
             value = path(file)
+            spec[SHA256] = sha256(file)
         if value is not None:
             spec[p] = value
     return spec
