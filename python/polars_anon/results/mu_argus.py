@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from polars_anon._core import NotAnonymousError
 from polars_anon.reports.render import levels_text
 from polars_anon.results.search import SearchResult
 
@@ -42,22 +40,14 @@ class MuArgusResult(SearchResult):
             *rows[2:],
         ]
 
-    def best(
-        self,
-        criterion: str | None = None,
-        *,
-        weights: Mapping[str, float] | None = None,
-        bounds: Mapping[str, int | tuple[int, int]] | None = None,
-    ) -> dict[str, int]:
-        """mu-Argus's node, when tuple suppression passes at its levels."""
-        if not self._nodes:
-            m = self.mu_argus
-            raise NotAnonymousError(
-                f"mu-Argus's levels {levels_text(m.levels)} leave groups smaller than "
-                f"k = {self.k} beyond max_suppression = {self.max_suppression} tuple(s): "
-                f"no release of them with tuple suppression; its own output, with "
-                f"{m.cells_suppressed} cells suppressed, reaches k = {m.k_reached} "
-                "(mu_argus.masked). Search with algorithm='optimal' or 'incognito' for a "
-                "k-anonymous release"
-            )
-        return super().best(criterion, weights=weights, bounds=bounds)
+    def _nothing_found(self) -> str:
+        # its one node failed tuple suppression: say what mu-Argus made of it
+        m = self.mu_argus
+        return (
+            f"mu-Argus's levels {levels_text(m.levels)} leave groups smaller than "
+            f"k = {self.k} beyond max_suppression = {self.max_suppression} tuple(s): "
+            f"no release of them with tuple suppression; its own output, with "
+            f"{m.cells_suppressed} cells suppressed, reaches k = {m.k_reached} "
+            "(mu_argus.masked). Search with algorithm='optimal' or 'incognito' for a "
+            "k-anonymous release"
+        )

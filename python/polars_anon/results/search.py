@@ -306,16 +306,7 @@ class SearchResult(Releases):
         criterion = best.chosen(self.algorithm, self.metric, criterion, weights, bounds, qis)
         weights = dict(weights or {})
         if not self._nodes:
-            raise NotAnonymousError(
-                best.nothing_found(
-                    self.k,
-                    self.complete,
-                    bool(self.criteria),
-                    self.suppression,
-                    self.quasi_identifiers,
-                    self._prep.problem.heights,
-                )
-            )
+            raise NotAnonymousError(self._nothing_found())
         # what each criterion needs valued: see `best` (every anonymous
         # node's figures cost 3x cup's search at 5%)
         by_levels = criterion in ("min_height", "min_relative_distance")
@@ -364,6 +355,17 @@ class SearchResult(Releases):
         )
         row = ranked.row(0, named=True)
         return {q: int(row[q]) for q in qis}
+
+    def _nothing_found(self) -> str:
+        """Why `best` has no node to answer with (`best.nothing_found`)."""
+        return best.nothing_found(
+            self.k,
+            self.complete,
+            bool(self.criteria),
+            self.suppression,
+            self.quasi_identifiers,
+            self._prep.problem.heights,
+        )
 
     def _by_bound(
         self,
