@@ -24,6 +24,14 @@ pub fn listed_node_bytes(width: usize) -> u128 {
     32 + width as u128
 }
 
+/// Bytes a node costs in a complete search's answer: its levels in the
+/// list (a vector's header and its allocation) and its entry in the index
+/// that finds the minimal nodes (`minimal_of_complete`: a hash, and a slot of
+/// a map from hashes to positions).
+pub fn answer_node_bytes(width: usize) -> u128 {
+    24 + (width as u128 + 16).max(32) + 8 + 80
+}
+
 /// Refuse `nodes` nodes at `bytes_per_node` when they and the `held` bytes
 /// exceed `budget` bytes.
 pub fn check(

@@ -355,6 +355,64 @@ fn searches_past_the_memory_budget_are_refused_before_they_start() {
 }
 
 #[test]
+fn incognito_refuses_an_answer_of_more_projected_nodes_than_the_budget_holds() {
+    // 12 two-value columns, each at its one value from level 1 of six, on
+    // 30 rows in five groups of six: every one of the 7^12 ~ 1.4e10 nodes is
+    // 2-anonymous, the empty projection alone standing for 6^12 of them,
+    // about 1.8 TiB as a list. Refused from the count, before any is listed.
+    let rows = |r: &[&[&str]]| {
+        r.iter()
+            .map(|x| x.iter().map(|s| s.to_string()).collect())
+            .collect::<Vec<Vec<String>>>()
+    };
+    let tall = |name: &str| {
+        Hierarchy::from_rows(
+            rows(&[
+                &["p", "*", "*", "*", "*", "*", "*"],
+                &["q", "*", "*", "*", "*", "*", "*"],
+            ]),
+            name,
+        )
+        .unwrap()
+    };
+    let names: Vec<String> = (0..12).map(|i| format!("c{i}")).collect();
+    let n_rows = 30;
+    let codes: Vec<Vec<u32>> = (0..12)
+        .map(|a| {
+            (0..n_rows)
+                .map(|r| ((r * 7 + a * 3) % 5 % 2) as u32)
+                .collect()
+        })
+        .collect();
+    let p = Problem::from_codes(
+        names.clone(),
+        names.iter().map(|n| tall(n)).collect(),
+        codes,
+        vec![1; n_rows],
+    )
+    .unwrap();
+    for variant in [Variant::Basic, Variant::SuperRoots, Variant::Cube] {
+        let mut config = Config::new(2, 0);
+        config.memory_budget = 64 << 20;
+        let t = std::time::Instant::now();
+        let e = Searcher::new(&p, config)
+            .unwrap()
+            .run(&Incognito(variant))
+            .unwrap_err();
+        assert!(
+            matches!(e, crate::AnonError::TooLarge(_)),
+            "{variant:?}: {e}"
+        );
+        let e = e.to_string();
+        assert!(
+            e.contains("Incognito's answer would hold 1.38e10 nodes"),
+            "{e}"
+        );
+        assert!(t.elapsed().as_secs() < 10, "{variant:?}: {:?}", t.elapsed());
+    }
+}
+
+#[test]
 fn a_search_at_its_time_limit_answers_with_confirmed_nodes_only() {
     let f = Fixture::adult();
     let qis = [
