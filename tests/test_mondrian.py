@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 import polars_anon as pa
 
 ADULT_QIS = ["age", "sex", "race", "education"]
-RANGE = re.compile(r"\[(-?[0-9.e+]+)-(-?[0-9.e+]+)\]")
+# [lo-hi], or [lo, hi] when a bound holds a minus sign
+RANGE = re.compile(r"\[(-?[0-9.e+-]+?)(?:-|, )(-?[0-9.e+-]+)\]")
 
 
 def released(
@@ -328,6 +329,19 @@ def test_a_value_that_reads_as_a_set_is_quoted_apart_from_the_set() -> None:
     out = r.apply().collect().sort("row")
     assert out.get_column("q").to_list() == ['"{a,b}"'] * 3 + ["{a,b}"] * 4
     assert out.group_by("q").len().get_column("len").min() == 3
+
+
+def test_a_negative_bound_is_set_off_by_a_comma() -> None:
+    # [-17--12] read as a range from -17 to --12
+    df = pl.DataFrame({"t": [-17, -15, -12, -3, 0, 4, 8, 9]})
+    r = pa.mondrian(df, ["t"], 2)
+    assert sorted(r.groups.rows()) == [
+        ("[-12, -3]", 2),
+        ("[-17, -15]", 2),
+        ("[0-4]", 2),
+        ("[8-9]", 2),
+    ]
+    assert r.loss == pytest.approx(loss_from_labels(r, df, {}))
 
 
 def test_integers_past_2_to_53_are_refused_as_numbers() -> None:

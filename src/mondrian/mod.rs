@@ -661,7 +661,8 @@ fn finished(
     }
 }
 
-/// A cell as text: a range `[low-high]` (or its one value), a node's label,
+/// A cell as text: a range `[low-high]` (`[low, high]` when a bound holds
+/// a '-'; or its one value), a node's label,
 /// a set `{a,b}` (or its one value). In a set, a value holding a comma, a
 /// brace or a double quote, or starting or ending with a space, is written
 /// in double quotes (its own doubled), so that `{x,"a,b"}` is two values;
@@ -675,10 +676,17 @@ pub fn label(h: &Hierarchy, cell: &Cell, kind: &Kind) -> String {
                 _ => low == high,
             };
             if same {
-                leaf(*low)
-            } else {
-                format!("[{}-{}]", leaf(*low), leaf(*high))
+                return leaf(*low);
             }
+            // a bound holding a '-' (a negative number, a date) is set off
+            // by a comma, as the interval hierarchies write negative bins:
+            // [-17, -12], not [-17--12]
+            let (low, high) = (leaf(*low), leaf(*high));
+            let sep = match low.contains('-') || high.contains('-') {
+                true => ", ",
+                false => "-",
+            };
+            format!("[{low}{sep}{high}]")
         }
         Cell::Node { level, code } => h.levels()[*level as usize].get(*code as usize).to_string(),
         Cell::Set(codes) if codes.len() == 1 => alone(&leaf(codes[0])),
