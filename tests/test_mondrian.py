@@ -6,7 +6,9 @@ pickle partitions its table again and gives the same release."""
 
 from __future__ import annotations
 
+import datetime as dt
 import pickle
+import random
 import re
 from pathlib import Path
 
@@ -342,6 +344,51 @@ def test_a_negative_bound_is_set_off_by_a_comma() -> None:
         ("[8-9]", 2),
     ]
     assert r.loss == pytest.approx(loss_from_labels(r, df, {}))
+
+
+@pytest.mark.parametrize("k", [2, 5])
+def test_dates_and_datetimes_are_cut_into_ranges_of_their_instants(k: int) -> None:
+    rng = random.Random(k)
+    start = dt.datetime(2021, 3, 27, 22)  # across a change of summer time
+    df = pl.DataFrame(
+        {
+            "day": [dt.date(2020, 1, 1) + dt.timedelta(days=rng.randrange(500)) for _ in range(60)],
+            "at": [start + dt.timedelta(minutes=rng.randrange(9000)) for _ in range(60)],
+            "zoned": [start + dt.timedelta(minutes=rng.randrange(9000)) for _ in range(60)],
+            "row": range(60),
+        }
+    ).with_columns(pl.col("zoned").dt.replace_time_zone("UTC").dt.convert_time_zone("Europe/Paris"))
+    qis = ["day", "at", "zoned"]
+    r = pa.mondrian(df, qis, k, insensitive=["row"])
+    assert r.kinds == dict.fromkeys(qis, "numeric")
+    out = r.apply(numeric_bounds=True).collect().sort("row")
+    assert out.group_by(qis).len().get_column("len").min() >= k
+    raw = df.rename({q: f"raw_{q}" for q in qis}).drop("row")
+    both = pl.concat([out, raw], how="horizontal")
+    loss = 0.0
+    for q in qis:
+        assert both.schema[f"{q}_lower"] == df.schema[q] == both.schema[f"{q}_upper"]
+        # each label is its partition's least and greatest value, as text
+        per = both.group_by(q).agg(
+            pl.col(f"raw_{q}").min().alias("lo"),
+            pl.col(f"raw_{q}").max().alias("hi"),
+            pl.col(f"{q}_lower").first(),
+            pl.col(f"{q}_upper").first(),
+            pl.len(),
+        )
+        for label, lo, hi, lower, upper, _ in per.iter_rows():
+            lo_text, hi_text = pl.Series([lo, hi], dtype=df.schema[q]).cast(pl.String)
+            assert label == (lo_text if lo == hi else f"[{lo_text}, {hi_text}]")
+            assert (lower, upper) == (lo, hi)
+        # the loss of a range: its width over the table's, in instants
+        span = df.get_column(q).to_physical()
+        width = per.select(pl.col("hi").to_physical() - pl.col("lo").to_physical()).to_series()
+        loss += float((width * per.get_column("len")).sum()) / (span.max() - span.min()) / 60
+    assert r.loss == pytest.approx(loss / len(qis))
+    # numeric= names them too, and refuses a text column
+    assert pa.mondrian(df, qis, k, numeric=["day"]).kinds["at"] == "set"
+    with pytest.raises(pa.ConfigError, match="integer, float, date or datetime"):
+        pa.mondrian(df.with_columns(pl.col("day").cast(pl.String)), qis, k, numeric=["day"])
 
 
 def test_integers_past_2_to_53_are_refused_as_numbers() -> None:

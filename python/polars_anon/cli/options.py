@@ -330,7 +330,8 @@ def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
             default=None,
             metavar="COLS",
             help="--algorithm mondrian: the quasi-identifiers split as numbers into ranges, "
-            "separated by commas (None: every integer or float one; the others are split "
+            "separated by commas (None: every integer, float, date or datetime one; the others "
+            "are split "
             "along their hierarchy, or as value sets)",
         )
         p.add_argument(

@@ -125,7 +125,7 @@ class Job:
     # the roles of the columns that are neither quasi-identifiers nor sensitive
     roles: Roles = field(default_factory=Roles)
     # algorithm="mondrian": how it partitions, and the quasi-identifiers split
-    # as numbers (None: every integer or float one)
+    # as numbers (None: every integer, float, date or datetime one)
     mode: str = "strict"
     numeric: list[str] | None = None
     # from a previous Mondrian run: its splits (Parquet) and their checksum;

@@ -1,20 +1,28 @@
 """A Mondrian release's numeric ranges also as numbers: each numeric
 quasi-identifier's cell (``[20-29]``, or its one value ``25``) with two Float64
 columns beside it, ``<q>_lower`` and ``<q>_upper``, the smallest and largest
-values its partition holds."""
+values its partition holds (of the column's type for a date or a datetime)."""
 
 from __future__ import annotations
 
 import polars as pl
 
 from polars_anon._core import ConfigError, MondrianOutcome
+from polars_anon.prepare.prepared import Prepared
+from polars_anon.results.mondrian_cuts import from_instants
 
 
 def with_bounds(
-    lf: pl.LazyFrame, quasi_identifiers: list[str], kinds: dict[str, str], outcome: MondrianOutcome
+    lf: pl.LazyFrame,
+    prep: Prepared,
+    kinds: dict[str, str],
+    outcome: MondrianOutcome,
 ) -> pl.LazyFrame:
-    """`lf` (a release, its quasi-identifiers as cells) with the numeric ones'
-    bounds: a cell's text names one range, so a join on it finds them."""
+    """`lf` (a release of `prep`'s table, its quasi-identifiers as cells)
+    with the numeric ones' bounds: a cell's text names one range, so a join
+    on it finds them."""
+    quasi_identifiers = prep.quasi_identifiers
+    schema = prep.lazy.collect_schema()
     names = lf.collect_schema().names()
     for i, q in enumerate(quasi_identifiers):
         if kinds[q] != "numeric":
@@ -26,13 +34,14 @@ def with_bounds(
                 f"numeric_bounds: the table already has column(s) {taken}; rename them first"
             )
         ranges = outcome.ranges[i]
-        bounds = pl.DataFrame(
-            {
-                q: pl.Series(outcome.labels[i], dtype=pl.String),
-                low: pl.Series([r[0] for r in ranges], dtype=pl.Float64),
-                high: pl.Series([r[1] for r in ranges], dtype=pl.Float64),
-            }
-        ).unique(q)
+        lows = pl.Series(low, [r[0] for r in ranges], dtype=pl.Float64)
+        highs = pl.Series(high, [r[1] for r in ranges], dtype=pl.Float64)
+        dtype = schema[q]
+        if isinstance(dtype, (pl.Date, pl.Datetime)):
+            leaves = prep.hierarchies[i].leaves
+            lows, highs = (from_instants(s, dtype, leaves) for s in (lows, highs))
+        labels = pl.Series(q, outcome.labels[i], dtype=pl.String)
+        bounds = pl.DataFrame([labels, lows, highs]).unique(q)
         lf = lf.join(bounds.lazy(), on=q, how="left", maintain_order="left")
         names += [low, high]
     return lf

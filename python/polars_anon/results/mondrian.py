@@ -267,7 +267,7 @@ class MondrianResult:
             return on_engine(self.prep, self.mapping, self.expected, data, roles, ranks)
         out = self.guarded(data, roles).lazy()
         if as_bool("numeric_bounds", numeric_bounds):
-            return with_bounds(out, self.quasi_identifiers, self.kinds, self.outcome)
+            return with_bounds(out, self.prep, self.kinds, self.outcome)
         return out
 
     def guarded(self, data: Any = None, roles: Roles | None = None) -> Guarded:

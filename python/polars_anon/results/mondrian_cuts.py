@@ -4,7 +4,9 @@ core compares them."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
+from typing import Literal
 
 import polars as pl
 
@@ -44,16 +46,59 @@ def numbers(column: str, leaves: list[str]) -> list[float]:
     """A numeric column's values as the core cuts them (binary floats),
     refused where two values become one float: integers past 2^53, decimals
     of more digits than a float holds. Merged, a cell would show a value its
-    records lack. (-0.0 and 0.0 are one number and may merge.)"""
-    out = [float(v) for v in leaves]
-    seen: dict[float, str] = {}
-    for v, f in zip(leaves, out, strict=True):
-        other = seen.setdefault(f, v)
-        if other != v and Decimal(other) != Decimal(v):
+    records lack. (-0.0 and 0.0 are one number and may merge.) A date or a
+    datetime is its instant (`instants`)."""
+    moments = instants(leaves)
+    out = [float(v) for v in leaves] if moments is None else [float(m) for m in moments]
+    exact: list[object] = [Decimal(v) for v in leaves] if moments is None else list(moments)
+    seen: dict[float, int] = {}
+    for i, f in enumerate(out):
+        other = seen.setdefault(f, i)
+        if exact[other] != exact[i]:
             raise ConfigError(
-                f"column '{column}': the values {other} and {v} are one number in binary "
-                "floating point, where Mondrian's numeric cuts are made; subtract an origin "
-                "or round them first, or pass the column as categorical (leave it out of "
-                "numeric=)"
+                f"column '{column}': the values {leaves[other]} and {leaves[i]} are one number in "
+                "binary floating point, where Mondrian's numeric cuts are made; subtract an "
+                "origin or round them first, or pass the column as categorical (leave it out "
+                "of numeric=)"
             )
     return out
+
+
+def instants(leaves: list[str]) -> list[int] | None:
+    """Dates and datetimes as Polars writes them as text, as the numbers
+    Mondrian cuts: days since 1970-01-01, or microseconds since then in UTC
+    (nanoseconds where a value has nine decimals of a second); None when
+    the leaves are not all dates or all datetimes (numbers, then)."""
+    if not leaves or not leaves[0][:1].isdigit() or "-" not in leaves[0][1:]:
+        return None
+    text = pl.Series(leaves, dtype=pl.String)
+    try:
+        parsed = (
+            text.str.to_date("%Y-%m-%d")
+            if _dates(leaves)
+            else text.str.to_datetime(time_unit=_unit(leaves), time_zone="UTC")
+        )
+    except pl.exceptions.PolarsError:
+        return None
+    return parsed.to_physical().cast(pl.Int64).to_list()
+
+
+def from_instants(values: pl.Series, dtype: pl.DataType, leaves: list[str]) -> pl.Series:
+    """`instants`' numbers (`values`, of the column's `leaves`) as the
+    column's `dtype` again."""
+    whole = values.cast(pl.Int64)
+    if _dates(leaves):
+        return whole.cast(pl.Int32).cast(pl.Date)
+    utc = whole.cast(pl.Datetime(_unit(leaves), "UTC"))
+    zone = getattr(dtype, "time_zone", None)
+    moments = utc.dt.replace_time_zone(None) if zone is None else utc.dt.convert_time_zone(zone)
+    return moments.cast(dtype)
+
+
+def _dates(leaves: list[str]) -> bool:
+    return all(len(v) == 10 for v in leaves)
+
+
+def _unit(leaves: list[str]) -> Literal["ns", "us"]:
+    """Nanoseconds where Polars wrote nine decimals of a second."""
+    return "ns" if any(re.search(r"\.\d{9}", v) for v in leaves) else "us"

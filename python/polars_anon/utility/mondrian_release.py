@@ -26,6 +26,7 @@ import polars as pl
 
 from polars_anon._core import MondrianOutcome
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.results.mondrian_cuts import instants
 from polars_anon.utility.attribute import STRING, Attribute, arx_type, parse
 from polars_anon.utility.release import COUNT, SAME, SUPPRESSED, Release, c, cells_of, y
 
@@ -81,7 +82,9 @@ class MondrianAttribute(Attribute):
         """A numeric attribute's number per leaf code, the numbers sorted,
         and the table's range max - min (what the core reads its cells'
         widths against)."""
-        numbers = [parse(v) for v in self.hierarchy.leaves]
+        leaves = self.hierarchy.leaves
+        moments = instants(leaves)
+        numbers = [parse(v) for v in leaves] if moments is None else [float(m) for m in moments]
         ordered = sorted(numbers)
         return numbers, ordered, ordered[-1] - ordered[0]
 
@@ -97,7 +100,8 @@ class MondrianAttribute(Attribute):
         value's rows of the hierarchy table) and each output cell's
         (`Recoded.interval`)."""
         if self.split == NUMERIC:
-            inputs = {a: (parse(a), parse(a)) for a, _ in cells}
+            number = dict(zip(self.hierarchy.leaves, self.numbers[0], strict=True))
+            inputs = {a: (number[a], number[a]) for a, _ in cells}
         else:
             inputs = {a: self.spans[a] for a, _ in cells}
         return inputs, {b: self.recoded[b].interval for _, b in cells}
