@@ -51,6 +51,13 @@ def check_groupable(schema: pl.Schema, columns: list[str], qis: list[str]) -> No
     for c in columns:
         if not groupable(schema[c]):
             role = "quasi-identifier" if c in qis else "sensitive attribute"
+            if isinstance(schema[c], pl.Time):
+                raise ConfigError(
+                    f"column '{c}' is of type Time, which cannot be a {role} as it is: its "
+                    "values are grouped as text, and Polars writes a time as text without its "
+                    "fraction of a second (10:00:00.1 and 10:00:00.2 would be one value); cast "
+                    f"it to text first, e.g. pl.col('{c}').dt.to_string('%H:%M:%S%.f')"
+                )
             raise ConfigError(
                 f"column '{c}' is of type {schema[c]}, which cannot be a {role}: its values "
                 "must be strings, numbers, booleans or dates (cast or extract a value first"
@@ -60,9 +67,12 @@ def check_groupable(schema: pl.Schema, columns: list[str], qis: list[str]) -> No
 
 def groupable(dtype: pl.DataType) -> bool:
     """Values a quasi-identifier or sensitive column can hold: they are grouped
-    and compared as text (a duration has no text in Polars)."""
+    and compared as text (a duration has no text in Polars, and a time's
+    leaves out its fraction of a second)."""
     return not (
-        dtype.is_nested() or duration(dtype) or isinstance(dtype, (pl.Binary, pl.Object, pl.Null))
+        dtype.is_nested()
+        or duration(dtype)
+        or isinstance(dtype, (pl.Binary, pl.Object, pl.Null, pl.Time))
     )
 
 
