@@ -7,7 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from polars_anon._core import ALGORITHMS, ConfigError
-from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
+from polars_anon.criteria.base import (
+    Criteria,
+    Criterion,
+    against_population,
+    listed,
+    sensitive_of,
+)
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import as_bool, as_int, check_k, max_suppressed, seconds, texts
@@ -268,6 +274,10 @@ def _variant(algorithm: str, variant: str | None) -> str | None:
     return variant
 
 
+def _monotone(c: Criterion, suppressing: bool) -> bool:
+    return c.monotone_with_suppression if suppressing else c.monotone
+
+
 def searched(
     prep: Prepared,
     k: int,
@@ -288,11 +298,19 @@ def searched(
     floor levels off Polars, except for Datafly)."""
     variant, seed = _options(algorithm, variant, metric, seed)
     reason = None
-    if algorithm == "auto":
-        algorithm, reason = _auto(prep.problem.heights)
-        variant = _variant(algorithm, None)
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
+    if algorithm == "auto":
+        algorithm, reason = _auto(prep.problem.heights)
+        bent = [c for c in listed(criteria) if not _monotone(c, max_sup > 0)]
+        if bent and algorithm != "heuristic":
+            # the searches that infer nodes would refuse it
+            algorithm = "mingen"
+            reason = (
+                f"{reason.split(':')[0]}; {type(bent[0]).__name__} is not monotone"
+                f"{' with suppression' if max_sup else ''}: every node is checked (mingen)"
+            )
+        variant = _variant(algorithm, None)
     model = prep.model(criteria)
     limit = seconds(time_limit)
     if algorithm == "heuristic" and limit is None:

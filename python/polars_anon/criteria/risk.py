@@ -94,9 +94,11 @@ class PopulationUniqueness(Criterion):
     sampling fraction of 0.1, else the smaller of Zayatz and SNB; no
     estimate fails), ``"pitman"``, ``"zayatz"`` or ``"snb"`` (the estimators
     of `polars_anon.risk`, which differ from ARX's where its fits go
-    outside the models' parameter spaces). Not monotone with suppression,
-    nor under generalization except with Zayatz (ARX): searches other than
-    ``algorithm="mingen"`` refuse it then."""
+    outside the models' parameter spaces). Not monotone, with suppression
+    or without (ARX takes Zayatz's model as monotone under generalization,
+    but its estimate can rise as classes merge): searches other than
+    ``algorithm="mingen"`` refuse it, and ``algorithm="auto"`` picks
+    mingen."""
 
     _fields = ("max_share", "population", "model")
     kind = "population_uniqueness"
