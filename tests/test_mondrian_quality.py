@@ -282,6 +282,10 @@ def test_a_one_value_domain_has_no_granularity() -> None:
     assert q.get_column("granularity").to_list()[:2] == [None, None]
     assert result.attribute_loss["n"] == 0 and result.attribute_loss["s"] == 0
     assert q.item(2, "granularity") == pytest.approx(1 - result.attribute_loss["v"])
+    # released as they are, their one values are not missing (they were
+    # taken for the root of a hierarchy of one value)
+    assert q.get_column("missings").to_list() == [0.0, 0.0, 0.0]
+    assert result.apply().collect().get_column("n").unique().to_list() == ["7"]
 
 
 def test_the_quality_plot_of_a_mondrian_release_says_it_has_no_levels() -> None:

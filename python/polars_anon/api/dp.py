@@ -153,7 +153,8 @@ def differential_privacy(
         raise ConfigError(
             f"the sample holds {prep.rows} records of the table, fewer than k = {k}: every "
             f"record would be suppressed (k and beta = {beta:.4g} come from epsilon and delta; "
-            "a larger table, a larger delta or a smaller epsilon lowers k or raises the sample)"
+            "a larger table, a larger delta (a smaller k) or a larger epsilon (a larger "
+            "sample: beta = 1 - e^-epsilon) is needed)"
         )
     rows: int | None = None
     if isinstance(data, pl.DataFrame):

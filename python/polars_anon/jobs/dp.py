@@ -263,7 +263,8 @@ def run(
             f"[privacy]: the hierarchies of {built} are built from the data (builder specs), "
             "which makes SafePub's search depend on its values; build them into files over "
             "each column's whole domain (polars-anon hierarchy build on a table of the "
-            "domain) and name the files, or fix the levels with [privacy] generalization"
+            "domain, with --out COLUMN.csv: the hierarchy's table, not its spec) and name "
+            "the files, or fix the levels with [privacy] generalization"
         )
     data = read_table(job.input, job.separator, job.encoding, job.engine)
     hs = job.resolve_hierarchies(data)

@@ -72,6 +72,12 @@ class MondrianAttribute(Attribute):
         return super().share(value) if found is None else found.share
 
     @cached_property
+    def missing_root(self) -> str | None:
+        """None for a range or a set: its table's root is a one-value
+        domain's value, released as it is, not missing."""
+        return super().missing_root if self.split == HIERARCHY else None
+
+    @cached_property
     def lowest(self) -> dict[str, int]:
         """Each node's level (generalization intensity's lookup); no entry
         for a range or a set, which have none."""
