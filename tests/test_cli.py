@@ -9,6 +9,7 @@ import pytest
 
 import polars_anon as pa
 from polars_anon.cli import main
+from polars_anon.cli.words import in_cli_words
 from polars_anon.criteria import TYPES
 from polars_anon.jobs.tables import read_table
 
@@ -462,3 +463,29 @@ def test_data_that_is_no_table_is_refused_in_our_words(tmp_path: Path) -> None:
     for data, message in ((folder, "holds none"), (as_json, "not .json")):
         with pytest.raises(pa.ConfigError, match=message):
             read_table(data)
+
+
+def test_ways_out_are_given_in_the_command_lines_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the API's nulls='value' is --nulls value here, and a job file's key
+    # with --config
+    table = tmp_path / "t.csv"
+    pl.DataFrame({"a": ["x", None, "y", "x"], "b": ["1", "2", "1", "2"]}).write_csv(table)
+    out = tmp_path / "r.csv"
+    args = ["anonymize", str(table), "--qi", "a", "--k", "1", "--insensitive", "b"]
+    assert main([*args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "or pass --nulls value" in err and "nulls=" not in err
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'[input]\npath = "{table}"\n[model]\nquasi_identifiers = ["a"]\nk = 1\n'
+        f'[columns]\ninsensitive = ["b"]\n[output]\npath = "{out}"\n'
+    )
+    assert main(["anonymize", "--config", str(job)]) == 2
+    err = capsys.readouterr().err
+    assert 'or pass nulls = "value" under [input]' in err
+    assert in_cli_words('use algorithm="mingen" or "optimal"', False) == (
+        "use --algorithm mingen or optimal"
+    )
+    assert in_cli_words("use algorithm='mingen'", True) == 'use algorithm = "mingen" under [search]'

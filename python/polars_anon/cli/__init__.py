@@ -44,6 +44,7 @@ from polars_anon.cli.options import (
     search_options,
     subcommand,
 )
+from polars_anon.cli.words import in_cli_words
 
 
 # The parser is built here from the subcommands (`commands`) and their
@@ -183,7 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("polars-anon: interrupted", file=sys.stderr)
         return 130
     except AnonError as e:
-        return _fail(f"{type(e).__name__}: {e}")
+        job = getattr(args, "config", None) is not None
+        return _fail(f"{type(e).__name__}: {in_cli_words(str(e), job)}")
     except Exception as e:
         # the data could not be read or written as asked (Polars, the file
         # system, DuckDB or Spark): its first line, not a traceback

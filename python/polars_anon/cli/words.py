@@ -1,0 +1,36 @@
+"""The library's ways out in the command line's words. An error of the Python
+API names its parameters (``nulls='value'``, ``algorithm="mingen"``); on the
+command line each is an option, and with ``--config`` a key of the job file.
+Every error a command reports is read through `in_cli_words`."""
+
+from __future__ import annotations
+
+import re
+
+_ALGORITHMS = re.compile(r"""algorithm=["'](\w+)["'](?: or ["'](\w+)["'])?""")
+
+# (the API's words, the option's, the job file's)
+_WORDS: list[tuple[re.Pattern[str], str, str]] = [
+    (re.compile(r"nulls='value'"), "--nulls value", 'nulls = "value" under [input]'),
+    (re.compile(r"max_suppression=0"), "--max-suppression 0", "max_suppression = 0 under [model]"),
+    (re.compile(r"""engine=["'](\w+)["']"""), r"--engine \1", r'engine = "\1" under [input]'),
+    (re.compile(r"mode='(\w+)'"), r"--mode \1", r'mode = "\1" under [search]'),
+    (re.compile(r"out of numeric="), "out of --numeric", "out of numeric under [search]"),
+    (re.compile(r"\[privacy\] generalization"), "--generalization", "[privacy] generalization"),
+]
+
+
+def in_cli_words(message: str, job: bool) -> str:
+    """`message` with the API's parameters as the command line's options, or
+    (`job`: the command runs a job file) as the job file's keys."""
+
+    def algorithms(m: re.Match[str]) -> str:
+        names = [n for n in m.groups() if n]
+        if job:
+            return "algorithm = " + " or ".join(f'"{n}"' for n in names) + " under [search]"
+        return f"--algorithm {' or '.join(names)}"
+
+    message = _ALGORITHMS.sub(algorithms, message)
+    for pattern, option, key in _WORDS:
+        message = pattern.sub(key if job else option, message)
+    return message
