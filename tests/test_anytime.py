@@ -35,7 +35,7 @@ KS = st.integers(2, 10)
 SUPPRESSIONS = st.sampled_from(SUPPRESSION)
 ALGORITHMS = st.sampled_from(["heuristic", "auto"])
 # `auto` picks the heuristic past this many lattice nodes
-# (polars_anon.api.search.AUTO_OPTIMAL)
+# (polars_anon.api.auto.AUTO_OPTIMAL)
 AUTO_OPTIMAL = 10**8
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import tomllib
 
 import polars_anon as pa
 from polars_anon.cli import main
@@ -489,3 +490,45 @@ def test_ways_out_are_given_in_the_command_lines_words(
         "use --algorithm mingen or optimal"
     )
     assert in_cli_words("use algorithm='mingen'", True) == 'use algorithm = "mingen" under [search]'
+
+
+def test_the_memory_budget_is_an_option_and_a_job_key(
+    adult_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    h = str(adult_csv.parent / "h")
+    base = [str(adult_csv), "--qi", "sex,race,marital-status", "--hierarchies", h, "--k", "5"]
+    # a budget too small for the lattice's answer: refused, in our words
+    assert main(["search", *base, "--algorithm", "mingen", "--memory-budget", "1K"]) == 2
+    err = capsys.readouterr().err
+    assert "SearchTooLargeError" in err and "raise --memory-budget" in err
+    assert main(["search", *base, "--memory-budget", "64M"]) == 0
+    capsys.readouterr()
+    assert main(["search", *base, "--memory-budget", "lots"]) == 2
+    assert "--memory-budget: must be a number of bytes" in capsys.readouterr().err
+    # the job records a budget given, and its run searches within it
+    out = tmp_path / "r.parquet"
+    args = ["anonymize", *base, "--algorithm", "mingen", "--out", str(out)]
+    assert main([*args, "--memory-budget", "512M"]) == 0
+    job_file = Path(f"{out}.job.toml")
+    doc = tomllib.loads(job_file.read_text())
+    assert doc["search"]["memory_budget"] == 512 << 20
+    assert pa.Job.from_toml(job_file).memory_budget == 512 << 20
+    # without its levels, searched again, within 1 KiB: refused
+    small = tmp_path / "small.toml"
+    small.write_text(job_file.read_text().split("[result]")[0].replace(str(512 << 20), '"1K"'))
+    assert main(["anonymize", "--config", str(small), "--out", str(tmp_path / "s.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "SearchTooLargeError" in err and "raise memory_budget under [search]" in err
+    # beside --config, the job's key is refused; Mondrian takes none
+    assert main(["anonymize", "--config", str(small), "--memory-budget", "4G"]) == 2
+    assert "[search] memory_budget" in capsys.readouterr().err
+    mondrian = ["--algorithm", "mondrian", "--memory-budget", "4G", "--out", str(out)]
+    assert main([*args[:-4], *mondrian]) == 2
+    assert "--algorithm mondrian takes none" in capsys.readouterr().err
+    doc = tomllib.loads(small.read_text())
+    doc["search"] = {"algorithm": "mondrian", "memory_budget": "4G"}
+    with pytest.raises(pa.ConfigError, match=r"memory_budget is for the searches"):
+        pa.Job.from_dict(doc, tmp_path)
+    doc["search"] = {"memory_budget": -5}
+    with pytest.raises(pa.ConfigError, match=r"\[search\] memory_budget must be a number"):
+        pa.Job.from_dict(doc, tmp_path)

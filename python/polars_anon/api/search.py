@@ -7,13 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from polars_anon._core import ALGORITHMS, ConfigError
-from polars_anon.criteria.base import (
-    Criteria,
-    Criterion,
-    against_population,
-    listed,
-    sensitive_of,
-)
+from polars_anon.api import auto
+from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import as_bool, as_int, check_k, max_suppressed, seconds, texts
@@ -35,15 +30,6 @@ VARIANTS: dict[str, list[str]] = dict(ALGORITHMS)
 DEFAULT_MEMORY_BUDGET = 2 << 30
 
 
-# algorithm="auto": the complete search up to this many lattice nodes, the
-# optimal search up to AUTO_OPTIMAL, the heuristic beyond (bench/wide.py and
-# bench/README.md: the complete search's time and memory follow the lattice;
-# the optimal search's follow the nodes below the optimum)
-AUTO_COMPLETE = 1_000_000
-
-AUTO_OPTIMAL = 10**8
-
-
 # the heuristic's time limit when none is given (seconds)
 HEURISTIC_SECONDS = 10.0
 
@@ -57,27 +43,6 @@ METRICS = (
     "ambiguity",
     "kl_divergence",
 )
-
-
-def _auto(heights: Sequence[int]) -> tuple[str, str]:
-    """The algorithm `auto` picks for a lattice of these heights, and why."""
-    size = 1
-    for h in heights:
-        size *= h + 1
-    lattice = f"the lattice of {len(heights)} attributes has"
-    if size <= AUTO_COMPLETE:
-        return "incognito", (
-            f"{lattice} {size:,} nodes (<= {AUTO_COMPLETE:,}): every anonymous node is found"
-        )
-    if size <= AUTO_OPTIMAL:
-        return "optimal", (
-            f"{lattice} {size:.3g} nodes (> {AUTO_COMPLETE:,}): one optimum, found without "
-            "enumerating the rest"
-        )
-    return "heuristic", (
-        f"{lattice} {size:.3g} nodes (> {AUTO_OPTIMAL:.0e}): the best node found within "
-        "the time limit"
-    )
 
 
 def _bytes(memory_budget: Any) -> int:
@@ -274,10 +239,6 @@ def _variant(algorithm: str, variant: str | None) -> str | None:
     return variant
 
 
-def _monotone(c: Criterion, suppressing: bool) -> bool:
-    return c.monotone_with_suppression if suppressing else c.monotone
-
-
 def searched(
     prep: Prepared,
     k: int,
@@ -301,15 +262,7 @@ def searched(
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     if algorithm == "auto":
-        algorithm, reason = _auto(prep.problem.heights)
-        bent = [c for c in listed(criteria) if not _monotone(c, max_sup > 0)]
-        if bent and algorithm != "heuristic":
-            # the searches that infer nodes would refuse it
-            algorithm = "mingen"
-            reason = (
-                f"{reason.split(':')[0]}; {type(bent[0]).__name__} is not monotone"
-                f"{' with suppression' if max_sup else ''}: every node is checked (mingen)"
-            )
+        algorithm, reason = auto.pick(prep.problem.heights, listed(criteria), max_sup > 0)
         variant = _variant(algorithm, None)
     model = prep.model(criteria)
     limit = seconds(time_limit)

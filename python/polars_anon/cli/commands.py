@@ -13,7 +13,7 @@ from polars_anon import datasets, hierarchy
 from polars_anon._core import AnonError, ConfigError
 from polars_anon.api.check import check
 from polars_anon.api.risk import risk
-from polars_anon.api.search import search
+from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, search
 from polars_anon.cli.criteria import criteria_given, criteria_of
 from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
@@ -80,6 +80,7 @@ def search_command(args: argparse.Namespace) -> int:
         args.variant,
         criteria=criteria_of(args),
         time_limit=args.time_limit,
+        memory_budget=budget_of(args),
         progress=sys.stderr.isatty(),
         nulls=nulls_of(args),
         identifiers=identifiers_arg(roles),
@@ -121,6 +122,7 @@ BY_JOB = {
     "--algorithm": "[search] algorithm",
     "--variant": "[search] variant",
     "--time-limit": "[search] time_limit",
+    "--memory-budget": "[search] memory_budget",
     "--preference": "[search] preference",
 }
 
@@ -130,6 +132,7 @@ def refuse_set_by_job(args: argparse.Namespace) -> None:
     name (their defaults cannot tell them apart: `Given` notes them)."""
     flags = noted(args, *BY_JOB)
     flags += valued(args, "--qi", "--hierarchies", "--hierarchy", "--variant", "--time-limit")
+    flags += valued(args, "--memory-budget")
     if args.data is not None:  # --sep and --encoding: DATA's
         flags = [f for f in flags if f not in ("--sep", "--encoding")]
     keys = [BY_JOB[f] for f in flags]
@@ -207,6 +210,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
             variant=args.variant,
             preference=args.preference,
             time_limit=args.time_limit,
+            memory_budget=budget_of(args),
             separator=args.sep,
             encoding=args.encoding,
             engine=args.engine,
@@ -219,6 +223,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
     if job.algorithm != "mondrian" and (job.numeric is not None or args.mode is not None):
         flag = "--numeric" if job.numeric is not None else "--mode"
         raise ConfigError(f"{flag} is for --algorithm mondrian only")
+    if job.algorithm == "mondrian" and args.memory_budget is not None:
+        raise ConfigError("--memory-budget is for the searches: --algorithm mondrian takes none")
     t0 = time.perf_counter()
     try:
         run = job.run(progress=sys.stderr.isatty())
@@ -312,3 +318,9 @@ def adult_command(args: argparse.Namespace) -> int:
     )
     print(f"wrote the resolved job to {run.job_file}")
     return 0
+
+
+def budget_of(args: argparse.Namespace) -> int:
+    """--memory-budget, or the library's default."""
+    given: int | None = args.memory_budget
+    return DEFAULT_MEMORY_BUDGET if given is None else given

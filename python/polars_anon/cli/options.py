@@ -20,6 +20,7 @@ from polars_anon.cli.criteria import criteria_options
 from polars_anon.inputs.nulls import Nulls, nulls_arg
 from polars_anon.inputs.params import suppression
 from polars_anon.jobs.sources import folder_sources, hierarchy_source, resolve_hierarchies
+from polars_anon.jobs.values import size
 from polars_anon.results.best import CRITERIA
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
@@ -322,6 +323,13 @@ def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
         default=None,
         help="seconds; past it the search answers with what it confirmed",
     )
+    p.add_argument(
+        "--memory-budget",
+        type=memory_budget,
+        default=None,
+        metavar="SIZE",
+        help="what the search may hold: bytes, or 512M, 4G (None: 2G); past it, it stops",
+    )
     preference(p)
     if mondrian:
         p.add_argument(
@@ -329,10 +337,8 @@ def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
             type=names,
             default=None,
             metavar="COLS",
-            help="--algorithm mondrian: the quasi-identifiers split as numbers into ranges, "
-            "separated by commas (None: every integer, float, date or datetime one; the others "
-            "are split "
-            "along their hierarchy, or as value sets)",
+            help="--algorithm mondrian: the quasi-identifiers split into ranges, by commas "
+            "(None: every number, date or datetime; others by hierarchy, or as value sets)",
         )
         p.add_argument(
             "--mode",
@@ -404,3 +410,11 @@ def builder_option(p: argparse.ArgumentParser, f: dataclasses.Field[Any]) -> Non
         default=list(default) if isinstance(default, tuple) else default,
         help=f.metadata.get("help"),
     )
+
+
+def memory_budget(text: str) -> int:
+    """--memory-budget: bytes, or a number with a unit."""
+    try:
+        return size("--memory-budget", text)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--memory-budget ")) from None

@@ -17,6 +17,11 @@ _WORDS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"mode='(\w+)'"), r"--mode \1", r'mode = "\1" under [search]'),
     (re.compile(r"out of numeric="), "out of --numeric", "out of numeric under [search]"),
     (re.compile(r"\[privacy\] generalization"), "--generalization", "[privacy] generalization"),
+    (
+        re.compile(r"raise memory_budget"),
+        "raise --memory-budget",
+        "raise memory_budget under [search]",
+    ),
 ]
 
 

@@ -45,6 +45,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy, __version__
 from polars_anon.api.dp import SEARCH_SHARE, STEPS, differential_privacy
+from polars_anon.api.search import DEFAULT_MEMORY_BUDGET
 from polars_anon.dp.scores import METRICS
 from polars_anon.dp.search import FINALS
 from polars_anon.inputs.nulls import Nulls
@@ -201,6 +202,7 @@ class JobLike(Protocol):
     criteria: list[dict[str, Any]]
     variant: str | None
     time_limit: float | None
+    memory_budget: int
     separator: str
     encoding: str
     engine: str
@@ -252,7 +254,9 @@ def run(
     """`job` run by SafePub as `privacy` says: what it cannot take refused
     first, the release written and proven, the resolved job beside it (with
     `input_sha256`, the input's checksum taken before, if given)."""
+    budget = job.memory_budget if job.memory_budget != DEFAULT_MEMORY_BUDGET else None
     others = {"variant": job.variant, "time_limit": job.time_limit, "numeric": job.numeric}
+    others["memory_budget"] = budget
     refuse_unused(job.k, job.max_suppression, job.criteria, job.roles, job.levels, others)
     validate(privacy)
     built = [c for c, h in job.hierarchies.items() if "path" not in h]

@@ -72,7 +72,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy, __version__
 from polars_anon.api.check import check_prepared
-from polars_anon.api.search import mu_argus_prepared, searched
+from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, mu_argus_prepared, searched
 from polars_anon.criteria.base import against_population, sensitive_of
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.nulls import Nulls, nulls_arg
@@ -83,7 +83,7 @@ from polars_anon.jobs.criteria import criterion, criterion_spec
 from polars_anon.jobs.mondrian import MondrianRun
 from polars_anon.jobs.sources import resolve_hierarchies
 from polars_anon.jobs.tables import before_work, output_format, read_table, sha256, write_table
-from polars_anon.jobs.toml import dumps, tomllib
+from polars_anon.jobs.toml import dumps, read
 from polars_anon.prepare.f0 import prepare
 from polars_anon.release.build import guarded
 from polars_anon.release.engine_write import WRITES, OnEngine
@@ -114,6 +114,8 @@ class Job:
     variant: str | None = None
     preference: str = "min_loss"
     time_limit: float | None = None
+    # bytes the search may hold
+    memory_budget: int = DEFAULT_MEMORY_BUDGET
     separator: str = ","
     encoding: str = "utf8"
     # where the table is read, grouped and released: polars, duckdb or spark
@@ -140,17 +142,7 @@ class Job:
     def from_toml(cls, path: str | Path) -> Job:
         """The job in a TOML file; its relative paths are relative to the file."""
         path = Path(path)
-        try:
-            doc = tomllib.loads(path.read_text(encoding="utf8"))
-        except FileNotFoundError:
-            raise ConfigError(f"cannot read job file {str(path)!r}: no such file") from None
-        except UnicodeDecodeError:
-            raise ConfigError(f"job file {str(path)!r} is not UTF-8 text") from None
-        except OSError as e:
-            raise ConfigError(f"cannot read job file {str(path)!r}: {e.strerror}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"job file {str(path)!r} is not valid TOML: {e}") from None
-        return cls.from_dict(doc, path.parent)
+        return cls.from_dict(read(path), path.parent)
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any], base: Path = Path()) -> Job:
@@ -195,6 +187,7 @@ class Job:
             variant=search.get("variant"),
             preference=preference,
             time_limit=search.get("time_limit"),
+            memory_budget=values.budget(search),
             mode=search.get("mode", "strict"),
             numeric=list(search["numeric"]) if "numeric" in search else None,
             coarsen=values.flag("[search] coarsen", search.get("coarsen", False)),
@@ -266,6 +259,7 @@ class Job:
                     criteria=criteria,
                     time_limit=self.time_limit,
                     progress=progress,
+                    memory_budget=self.memory_budget,
                 )
             levels = result.best(self.preference)
         else:
@@ -341,6 +335,8 @@ class Job:
             search["variant"] = self.variant
         if self.time_limit is not None:
             search["time_limit"] = self.time_limit
+        if self.memory_budget != DEFAULT_MEMORY_BUDGET:
+            search["memory_budget"] = self.memory_budget
         if self.algorithm == mondrian.ALGORITHM:
             search = {"algorithm": self.algorithm, "mode": self.mode}
             if self.numeric is not None:

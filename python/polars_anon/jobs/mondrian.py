@@ -58,6 +58,11 @@ def refuse_keys(search: dict[str, Any]) -> None:
     given = sorted({"mode", "numeric", "coarsen"} & set(search))
     if given and search.get("algorithm") != ALGORITHM:
         raise ConfigError(f'job file: [search] {given} are for algorithm = "{ALGORITHM}" only')
+    if "memory_budget" in search and search.get("algorithm") == ALGORITHM:
+        raise ConfigError(
+            f'job file: [search] memory_budget is for the searches: algorithm = "{ALGORITHM}" '
+            "holds its partitions, and takes none"
+        )
 
 
 def recorded(result: dict[str, Any], search: dict[str, Any], base: Path) -> dict[str, Any]:

@@ -5,6 +5,7 @@ asks, whatever quotes, backslashes, newlines or non-ASCII text they hold)."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import tomli_w
@@ -16,7 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - the tests run 3.11
     import tomli as tomllib
 
-__all__ = ["dumps", "tomllib"]
+__all__ = ["dumps", "read", "tomllib"]
 
 
 def _without_none(v: Any) -> Any:
@@ -34,3 +35,18 @@ def dumps(doc: dict[str, Any]) -> str:
         return tomli_w.dumps(_without_none(doc))
     except TypeError as e:
         raise ConfigError(f"cannot write the job to TOML: {e}") from None
+
+
+def read(path: Path) -> dict[str, Any]:
+    """A job file's TOML, parsed; what keeps it from being read, one error
+    naming the file."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf8"))
+    except FileNotFoundError:
+        raise ConfigError(f"cannot read job file {str(path)!r}: no such file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"job file {str(path)!r} is not UTF-8 text") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read job file {str(path)!r}: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"job file {str(path)!r} is not valid TOML: {e}") from None

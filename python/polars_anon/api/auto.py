@@ -1,0 +1,52 @@
+"""What ``algorithm="auto"`` runs: by the lattice's size, the complete
+search, the optimal search or the heuristic; and where a criterion is not
+monotone (the searches that infer nodes would refuse it), MinGen, which
+checks every node."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from polars_anon.criteria.base import Criterion
+
+# algorithm="auto": the complete search up to this many lattice nodes, the
+# optimal search up to AUTO_OPTIMAL, the heuristic beyond (bench/wide.py and
+# bench/README.md: the complete search's time and memory follow the lattice;
+# the optimal search's follow the nodes below the optimum)
+AUTO_COMPLETE = 1_000_000
+
+AUTO_OPTIMAL = 10**8
+
+
+def pick(heights: Sequence[int], criteria: list[Criterion], suppressing: bool) -> tuple[str, str]:
+    """The algorithm `auto` runs for a lattice of these heights and these
+    criteria (`suppressing`: with max_suppression), and why."""
+    algorithm, reason = by_size(heights)
+    bent = [c for c in criteria if not (c.monotone_with_suppression if suppressing else c.monotone)]
+    if bent and algorithm != "heuristic":
+        return "mingen", (
+            f"{reason.split(':')[0]}; {type(bent[0]).__name__} is not monotone"
+            f"{' with suppression' if suppressing else ''}: every node is checked (mingen)"
+        )
+    return algorithm, reason
+
+
+def by_size(heights: Sequence[int]) -> tuple[str, str]:
+    """The algorithm for a lattice of these heights, and why."""
+    size = 1
+    for h in heights:
+        size *= h + 1
+    lattice = f"the lattice of {len(heights)} attributes has"
+    if size <= AUTO_COMPLETE:
+        return "incognito", (
+            f"{lattice} {size:,} nodes (<= {AUTO_COMPLETE:,}): every anonymous node is found"
+        )
+    if size <= AUTO_OPTIMAL:
+        return "optimal", (
+            f"{lattice} {size:.3g} nodes (> {AUTO_COMPLETE:,}): one optimum, found without "
+            "enumerating the rest"
+        )
+    return "heuristic", (
+        f"{lattice} {size:.3g} nodes (> {AUTO_OPTIMAL:.0e}): the best node found within "
+        "the time limit"
+    )
