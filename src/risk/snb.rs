@@ -65,15 +65,39 @@ pub fn solve(k: f64, pi: f64, c1: f64, c2: f64) -> Option<(f64, f64)> {
         let (a, b) = to(x, y);
         residuals(a, b, k, pi, c1, c2)
     };
+    // Newton's method from several starts, the first that converges: from
+    // (α, β) = (1, 1/2) alone it stalled on 3 of 5 samples of a table whose
+    // equations have an exact solution (a step no longer lowering the
+    // residual far from it)
+    STARTS
+        .iter()
+        .find_map(|&(x, y)| newton(&f, x, y))
+        .map(|(x, y)| to(x, y))
+}
+
+/// Starts in (ln α, logit β): α from e^-5 to e^3, β from 0.007 to 0.993.
+const STARTS: [(f64, f64); 8] = [
+    (0.0, 0.0),
+    (-3.0, 0.0),
+    (3.0, 0.0),
+    (0.0, -5.0),
+    (0.0, 5.0),
+    (-5.0, -5.0),
+    (2.0, -3.0),
+    (-2.0, 3.0),
+];
+
+/// Damped Newton's method on `f` from (x, y): the root, or None where a step
+/// no longer lowers the residual.
+fn newton(f: &impl Fn(f64, f64) -> [f64; 2], mut x: f64, mut y: f64) -> Option<(f64, f64)> {
     let norm = |r: [f64; 2]| r[0] * r[0] + r[1] * r[1];
-    let (mut x, mut y) = (0.0, 0.0);
     let mut r = f(x, y);
     for _ in 0..400 {
         if !norm(r).is_finite() {
             return None;
         }
         if norm(r) < 1e-20 {
-            return Some(to(x, y));
+            return Some((x, y));
         }
         // Jacobian by central differences
         let h = 1e-6;
@@ -129,6 +153,24 @@ mod tests {
                 (ga - a).abs() < 1e-6 && (gb - b).abs() < 1e-6,
                 "{ga} {gb} for {a} {b}"
             );
+        }
+    }
+
+    #[test]
+    fn solves_where_a_single_start_stalled() {
+        // Shlosser's K, the sampling fraction and the counts of classes of
+        // one and two of three samples of a trial's table: a solution exists
+        // (found by least squares from several starts); from (1, 1/2) alone
+        // Newton's method stalled
+        for (k, pi, c1, c2) in [
+            (819.2215522351466, 0.4166666666666667, 26.0, 19.0),
+            (828.0345063727057, 0.5, 18.0, 6.0),
+            (812.367447966953, 0.375, 36.0, 46.0),
+        ] {
+            let (a, b) = solve(k, pi, c1, c2).expect("a solution");
+            let r = residuals(a, b, k, pi, c1, c2);
+            assert!(r[0].abs() < 1e-9 && r[1].abs() < 1e-9, "{r:?} at {a} {b}");
+            assert!(a > 0.0 && b > 0.0 && b < 1.0);
         }
     }
 
