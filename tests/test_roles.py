@@ -110,6 +110,15 @@ def test_roles_given_to_search_carry_to_apply_and_sinks(
     csv = r.sink_csv(tmp_path / "out.csv", identifiers={"name": pa.Pseudonym(key=KEY, length=12)})
     names = pl.read_csv(csv).get_column("name").to_list()
     assert names == [reference(v, length=12) for v in df.get_column("name")]
+    # but an identifier of the search is not released unchanged by a later
+    # insensitive (it once was: the later call's roles won)
+    for release in (
+        lambda: r.apply(insensitive=["ssn"]),
+        lambda: r.sink_parquet(tmp_path / "clear.parquet", insensitive=["ssn", "name"]),
+    ):
+        with pytest.raises(pa.ConfigError, match=r"\['ssn'\] were declared identifiers"):
+            release()
+    assert not (tmp_path / "clear.parquet").exists()
 
 
 def test_report_lists_every_column(

@@ -116,6 +116,12 @@ def test_identifiers_dropped_and_insensitive_passed_through(
     assert fates["name"].startswith("insensitive: passed through")
     assert fates["age"].startswith("quasi-identifier: ")
     assert fates["education"].startswith("undeclared: passed through")
+    # the job again, its identifier made insensitive beside it: refused
+    job = str(table / "out.csv.job.toml")
+    again = ["anonymize", "--config", job, "--insensitive", "ssn", "--out", str(table / "b.csv")]
+    assert main(again) == 2
+    assert "['ssn'] were declared identifiers" in capsys.readouterr().err
+    assert not (table / "b.csv").exists()
 
 
 def test_comma_separated_roles(table: Path) -> None:

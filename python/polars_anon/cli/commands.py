@@ -185,7 +185,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
             job.separator = args.sep if "--sep" in given(args) else job.separator
             job.encoding = args.encoding if "--encoding" in given(args) else job.encoding
         refuse_overwrite({"the release": job.output}, {"the job file": args.config})
-        # the options' roles added to the job's (theirs win for a column in both)
+        # the options' roles added to the job's (an identifier made insensitive refused)
         job.roles = job.roles.merged(roles)
         if args.numeric is not None:
             job.numeric = args.numeric

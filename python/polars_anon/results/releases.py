@@ -68,7 +68,8 @@ class Releases:
         file, say), searched or not: it is re-checked on its own, and a
         ``max_suppression`` given as a fraction is a fraction of that table.
         ``identifiers`` and ``insensitive``: roles added to the search's
-        (see `polars_anon.search`).
+        (see `polars_anon.search`); an identifier of the search's made
+        insensitive is refused.
         """
         prep, lv = self._release_of(data, levels, criterion)
         roles = self._roles(identifiers, insensitive)

@@ -243,7 +243,17 @@ class Roles:
         return bool(self.identifiers or self.insensitive)
 
     def merged(self, other: Roles) -> Roles:
-        """These roles with `other`'s added (other's win for a column in both)."""
+        """These roles with `other`'s added: a column `other` declares an
+        identifier becomes one (with `other`'s transform); one of our
+        identifiers that `other` declares insensitive is refused, since a
+        later call would release unchanged what was declared identifying."""
+        weakened = [c for c in other.insensitive if c in self.identifiers]
+        if weakened:
+            raise ConfigError(
+                f"column(s) {weakened} were declared identifiers, and now insensitive: a "
+                "release does not pass an identifier through unchanged; if they do not "
+                "identify anyone, declare them insensitive where they were declared identifiers"
+            )
         ids = {c: t for c, t in self.identifiers.items() if c not in other.insensitive}
         ids.update(other.identifiers)
         ins = [c for c in self.insensitive if c not in other.identifiers]
