@@ -237,6 +237,24 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         ["'d'", "sensitive", "total_days"],
     ),
     (
+        "null in a sensitive attribute",
+        lambda: pa.check(
+            pl.DataFrame({"a": ["x"] * 4, "s": ["p", None, "q", "p"]}),
+            ["a"],
+            1,
+            criteria=[pa.DistinctLDiversity(1, "s")],
+            nulls="value",
+        ),
+        pa.MissingValueError,
+        ["'s'", "sensitive attribute", "fill_null('(missing)')", "for the quasi-identifiers"],
+    ),
+    (
+        "an empty string in a quasi-identifier without a hierarchy",
+        lambda: pa.risk(pl.DataFrame({"r": ["north", ""]}), ["r"]),
+        pa.HierarchyError,
+        ["column 'r' (no hierarchy given", "empty string", "replace('', '(empty)')"],
+    ),
+    (
         "duration values for a hierarchy",
         lambda: pa.hierarchy.interval(pl.Series("d", [dt.timedelta(days=1)]), widths=[1]),
         pa.ParameterError,

@@ -70,3 +70,10 @@ def resolve_hierarchies(hierarchies: Hierarchies | None) -> dict[str, Hierarchy]
     if hierarchies is None:
         return {}
     return read_hierarchies(hierarchies)
+
+
+def own_values(column: str, values: Sequence[str]) -> Hierarchy:
+    """The hierarchy of a quasi-identifier given none: its values, as they
+    are (its errors name the column and say that no hierarchy was given)."""
+    source = f"column '{column}' (no hierarchy given: its own values)"
+    return Hierarchy.from_rows([[v] for v in values], source=source)

@@ -12,6 +12,7 @@ import polars as pl
 
 from polars_anon._core import AnonError, F0Batches, Hierarchy
 from polars_anon.inputs.frames import SIGNED
+from polars_anon.inputs.hierarchies import own_values
 from polars_anon.inputs.nulls import NULL_LABEL, Nulls, no_nulls, null_as_value
 from polars_anon.prepare.encode import encode_values, with_hint
 from polars_anon.prepare.prepared import Prepared
@@ -57,7 +58,7 @@ def in_batches(
             _no_nulls(facts[f"n:{q}"], q, "a quasi-identifier")
         if h is None:
             values_of[q] = _values(facts[f"v:{q}"], q in filled)
-            h = Hierarchy.from_rows([[v] for v in values_of[q]], source=f"identity of '{q}'")
+            h = own_values(q, values_of[q])
         hs.append(h)
     for s in sens:
         _no_nulls(facts[f"n:{s}"], s, "a sensitive attribute")

@@ -11,7 +11,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.inputs.frames import SIGNED, as_frame, check_groupable, fresh_name
-from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
+from polars_anon.inputs.hierarchies import Hierarchies, own_values, resolve_hierarchies
 from polars_anon.inputs.nulls import NULLS, Nulls, no_nulls, null_as_value
 from polars_anon.inputs.params import columns_of
 from polars_anon.prepare.batches import in_batches
@@ -136,7 +136,7 @@ def prepare(
         if h is None:
             no_nulls(col, counts, q, "a quasi-identifier")
             distinct = sorted(col.unique().to_list())
-            h = Hierarchy.from_rows([[v] for v in distinct], source=f"identity of '{q}'")
+            h = own_values(q, distinct)
             codes.append(encode_values(col, distinct))
         else:
             # the core encodes the strings through the hierarchy (one pass, with
