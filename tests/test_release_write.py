@@ -286,3 +286,22 @@ def test_a_time_is_refused_as_a_quasi_identifier_with_the_cast_that_keeps_it() -
     as_text = df.with_columns(pl.col("t").dt.to_string("%H:%M:%S%.f"))
     report = pa.check(as_text, ["t", "z"], 3, None, {"t": 0, "z": 0})
     assert not report.k_anonymous and report.groups == 3
+
+
+def test_a_csv_release_takes_a_separator_and_is_proven_with_it(tmp_path: Path) -> None:
+    # a field holding the other separator: read back with the wrong one, the
+    # proof would fail
+    df = pl.DataFrame({"a": ["x", "y"] * 3, "note": ["p,q", "r"] * 3})
+    r = pa.search(df, ["a"], None, 3, 0, progress=False, insensitive=["note"])
+    path = r.sink_csv(tmp_path / "r.csv", separator=";")
+    assert path.read_text().splitlines()[:2] == ["a;note", "x;p,q"]
+    got = pl.read_csv(path, separator=";")
+    assert got.equals(df)
+    duck = pytest.importorskip("duckdb").connect().from_arrow(df.to_arrow())
+    on_duckdb = pa.search(duck, ["a"], None, 3, 0, progress=False, insensitive=["note"])
+    got = pl.read_csv(on_duckdb.sink_csv(tmp_path / "d.csv", separator="|"), separator="|")
+    assert got.sort("a", "note").equals(df.sort("a", "note"))
+    for bad in (";;", "", "é"):
+        with pytest.raises(pa.ConfigError, match="separator must be one character"):
+            r.sink_csv(tmp_path / "bad.csv", separator=bad)
+    assert not (tmp_path / "bad.csv").exists()

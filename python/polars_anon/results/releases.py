@@ -193,9 +193,14 @@ class Releases:
         *,
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
+        separator: str = ",",
     ) -> Path:
-        """`sink_parquet` to a CSV file."""
-        return self._sink(path, "csv", data, levels, criterion, identifiers, insensitive)
+        """`sink_parquet` to a CSV file, its fields separated by ``separator``
+        (one character of one byte)."""
+        if not isinstance(separator, str) or len(separator.encode("utf8")) != 1:
+            raise ConfigError(f"separator must be one character of one byte, got {separator!r}")
+        args = (data, levels, criterion, identifiers, insensitive)
+        return self._sink(path, "csv", *args, separator=separator)
 
     def sink_ipc(
         self,
@@ -220,6 +225,7 @@ class Releases:
         identifiers: Identifiers | None = None,
         insensitive: Sequence[str] | None = None,
         partition_rows: int | None = None,
+        separator: str = ",",
     ) -> Path:
         kind = sink_kind(path, fmt, partition_rows)  # before any work
         prep, lv = self._release_of(data, levels, criterion)
@@ -228,4 +234,4 @@ class Releases:
         roles = self._roles(identifiers, insensitive)
         release = guarded(prep, lv, self.k, self.suppression, self.criteria, roles)
         assert isinstance(release, (Guarded, OnEngine))
-        return write_release(release, path, kind, partition_rows)
+        return write_release(release, path, kind, partition_rows, separator)
