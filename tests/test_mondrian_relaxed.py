@@ -88,6 +88,12 @@ def test_adult_relaxed_releases_recount(
     relaxed = pa.mondrian(table, qis, k, given, mode="relaxed")
     check_release(table, qis, k, relaxed, hs=given)
     check_release(table, qis, k, strict, hs=given)
+    # the repr counts the release's groups where partitions share their cells
+    groups = relaxed.apply().collect().group_by(qis).len().height
+    shared = f"; {groups} groups in the release (some share their cells)"
+    text = " ".join(repr(relaxed).split())  # the repr wraps its lines
+    assert (shared in text) == (groups < relaxed.partitions), text
+    assert "groups in the release" not in repr(strict)
     # with l-diversity on the salary class
     diverse = pa.mondrian(
         table, qis, k, given, mode="relaxed", criteria=[pa.DistinctLDiversity(2, "salary-class")]

@@ -54,7 +54,8 @@ class MondrianResult:
     attribute can be split further while keeping them.
 
     ``partitions``: how many; ``groups``: one row a partition, its cells as
-    text and its ``count``; ``loss``: the cell-level loss of the release
+    text and its ``count`` (relaxed, two partitions may share their cells:
+    the release then holds them as one group); ``loss``: the cell-level loss of the release
     (see `polars_anon.mondrian`), ``attribute_loss`` by quasi-identifier;
     ``apply()``: the release.
 
@@ -367,6 +368,12 @@ class MondrianResult:
 
     def _rows(self) -> list[tuple[str, Any]]:
         sizes = self.outcome.sizes
+        shared = ""
+        if self.relaxed:
+            # a value divided between partitions can leave two with the same cells
+            cells = len(set(zip(*self.outcome.labels, strict=True)))
+            if cells < self.partitions:
+                shared = f"; {cells} groups in the release (some share their cells)"
         return [
             (
                 "quasi-identifiers",
@@ -377,7 +384,7 @@ class MondrianResult:
             ("records", self.prep.rows),
             (
                 "partitions",
-                f"{self.partitions} (smallest {min(sizes)}, largest {max(sizes)} records)",
+                f"{self.partitions} (smallest {min(sizes)}, largest {max(sizes)} records)" + shared,
             ),
             ("loss", f"{self.loss:.4f}"),
             (
