@@ -280,3 +280,22 @@ def test_a_table_in_memory_is_not_written_to_a_job(folder: Path) -> None:
     people_csv.write_text(people_csv.read_text() + people_csv.read_text().splitlines()[-1] + "\n")
     with pytest.raises(pa.ConfigError, match=r"d_presence population .*people\.csv' changed"):
         criterion(spec, ";")
+
+
+def test_risk_takes_a_population_file_and_reports_what_the_api_does(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = folder / "data"
+    args = ["risk", str(data / "study.csv"), "--sep", ";", "--qi", ",".join(QIS)]
+    args += ["--hierarchies", str(HIERARCHIES), "--levels", "age=1"]
+    hs = {q: pa.Hierarchy.from_csv(HIERARCHIES / f"{q}.csv") for q in QIS}
+    study = table(data / "study.csv")
+    for population in (data / "people.csv", data / "people.parquet"):
+        assert main([*args, "--population", str(population)]) == 0
+        expected = pa.risk(study, QIS, hs, {"age": 1}, population=people(folder))
+        assert capsys.readouterr().out.strip() == str(expected).strip()
+    assert main([*args, "--population", "163_000"]) == 0
+    expected = pa.risk(study, QIS, hs, {"age": 1}, population=163_000)
+    assert capsys.readouterr().out.strip() == str(expected).strip()
+    assert main([*args, "--population", str(data / "nope.csv")]) == 2
+    assert "neither a number of records nor a file" in capsys.readouterr().err

@@ -116,9 +116,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--levels", type=levels_arg, default=None, help="column=level pairs")
     p.add_argument(
         "--population",
-        type=int,
         default=None,
-        help="records in the population the table was drawn from (default: the table)",
+        metavar="N|FILE",
+        help="the population the table was drawn from: its number of records, or a file "
+        "of its records (CSV or Parquet, the same quasi-identifiers; read with --sep and "
+        "--encoding) (default: the table)",
     )
     p.add_argument("--threshold", type=float, default=0.2, help="a record is at risk above this")
     p.set_defaults(run=commands.risk_command)

@@ -8,6 +8,7 @@ import dataclasses
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from polars_anon import datasets, hierarchy
 from polars_anon._core import AnonError, ConfigError
@@ -99,7 +100,7 @@ def risk_command(args: argparse.Namespace) -> int:
             qis_of(args),
             hierarchies(args, data),
             args.levels,
-            args.population,
+            population_of(args),
             args.threshold,
             nulls=nulls_of(args),
         )
@@ -324,3 +325,20 @@ def budget_of(args: argparse.Namespace) -> int:
     """--memory-budget, or the library's default."""
     given: int | None = args.memory_budget
     return DEFAULT_MEMORY_BUDGET if given is None else given
+
+
+def population_of(args: argparse.Namespace) -> int | Any | None:
+    """--population: a number of records, or a file of the population's
+    records, read as DATA is."""
+    given: str | None = args.population
+    if given is None:
+        return None
+    if given.strip().replace("_", "").isdigit():
+        return int(given.replace("_", ""))
+    path = Path(given)
+    if not path.is_file():
+        raise ConfigError(
+            f"--population {given!r} is neither a number of records nor a file of the "
+            "population's records"
+        )
+    return read_table(path, args.sep, args.encoding)
