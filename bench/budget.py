@@ -4,8 +4,13 @@ search on the synthetic census table (``pa.datasets.census``) at 20, 25 and
 1 GiB and 2 GiB. The requirement: peak RSS at most the budget plus 512 MiB
 (``SLACK_MIB``), or a refusal with ``SearchTooLargeError`` before that.
 
-    python bench/budget.py [--out bench/budget.json] [--rows 100000]
-        [--widths 20 25 30] [--budgets 256M 1G 2G] [--suppression 0.01]
+``--table skewed``: the same on a table the budgets were not tuned on,
+``bench/skewed.py``'s seeded string quasi-identifiers (``skewed.make(rows,
+n)``, seed 7: 2 to 3,000 Zipf-skewed values a column, hierarchy heights 1 to
+6, fan-outs 2 to 5).
+
+    python bench/budget.py [--out bench/budget.json] [--table census|skewed]
+        [--rows 100000] [--widths 20 25 30] [--budgets 256M 1G 2G] [--suppression 0.01]
         [--algorithms incognito/cube ... auto] [--time-limit 30]
         [--cell-timeout 300] [--rss-cap 4G] [--note TEXT] [--keep]
 
@@ -39,7 +44,10 @@ computing their figures) and the work counters of ``r.stats``. The load
 average (``os.getloadavg()``) is kept at the start and end of each cell: the
 times depend on it, the peaks and counters do not.
 
-``--keep``: cells already in ``--out`` that this run does not make are kept.
+Each cell records its ``table``. ``--keep``: cells already in ``--out`` that
+this run does not make are kept (a cell is its table, rows, width, search and
+budget, so census and skewed cells sit side by side; cells from before
+``--table`` are census).
 """
 
 from __future__ import annotations
@@ -66,6 +74,7 @@ SUPPRESSION = 0.01
 TIME_LIMIT = 30.0
 CELL_TIMEOUT = 300.0
 RSS_CAP = "4G"
+TABLES = ("census", "skewed")
 # the issue's allowance over the budget: the table, F0 and the interpreter
 SLACK_MIB = 512
 POLL_S = 0.2
@@ -109,7 +118,7 @@ def mib(kib: int | None) -> float | None:
 
 
 def cell(
-    rows: int, n: int, search: str, budget: int, sup: float, limit: float | None
+    table: str, rows: int, n: int, search: str, budget: int, sup: float, limit: float | None
 ) -> dict[str, Any]:
     """One cell, in this process: the table made and prepared, then the search."""
     import polars_anon as pa
@@ -118,8 +127,13 @@ def cell(
 
     algorithm, _, variant = search.partition("/")
     t = time.perf_counter()
-    lf, hs = pa.datasets.census(rows, n)
-    df = lf.collect()
+    if table == "skewed":
+        from skewed import make
+
+        df, hs = make(rows, n)
+    else:
+        lf, hs = pa.datasets.census(rows, n)
+        df = lf.collect()
     qis = list(hs)
     floors = None if algorithm == "datafly" else (K, sup)
     prep = prepare(df, qis, hs, (), "error", floors_for=floors)
@@ -217,13 +231,14 @@ def bound(entry: dict[str, Any]) -> None:
 
 
 def key(c: dict[str, Any]) -> tuple[Any, ...]:
-    return (c["rows"], c["quasi_identifiers"], c["search"], c["memory_budget"])
+    return (c["table"], c["rows"], c["quasi_identifiers"], c["search"], c["memory_budget"])
 
 
 def main() -> None:
     every = searches()
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--out", type=Path, default=Path(__file__).parent / "budget.json")
+    p.add_argument("--table", choices=TABLES, default=TABLES[0])
     p.add_argument("--rows", type=int, default=ROWS)
     p.add_argument("--widths", type=int, nargs="+", default=list(WIDTHS))
     p.add_argument("--budgets", nargs="+", default=list(BUDGETS))
@@ -244,6 +259,7 @@ def main() -> None:
     if args.cell:
         rows, n, search, budget, limit = args.cell
         got = cell(
+            args.table,
             int(rows),
             int(n),
             search,
@@ -263,6 +279,8 @@ def main() -> None:
     if args.keep and args.out.exists():
         old = json.loads(args.out.read_text())
         results, note = old["cells"], note or old.get("note")
+        for c in results:
+            c.setdefault("table", "census")
     command = " ".join(["python", *sys.argv])
     for n in args.widths:
         for search in chosen:
@@ -270,6 +288,7 @@ def main() -> None:
                 algorithm, _, variant = search.partition("/")
                 limit = args.time_limit if algorithm in ANYTIME else None
                 entry: dict[str, Any] = {
+                    "table": args.table,
                     "search": search,
                     "algorithm": algorithm,
                     "variant": variant or None,
@@ -280,6 +299,7 @@ def main() -> None:
                     "load_average_start": os.getloadavg(),
                 }
                 cmd = [sys.executable, __file__, "--suppression", str(args.suppression)]
+                cmd += ["--table", args.table]
                 cmd += ["--cell", str(args.rows), str(n), search, str(budget)]
                 cmd.append("none" if limit is None else str(limit))
                 bound_kib = (budget >> 10) + SLACK_MIB * 1024
@@ -291,6 +311,7 @@ def main() -> None:
                 results = [c for c in results if key(c) != key(entry)] + [entry]
                 results.sort(
                     key=lambda c: (
+                        TABLES.index(c["table"]),
                         c["rows"],
                         c["quasi_identifiers"],
                         every.index(c["search"]),
