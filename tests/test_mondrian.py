@@ -391,6 +391,44 @@ def test_dates_and_datetimes_are_cut_into_ranges_of_their_instants(k: int) -> No
         pa.mondrian(df.with_columns(pl.col("day").cast(pl.String)), qis, k, numeric=["day"])
 
 
+def test_nanosecond_bounds_are_the_partitions_own_values() -> None:
+    # as floats, nanosecond instants lie on a grid of 256 ns: the bounds were
+    # rounded, and a record could fall outside its own partition's
+    base = dt.datetime(2021, 3, 28, 1, 30)
+    ns = [int(base.timestamp()) * 10**9 + 3001 + 2000 * i for i in range(12)]
+    df = pl.DataFrame({"t": pl.Series(ns).cast(pl.Datetime("ns"))})
+    out = pa.mondrian(df, ["t"], 3).apply(numeric_bounds=True).collect()
+    both = out.with_columns(df.get_column("t").alias("raw"))
+    assert both.schema["t_lower"] == pl.Datetime("ns")
+    per = both.group_by("t").agg(
+        pl.col("raw").min().alias("lo"),
+        pl.col("raw").max().alias("hi"),
+        pl.col("t_lower", "t_upper").first(),
+    )
+    assert per.filter(
+        (pl.col("lo") != pl.col("t_lower")) | (pl.col("hi") != pl.col("t_upper"))
+    ).is_empty()
+    # a date Polars writes with a sign is no number Mondrian can cut: refused,
+    # and cut as value sets when left out of numeric=
+    far = pl.DataFrame({"d": pl.Series([-800000, 18262, 3000000], dtype=pl.Int32).cast(pl.Date)})
+    with pytest.raises(
+        pa.ConfigError, match=r"column 'd': the value '[-+][0-9]+-09-[0-9]+' is neither"
+    ):
+        pa.mondrian(far, ["d"], 1)
+    assert pa.mondrian(far, ["d"], 1, numeric=[]).kinds == {"d": "set"}
+
+
+def test_roles_given_to_apply_add_to_mondrians() -> None:
+    # an identifier given to mondrian stays one (apply's roles once replaced
+    # them, and insensitive=["ssn"] released the numbers)
+    df = pl.DataFrame({"age": [30 + i % 4 for i in range(8)], "ssn": [f"s{i}" for i in range(8)]})
+    df = df.with_columns(note=pl.lit("n"))
+    r = pa.mondrian(df, ["age"], 2, identifiers=["ssn"])
+    with pytest.raises(pa.ConfigError, match=r"\['ssn'\] were declared identifiers"):
+        r.apply(insensitive=["ssn"])
+    assert r.apply(insensitive=["note"]).collect().columns == ["age", "note"]
+
+
 def test_integers_past_2_to_53_are_refused_as_numbers() -> None:
     # as binary floats, 2^53 + 3 is 2^53 + 4: neighbours merged, and a
     # cell showed a value its records did not have

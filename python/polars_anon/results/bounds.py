@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, MondrianOutcome
 from polars_anon.prepare.prepared import Prepared
-from polars_anon.results.mondrian_cuts import from_instants
+from polars_anon.results.mondrian_cuts import from_instants, instants, numbers
 
 
 def with_bounds(
@@ -38,8 +38,14 @@ def with_bounds(
         highs = pl.Series(high, [r[1] for r in ranges], dtype=pl.Float64)
         dtype = schema[q]
         if isinstance(dtype, (pl.Date, pl.Datetime)):
+            # each bound's exact instant: a nanosecond one is not its float
             leaves = prep.hierarchies[i].leaves
-            lows, highs = (from_instants(s, dtype, leaves) for s in (lows, highs))
+            exact = dict(zip(numbers(q, leaves), instants(leaves) or [], strict=True))
+            lows, highs = (
+                from_instants(pl.Series([exact[v] for v in s], dtype=pl.Int64), dtype, leaves)
+                for s in (lows, highs)
+            )
+            lows, highs = lows.alias(low), highs.alias(high)
         labels = pl.Series(q, outcome.labels[i], dtype=pl.String)
         bounds = pl.DataFrame([labels, lows, highs]).unique(q)
         lf = lf.join(bounds.lazy(), on=q, how="left", maintain_order="left")

@@ -242,12 +242,13 @@ class MondrianResult:
         None) whose quasi-identifiers are text: each record's partition's
         range (``[20-29]``, or the one value it holds), hierarchy node label,
         or value set (``{a,b}``, or the one value); with ``numeric_bounds``,
-        each numeric one's range also as two Float64 columns beside it,
-        ``<q>_lower`` and ``<q>_upper`` (`results.bounds`). Its groups are checked
-        on F0 before it is returned, and again each time it is collected (a
-        source changed since is refused: `NotAnonymousError`). The other
-        columns follow their roles (``identifiers``, ``insensitive``: those
-        given to `mondrian` unless given here).
+        each numeric one's range also as two columns beside it, ``<q>_lower``
+        and ``<q>_upper`` (Float64, or the column's type for a date or a
+        datetime: `results.bounds`). Its groups are checked on F0 before it is
+        returned, and again each time it is collected (a source changed since
+        is refused: `NotAnonymousError`). The other columns follow their roles
+        (``identifiers``, ``insensitive``: added to those given to `mondrian`;
+        an identifier of those made insensitive is refused).
 
         A DuckDB relation or Spark DataFrame is released where it lives (a
         relation, a DataFrame: a snapshot), by one null-safe join with its
@@ -257,10 +258,7 @@ class MondrianResult:
         record's number among its combination's records, numbered there in
         no particular order (`release.partitioned`): the same groups as the
         Polars release's, not always the same records in each."""
-        if identifiers is None and insensitive is None:
-            roles = self.roles
-        else:
-            roles = roles_of(identifiers, insensitive)
+        roles = self.roles.merged(roles_of(identifiers, insensitive))
         if self.prep.engine in engines.PREFIXES:
             if numeric_bounds:
                 raise ConfigError("numeric_bounds: a release on DuckDB or Spark has none")

@@ -49,19 +49,39 @@ def numbers(column: str, leaves: list[str]) -> list[float]:
     records lack. (-0.0 and 0.0 are one number and may merge.) A date or a
     datetime is its instant (`instants`)."""
     moments = instants(leaves)
-    out = [float(v) for v in leaves] if moments is None else [float(m) for m in moments]
+    try:
+        out = [float(v) for v in leaves] if moments is None else [float(m) for m in moments]
+    except ValueError:
+        bad = next(v for v in leaves if not _is_number(v))
+        raise ConfigError(
+            f"column '{column}': the value {bad!r} is neither a number nor a date or datetime "
+            "of the years 1 to 9999 (as Polars writes them); leave the column out of "
+            "numeric= to cut it as value sets"
+        ) from None
     exact: list[object] = [Decimal(v) for v in leaves] if moments is None else list(moments)
     seen: dict[float, int] = {}
     for i, f in enumerate(out):
         other = seen.setdefault(f, i)
         if exact[other] != exact[i]:
+            fix = (
+                "round them first (dt.truncate)"
+                if moments
+                else "subtract an origin or round them first"
+            )
             raise ConfigError(
                 f"column '{column}': the values {leaves[other]} and {leaves[i]} are one number in "
-                "binary floating point, where Mondrian's numeric cuts are made; subtract an "
-                "origin or round them first, or pass the column as categorical (leave it out "
-                "of numeric=)"
+                f"binary floating point, where Mondrian's numeric cuts are made; {fix}, or pass "
+                "the column as categorical (leave it out of numeric=)"
             )
     return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def instants(leaves: list[str]) -> list[int] | None:
