@@ -493,6 +493,19 @@ def test_zayatz_can_rise_as_classes_merge_so_only_mingen_takes_it() -> None:
     for algorithm in ("incognito", "optimal", "heuristic"):
         with pytest.raises(pa.ConfigError, match="PopulationUniqueness is not monotone"):
             pa.search(df, ["q"], hs, 1, 0, algorithm=algorithm, criteria=[pop], progress=False)
+    # past a million nodes MinGen would check every one: auto runs Datafly,
+    # which checks each node of its path (it once ran the heuristic, refused)
+    cols = [f"c{i}" for i in range(8)]
+    wide = pl.DataFrame(
+        {c: [str((r * (i + 3)) % 7) for r in range(60)] for i, c in enumerate(cols)}
+    )
+    chain = pa.Hierarchy.from_rows(
+        [[str(v), *[f"{v // 2**j}" for j in range(1, 6)], "*"] for v in range(7)]
+    )
+    r = pa.search(wide, cols, dict.fromkeys(cols, chain), 1, 0, criteria=[pop], progress=False)
+    assert r.algorithm == "datafly" and "Datafly's path" in (r.reason or ""), r.reason
+    best = r.best("min_loss")
+    assert pa.check(wide, cols, 1, dict.fromkeys(cols, chain), best, criteria=[pop]).k_anonymous
 
 
 def test_the_reports_say_which_model_bound_each_suppressed_group(

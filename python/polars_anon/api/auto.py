@@ -1,7 +1,7 @@
 """What ``algorithm="auto"`` runs: by the lattice's size, the complete
 search, the optimal search or the heuristic; and where a criterion is not
 monotone (the searches that infer nodes would refuse it), MinGen, which
-checks every node."""
+checks every node, up to the complete search's size, and Datafly beyond."""
 
 from __future__ import annotations
 
@@ -23,12 +23,17 @@ def pick(heights: Sequence[int], criteria: list[Criterion], suppressing: bool) -
     criteria (`suppressing`: with max_suppression), and why."""
     algorithm, reason = by_size(heights)
     bent = [c for c in criteria if not (c.monotone_with_suppression if suppressing else c.monotone)]
-    if bent and algorithm != "heuristic":
-        return "mingen", (
-            f"{reason.split(':')[0]}; {type(bent[0]).__name__} is not monotone"
-            f"{' with suppression' if suppressing else ''}: every node is checked (mingen)"
-        )
-    return algorithm, reason
+    if not bent:
+        return algorithm, reason
+    # the searches that infer nodes refuse it: every node checked where the
+    # complete search would run, else Datafly's path (each node on it checked)
+    why = (
+        f"{reason.split(':')[0]}; {type(bent[0]).__name__} is not monotone"
+        f"{' with suppression' if suppressing else ''}"
+    )
+    if algorithm == "incognito":
+        return "mingen", f"{why}: every node is checked (mingen)"
+    return "datafly", f"{why}, and MinGen would check every node: Datafly's path, one node"
 
 
 def by_size(heights: Sequence[int]) -> tuple[str, str]:

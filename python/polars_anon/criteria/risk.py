@@ -97,8 +97,8 @@ class PopulationUniqueness(Criterion):
     outside the models' parameter spaces). Not monotone, with suppression
     or without (ARX takes Zayatz's model as monotone under generalization,
     but its estimate can rise as classes merge): searches other than
-    ``algorithm="mingen"`` refuse it, and ``algorithm="auto"`` picks
-    mingen."""
+    ``algorithm="mingen"`` and Datafly refuse it, and ``algorithm="auto"``
+    picks mingen (Datafly past a million nodes)."""
 
     _fields = ("max_share", "population", "model")
     kind = "population_uniqueness"
