@@ -532,3 +532,13 @@ def test_the_memory_budget_is_an_option_and_a_job_key(
     doc["search"] = {"memory_budget": -5}
     with pytest.raises(pa.ConfigError, match=r"\[search\] memory_budget must be a number"):
         pa.Job.from_dict(doc, tmp_path)
+    # the API takes the same sizes, and a Mondrian job in code refuses one too
+    lf, hs = pa.datasets.adult()
+    r = pa.search(lf, ["sex", "race"], hs, 5, memory_budget="64M", progress=False)
+    assert r.complete
+    with pytest.raises(pa.ConfigError, match="memory_budget must be a number of bytes"):
+        pa.search(lf, ["sex", "race"], hs, 5, memory_budget="lots", progress=False)
+    job = pa.Job.from_dict(doc | {"search": {"algorithm": "mondrian"}}, tmp_path)
+    job.memory_budget = 4 << 30
+    with pytest.raises(pa.ConfigError, match=r"takes no .*memory_budget"):
+        job.run()

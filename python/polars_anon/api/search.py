@@ -11,7 +11,15 @@ from polars_anon.api import auto
 from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
-from polars_anon.inputs.params import as_bool, as_int, check_k, max_suppressed, seconds, texts
+from polars_anon.inputs.params import (
+    as_bool,
+    as_int,
+    check_k,
+    max_suppressed,
+    seconds,
+    size,
+    texts,
+)
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.results.search import SearchResult
@@ -46,10 +54,7 @@ METRICS = (
 
 
 def _bytes(memory_budget: Any) -> int:
-    n = as_int("memory_budget", memory_budget)
-    if n < 0:
-        raise ConfigError(f"memory_budget must be a number of bytes >= 0, got {n}")
-    return min(n, 2**64 - 1)
+    return min(size("memory_budget", memory_budget), 2**64 - 1)
 
 
 def search(

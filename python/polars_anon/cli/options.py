@@ -18,9 +18,8 @@ from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.api.search import VARIANTS
 from polars_anon.cli.criteria import criteria_options
 from polars_anon.inputs.nulls import Nulls, nulls_arg
-from polars_anon.inputs.params import suppression
+from polars_anon.inputs.params import size, suppression
 from polars_anon.jobs.sources import folder_sources, hierarchy_source, resolve_hierarchies
-from polars_anon.jobs.values import size
 from polars_anon.results.best import CRITERIA
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any, TypeAlias
@@ -171,3 +172,27 @@ def texts(**values: Any) -> None:
     for name, value in values.items():
         if not isinstance(value, str):
             raise ParameterError(f"{name} must be a string, got {value!r:.60}")
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def size(name: str, value: Any) -> int:
+    """A number of bytes: any integer type, or text with a unit (``512M``,
+    ``1.5G``, ``2GiB``; K, M, G and T are powers of 1024)."""
+    if isinstance(value, str):
+        unit = r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*"
+        found = re.fullmatch(unit, value, re.IGNORECASE)
+        if found:
+            return int(float(found[1]) * _UNITS[found[2].upper()])
+    elif not is_bool(value):
+        try:
+            n = operator.index(value)
+        except TypeError:
+            n = -1
+        if n >= 0:
+            return n
+    raise ConfigError(
+        f"{name} must be a number of bytes (an integer, or with a unit: 512M, 4G), "
+        f"got {value!r:.80}"
+    )

@@ -286,7 +286,7 @@ class Job:
     def _mondrian(self, k: int, write_job: bool, digest: str | None) -> MondrianRun:
         """The job run by Mondrian (`jobs.mondrian`)."""
         args = (self.max_suppression, self.variant, self.time_limit, self.levels)
-        mondrian.refuse_unused(self.engine, *args, self.nulls)
+        mondrian.refuse_unused(self.engine, *args, self.nulls, self.memory_budget)
         splits = mondrian.read_splits(self.splits, self.splits_sha256)
         data = read_table(self.input, self.separator, self.encoding, self.engine)
         result, release = mondrian.release(

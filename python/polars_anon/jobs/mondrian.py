@@ -28,6 +28,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy, NotAnonymousError, __version__
 from polars_anon.api.mondrian import mondrian
+from polars_anon.api.search import DEFAULT_MEMORY_BUDGET
 from polars_anon.criteria.base import Criterion
 from polars_anon.jobs import values
 from polars_anon.jobs.columns import fates_doc
@@ -106,8 +107,10 @@ def refuse_unused(
     time_limit: float | None,
     levels: dict[str, int] | None,
     nulls: str = "error",
+    memory_budget: int | None = None,
 ) -> None:
-    """What a Mondrian job cannot take, refused before the table is read."""
+    """What a Mondrian job cannot take, refused before the table is read
+    (`memory_budget`: the job's, refused unless the default)."""
     given = [
         name
         for name, used in (
@@ -115,6 +118,7 @@ def refuse_unused(
             ("max_suppression (Mondrian suppresses no records)", max_suppression),
             ("variant", variant is not None),
             ("time_limit", time_limit is not None),
+            ("memory_budget", memory_budget not in (None, DEFAULT_MEMORY_BUDGET)),
             ("recorded levels ([result] levels: a full-domain job's)", levels is not None),
         )
         if used

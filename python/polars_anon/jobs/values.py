@@ -5,11 +5,11 @@ Python raises when it is used."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from polars_anon._core import ConfigError
+from polars_anon.inputs.params import size
 from polars_anon.jobs.criteria import POPULATION_TABLES
 
 # the keys of a job file's tables of settings (`table`); [hierarchies],
@@ -156,20 +156,3 @@ def budget(search: dict[str, Any]) -> int:
 
     given = search.get("memory_budget", DEFAULT_MEMORY_BUDGET)
     return size("job file: [search] memory_budget", given)
-
-
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
-def size(where: str, value: Any) -> int:
-    """A number of bytes: an integer, or a number with a unit (``512M``,
-    ``1.5G``, ``2GiB``; K, M, G and T are powers of 1024)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", str(value), re.IGNORECASE)
-    if isinstance(value, str) and found:
-        return int(float(found[1]) * _UNITS[found[2].upper()])
-    raise ConfigError(
-        f"{where} must be a number of bytes (an integer, or with a unit: 512M, 4G), "
-        f"got {value!r:.80}"
-    )
