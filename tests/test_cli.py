@@ -490,6 +490,8 @@ def test_ways_out_are_given_in_the_command_lines_words(
         "use --algorithm mingen or optimal"
     )
     assert in_cli_words("use algorithm='mingen'", True) == 'use algorithm = "mingen" under [search]'
+    assert in_cli_words("or max_suppression=0", False) == "or --max-suppression 0"
+    assert in_cli_words("max_suppression=0.05 allows", False) == "max_suppression=0.05 allows"
 
 
 def test_the_memory_budget_is_an_option_and_a_job_key(

@@ -12,7 +12,11 @@ _ALGORITHMS = re.compile(r"""algorithm=["'](\w+)["'](?: or ["'](\w+)["'])?""")
 # (the API's words, the option's, the job file's)
 _WORDS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"nulls='value'"), "--nulls value", 'nulls = "value" under [input]'),
-    (re.compile(r"max_suppression=0"), "--max-suppression 0", "max_suppression = 0 under [model]"),
+    (
+        re.compile(r"max_suppression=0(?![\d.])"),
+        "--max-suppression 0",
+        "max_suppression = 0 under [model]",
+    ),
     (re.compile(r"""engine=["'](\w+)["']"""), r"--engine \1", r'engine = "\1" under [input]'),
     (re.compile(r"mode='(\w+)'"), r"--mode \1", r'mode = "\1" under [search]'),
     (re.compile(r"out of numeric="), "out of --numeric", "out of numeric under [search]"),
