@@ -491,6 +491,16 @@ def test_ways_out_are_given_in_the_command_lines_words(
     )
     assert in_cli_words("use algorithm='mingen'", True) == 'use algorithm = "mingen" under [search]'
     assert in_cli_words("or max_suppression=0", False) == "or --max-suppression 0"
+    assert (
+        in_cli_words("takes no nulls = 'value' (a null", False) == "takes no --nulls value (a null"
+    )
+    # neither the command line nor a job file chooses the optimal walk's metric
+    said = "Search with metric='height', or with algorithm='incognito' for any criterion"
+    assert in_cli_words(said, False) == "Search with --algorithm incognito for any criterion"
+    said = "coarsen=True undoes recorded splits: pass splits= too"
+    assert in_cli_words(said, True) == (
+        "[search] coarsen = true undoes recorded splits: name [result] splits too"
+    )
     assert in_cli_words("max_suppression=0.05 allows", False) == "max_suppression=0.05 allows"
 
 
@@ -507,6 +517,14 @@ def test_the_memory_budget_is_an_option_and_a_job_key(
     capsys.readouterr()
     assert main(["search", *base, "--memory-budget", "lots"]) == 2
     assert "--memory-budget: must be a number of bytes" in capsys.readouterr().err
+    assert main(["search", *base, "--memory-budget", "0"]) == 2
+    assert "must be more than 0 bytes" in capsys.readouterr().err
+    # a resolved job records the default budget it ran with, too
+    default = tmp_path / "d.parquet"
+    assert main(["anonymize", *base, "--out", str(default)]) == 0
+    capsys.readouterr()
+    resolved = tomllib.loads(Path(f"{default}.job.toml").read_text())
+    assert resolved["search"]["memory_budget"] == 2 << 30
     # the job records a budget given, and its run searches within it
     out = tmp_path / "r.parquet"
     args = ["anonymize", *base, "--algorithm", "mingen", "--out", str(out)]

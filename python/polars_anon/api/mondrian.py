@@ -119,9 +119,11 @@ def mondrian(
         numbers = [numeric] if isinstance(numeric, str) else list(numeric)
         bad = [q for q in numbers if q not in qis or not ordered(schema[q])]
         if bad:
+            types = ", ".join(f"{q}: {schema[q]}" for q in bad if q in schema)
             raise ConfigError(
                 f"numeric names {bad}, which are not quasi-identifiers of an integer, "
-                f"float, date or datetime type; quasi-identifiers: {qis}"
+                f"float, date or datetime type ({types or 'not in the table'}; a CSV's "
+                f"dates are read as text: cast them, or read Parquet); quasi-identifiers: {qis}"
             )
     given = resolve_hierarchies(hierarchies)
     hs = {q: h for q, h in given.items() if q in qis and q not in numbers}

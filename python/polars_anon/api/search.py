@@ -54,7 +54,10 @@ METRICS = (
 
 
 def _bytes(memory_budget: Any) -> int:
-    return min(size("memory_budget", memory_budget), 2**64 - 1)
+    n = size("memory_budget", memory_budget)
+    if n == 0:
+        raise ConfigError("memory_budget must be more than 0 bytes (512M, 4G, ...)")
+    return min(n, 2**64 - 1)
 
 
 def search(

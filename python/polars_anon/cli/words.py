@@ -11,7 +11,12 @@ _ALGORITHMS = re.compile(r"""algorithm=["'](\w+)["'](?: or ["'](\w+)["'])?""")
 
 # (the API's words, the option's, the job file's)
 _WORDS: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(r"nulls='value'"), "--nulls value", 'nulls = "value" under [input]'),
+    (re.compile(r"nulls ?= ?'value'"), "--nulls value", 'nulls = "value" under [input]'),
+    # the command line and job files search the optimal walk by loss alone
+    (re.compile(r"with metric='\w+', or "), "", ""),
+    (re.compile(r"\(?coarsen=True\)?"), "[search] coarsen = true", "[search] coarsen = true"),
+    (re.compile(r"pass splits= too"), "name [result] splits too", "name [result] splits too"),
+    (re.compile(r"numeric names"), "--numeric names", "[search] numeric names"),
     (
         re.compile(r"max_suppression=0(?![\d.])"),
         "--max-suppression 0",

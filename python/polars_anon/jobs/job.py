@@ -335,8 +335,7 @@ class Job:
             search["variant"] = self.variant
         if self.time_limit is not None:
             search["time_limit"] = self.time_limit
-        if self.memory_budget != DEFAULT_MEMORY_BUDGET:
-            search["memory_budget"] = self.memory_budget
+        search["memory_budget"] = self.memory_budget
         if self.algorithm == mondrian.ALGORITHM:
             search = {"algorithm": self.algorithm, "mode": self.mode}
             if self.numeric is not None:
