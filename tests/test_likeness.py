@@ -244,7 +244,9 @@ def test_delta_disclosure_is_not_monotone_under_generalization() -> None:
     with pytest.raises(
         pa.ConfigError, match="DeltaDisclosure is not monotone under generalization"
     ):
-        pa.search(df, ["G"], hs, 1, criteria=[c])
+        pa.search(df, ["G"], hs, 1, algorithm="incognito", criteria=[c])
+    # auto checks every node, as mingen does
+    assert pa.search(df, ["G"], hs, 1, criteria=[c]).algorithm == "mingen"
     r = pa.search(df, ["G"], hs, 1, algorithm="mingen", criteria=[c])
     assert nodes(r.anonymous, ["G"]) == {(0,), (2,)}
     # minimal: no anonymous node anywhere below, not only one step below

@@ -57,13 +57,14 @@ def no_nulls(col: pl.Series, counts: pl.Series | None, column: str, role: str) -
         return
     nulls = col.null_count() if counts is None else int(counts.filter(col.is_null()).sum())
     if nulls:
-        quasi = role == "a quasi-identifier"
-        raise MissingValueError(
-            f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first "
-            + (
-                "(e.g. fill_null with a value the hierarchy knows), or pass nulls='value'"
-                if quasi
-                else "(e.g. fill_null('(missing)'), a value of its own; nulls='value' is for "
-                "the quasi-identifiers)"
+        if role.startswith("a quasi-identifier"):
+            way = "(e.g. fill_null with a value the hierarchy knows)"
+            way += ", or pass nulls='value'" if role == "a quasi-identifier" else ""
+        else:
+            way = (
+                "(e.g. fill_null('(missing)'), a value of its own; nulls='value' is for the "
+                "quasi-identifiers)"
             )
+        raise MissingValueError(
+            f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first {way}"
         )
