@@ -211,7 +211,7 @@ impl LeafIndex {
     fn find_long(&self, b: &[u8], x: u64, y: u64) -> std::result::Result<u32, usize> {
         let len = b.len() as u32;
         let mask = self.long.len() - 1;
-        let mut i = self.long_slot(x, y, b);
+        let mut i = self.long_slot(x, y, b.len());
         loop {
             let e = self.long[i];
             if e.2 == len
@@ -249,8 +249,7 @@ impl LeafIndex {
         }
         self.long_bits = slots.trailing_zeros();
         for (j, e) in old.into_iter().enumerate().filter(|(_, e)| e.2 != 0) {
-            let middle = middle_hash(bytes.get(j).map_or(&[][..], |b| &b[..]));
-            let mut i = hash::slot2(e.0 ^ middle, e.1 ^ e.2 as u64, self.long_bits);
+            let mut i = self.long_slot(e.0, e.1, e.2 as usize);
             while self.long[i].2 != 0 {
                 i = (i + 1) & (slots - 1);
             }
@@ -273,12 +272,15 @@ impl LeafIndex {
         self.find_short(lo, hi).ok()
     }
 
-    /// The first and last 8 bytes of a label of more than 12 bytes.
+    /// The first 8 bytes of a label of more than 12 bytes, mixed with the
+    /// hash of its middle, and its last 8. Equal first words of two labels of
+    /// one length with equal middles mean equal first 8 bytes, so comparing
+    /// these words and then the middles stays exact.
     #[inline(always)]
     fn long_words(b: &[u8]) -> (u64, u64) {
         let n = b.len();
         (
-            u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(b[..8].try_into().expect("8 bytes")) ^ middle_hash(b),
             u64::from_le_bytes(b[n - 8..].try_into().expect("8 bytes")),
         )
     }
@@ -287,12 +289,12 @@ impl LeafIndex {
     #[cfg(test)]
     pub(super) fn home_slot(&self, b: &[u8]) -> usize {
         let (x, y) = Self::long_words(b);
-        self.long_slot(x, y, b)
+        self.long_slot(x, y, b.len())
     }
 
     #[inline(always)]
-    fn long_slot(&self, x: u64, y: u64, b: &[u8]) -> usize {
-        hash::slot2(x ^ middle_hash(b), y ^ b.len() as u64, self.long_bits)
+    fn long_slot(&self, x: u64, y: u64, len: usize) -> usize {
+        hash::slot2(x, y ^ len as u64, self.long_bits)
     }
 
     /// The code of a label of more than 12 bytes.
@@ -310,7 +312,7 @@ impl LeafIndex {
             prefetch(&self.short[self.short_slot(lo, hi)]);
         } else {
             let (x, y) = Self::long_words(b);
-            prefetch(&self.long[self.long_slot(x, y, b)]);
+            prefetch(&self.long[self.long_slot(x, y, b.len())]);
         }
     }
 

@@ -17,7 +17,7 @@ from polars_anon.inputs.params import as_bool, check_k, columns_of
 from polars_anon.prepare.f0 import prepare
 from polars_anon.results import mondrian_splits
 from polars_anon.results.mondrian import MondrianResult
-from polars_anon.results.mondrian_cuts import partition
+from polars_anon.results.mondrian_cuts import partition, temporal, units_of
 from polars_anon.roles.spec import Identifiers, roles_of
 
 MODES = ("strict", "relaxed")
@@ -142,6 +142,10 @@ def mondrian(
     coarsen = as_bool("coarsen", coarsen)
     if coarsen and splits is None:
         raise ConfigError("coarsen=True undoes recorded splits: pass splits= too")
+    if splits is not None:
+        leaves = [list(h.leaves) for h in prep.hierarchies]
+        units = units_of(qis, [kinds[q] for q in qis], leaves)
+        splits = mondrian_splits.in_units(splits, units)
     outcome = partition(prep, kinds, k, model, mode == "relaxed", splits, coarsen)
     return MondrianResult(
         prep,
@@ -161,4 +165,4 @@ def ordered(dtype: pl.DataType) -> bool:
     """Cut into ranges by default: numbers, dates and datetimes (by their
     instants: a range of days is narrower than a set of them, and its loss
     its width)."""
-    return dtype.is_numeric() or isinstance(dtype, (pl.Date, pl.Datetime))
+    return dtype.is_numeric() or temporal(dtype)

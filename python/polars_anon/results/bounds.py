@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, MondrianOutcome
 from polars_anon.prepare.prepared import Prepared
-from polars_anon.results.mondrian_cuts import from_instants, instants, numbers
+from polars_anon.results.mondrian_cuts import from_instants, instants, temporal
 
 
 def with_bounds(
@@ -37,10 +37,10 @@ def with_bounds(
         lows = pl.Series(low, [r[0] for r in ranges], dtype=pl.Float64)
         highs = pl.Series(high, [r[1] for r in ranges], dtype=pl.Float64)
         dtype = schema[q]
-        if isinstance(dtype, (pl.Date, pl.Datetime)):
+        if temporal(dtype):
             # each bound's exact instant: a nanosecond one is not its float
             leaves = prep.hierarchies[i].leaves
-            exact = dict(zip(numbers(q, leaves), instants(leaves) or [], strict=True))
+            exact = {float(m): m for m in instants(leaves) or []}
             lows, highs = (
                 from_instants(pl.Series([exact[v] for v in s], dtype=pl.Int64), dtype, leaves)
                 for s in (lows, highs)

@@ -84,6 +84,30 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def unit_of(leaves: list[str]) -> str | None:
+    """The unit of a numeric column's cut numbers (`numbers`): "d" (days)
+    for dates, "us" or "ns" for datetimes, None for plain numbers."""
+    if instants(leaves) is None:
+        return None
+    return "d" if _dates(leaves) else _unit(leaves)
+
+
+def units_of(
+    quasi_identifiers: list[str], kinds: list[str], leaves: list[list[str]]
+) -> dict[str, str | None]:
+    """Each numeric quasi-identifier's `unit_of`."""
+    return {
+        q: unit_of(values)
+        for q, kind, values in zip(quasi_identifiers, kinds, leaves, strict=True)
+        if kind == "numeric"
+    }
+
+
+def temporal(dtype: pl.DataType) -> bool:
+    """A date or a datetime: cut by its instants."""
+    return isinstance(dtype, (pl.Date, pl.Datetime))
+
+
 def instants(leaves: list[str]) -> list[int] | None:
     """Dates and datetimes as Polars writes them as text, as the numbers
     Mondrian cuts: days since 1970-01-01, or microseconds since then in UTC
