@@ -6,7 +6,9 @@ their released cells); a partition below k refuses the whole run."""
 
 from __future__ import annotations
 
+import datetime as dt
 import pickle
+import random
 from typing import Any
 
 import polars as pl
@@ -105,6 +107,7 @@ def test_re_applied_to_its_own_table_it_releases_the_same() -> None:
         "label",
         "level",
         "partition",
+        "unit",
     ]
     assert splits.get_column("partition").drop_nulls().sort().to_list() == list(
         range(first.partitions)
@@ -338,3 +341,46 @@ def test_a_refusal_names_the_criterion_broken() -> None:
     with pytest.raises(pa.HierarchyError, match="empty string") as h:
         pa.mondrian(empty, ["a"], 2)
     assert "nulls='value'" not in str(h.value)
+
+
+def cells(result: Any) -> pl.Series:
+    """Each record's released cells as one text, in the table's order."""
+    released = result.apply().collect()
+    return released["t"] + " " + released["age"]
+
+
+def test_datetime_splits_re_apply_at_another_time_unit() -> None:
+    # recorded in nanoseconds, re-applied to microseconds and milliseconds:
+    # the cuts are rescaled, so the partitions are those of the same month
+    # read in nanoseconds (unscaled, every record went to one side)
+    def month(seed: int) -> pl.DataFrame:
+        r = random.Random(seed)
+        start = dt.datetime(2021, 3, 1)
+        moments = [
+            start + dt.timedelta(seconds=r.randrange(30 * 86400), microseconds=r.randrange(10**6))
+            for _ in range(300)
+        ]
+        return pl.DataFrame({"t": moments, "age": [r.randrange(20, 60) for _ in moments]})
+
+    def at(df: pl.DataFrame, unit: str) -> pl.DataFrame:
+        return df.with_columns(pl.col("t").cast(pl.Datetime(unit)))  # type: ignore[arg-type]
+
+    first = at(month(1), "ns")
+    splits = pa.mondrian(first, ["t", "age"], k=5).splits
+    assert set(splits.filter(pl.col("attribute") == "t")["unit"]) == {"ns"}
+    second = month(2).with_columns(pl.col("t").dt.truncate("1ms"))
+    qis = ["t", "age"]
+    as_ns = pa.mondrian(at(second, "ns"), qis, k=5, splits=splits, coarsen=True)
+    assert as_ns.partitions > 4
+    for unit in ("us", "ms"):
+        result = pa.mondrian(at(second, unit), qis, k=5, splits=splits, coarsen=True)
+        assert result.partitions == as_ns.partitions
+        pairs = pl.DataFrame({"here": cells(result), "ns": cells(as_ns)})
+        assert pairs.group_by("here").agg(pl.col("ns").n_unique())["ns"].max() == 1
+        assert pairs.group_by("here").len()["len"].min() >= 5
+        assert set(result.splits.filter(pl.col("attribute") == "t")["unit"]) == {"us"}
+    with pytest.raises(pa.ConfigError, match="cut 't' as datetimes; this table's 't' holds dates"):
+        pa.mondrian(second.with_columns(pl.col("t").cast(pl.Date)), qis, k=5, splits=splits)
+    # splits recorded before their units were: taken as in this table's unit
+    again = pa.mondrian(first, qis, k=5, splits=splits.drop("unit"))
+    assert again.partitions == pa.mondrian(first, qis, k=5).partitions

@@ -27,7 +27,7 @@ from polars_anon.release.partitioned import on_engine
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.results import mondrian_splits, pieces
 from polars_anon.results.bounds import with_bounds
-from polars_anon.results.mondrian_cuts import partition
+from polars_anon.results.mondrian_cuts import partition, units_of
 from polars_anon.roles.fates import fates
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import resolve
@@ -127,9 +127,10 @@ class MondrianResult:
                 "a relaxed partition divides the records of one value between partitions, so "
                 "its splits route no other table; partition with mode='strict' to re-apply them"
             )
-        splits = mondrian_splits.frame(self.outcome, self.quasi_identifiers)
         kinds = [self.kinds[q] for q in self.quasi_identifiers]
         leaves = [list(h.leaves) for h in self.prep.hierarchies]
+        units = units_of(self.quasi_identifiers, kinds, leaves)
+        splits = mondrian_splits.frame(self.outcome, self.quasi_identifiers, units)
         why = mondrian_splits.unroutable(splits, self.quasi_identifiers, kinds, leaves)
         if why is not None:
             raise ConfigError(f"these splits cannot be re-applied: {why}")

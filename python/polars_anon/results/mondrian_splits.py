@@ -10,7 +10,13 @@ A row a node of the split tree, each after its parent, the root first:
   what its records passed there, ``"<="`` or ``">"`` the ``number`` (a
   numeric cut) or the ``label`` (a set's cut, in the values' text order),
   or ``"under"``: the value's hierarchy node at ``level`` is ``label``;
-- ``partition``: at a leaf, its final partition (its row of ``groups``).
+- ``partition``: at a leaf, its final partition (its row of ``groups``);
+- ``unit``: what a numeric cut's ``number`` counts for a date or a datetime,
+  ``"d"`` (days since 1970-01-01), ``"us"`` or ``"ns"`` (micro- or
+  nanoseconds since then, UTC); null for plain numbers. Re-applied to a
+  datetime column of the other unit, the cuts are rescaled (to the nearest
+  microsecond from nanoseconds); dates against datetimes or numbers are
+  refused. A table recorded without ``unit`` is taken as in this table's.
 
 Re-applied, every distinct combination of the new table follows the tests
 from the root to one leaf; the leaves it reaches are the partitions, each
@@ -42,8 +48,18 @@ COLUMNS: dict[str, type[pl.DataType]] = {
 }
 
 
-def frame(outcome: MondrianOutcome, quasi_identifiers: list[str]) -> pl.DataFrame:
-    """The core's split tree as the table described above."""
+UNIT = "unit"
+#: nanoseconds in a unit of a datetime's cut numbers
+NANOS = {"us": 1_000, "ns": 1}
+#: what a cut's unit says a column holds, for messages
+HOLDS = {None: "numbers", "d": "dates", "us": "datetimes", "ns": "datetimes"}
+
+
+def frame(
+    outcome: MondrianOutcome, quasi_identifiers: list[str], units: dict[str, str | None]
+) -> pl.DataFrame:
+    """The core's split tree as the table described above (`units`: each
+    numeric quasi-identifier's, `mondrian_cuts.unit_of`)."""
     names = [None if a is None else quasi_identifiers[a] for a in outcome.tree_attribute]
     columns = {
         "node": range(len(outcome.tree_parent)),
@@ -55,11 +71,44 @@ def frame(outcome: MondrianOutcome, quasi_identifiers: list[str]) -> pl.DataFram
         "level": outcome.tree_level,
         "partition": outcome.tree_partition,
     }
+    unit = [
+        None if x is None or a is None else units.get(a)
+        for a, x in zip(names, outcome.tree_number, strict=True)
+    ]
     return pl.DataFrame(
         {
             name: pl.Series(name, list(values), dtype=COLUMNS[name])
             for name, values in columns.items()
         }
+    ).with_columns(pl.Series(UNIT, unit, dtype=pl.String))
+
+
+def in_units(splits: pl.DataFrame, units: dict[str, str | None]) -> pl.DataFrame:
+    """Recorded `splits` (`frame_of`) with each numeric cut counted in this
+    table's `units` (`frame`'s), as the module doc says."""
+    names = splits.get_column("attribute").to_list()
+    numbers = splits.get_column("number").to_list()
+    if UNIT not in splits.columns:
+        recorded = [
+            None if x is None or a is None else units.get(a)
+            for a, x in zip(names, numbers, strict=True)
+        ]
+    else:
+        recorded = splits.get_column(UNIT).to_list()
+    out, now = list(numbers), list(recorded)
+    for i, (a, x, was) in enumerate(zip(names, numbers, recorded, strict=True)):
+        if x is None or a not in units or was == units[a]:
+            continue
+        unit = units[a]
+        if was not in NANOS or unit not in NANOS:
+            raise ConfigError(
+                f"the recorded splits cut '{a}' as {HOLDS.get(was, repr(was))}; this table's "
+                f"'{a}' holds {HOLDS[unit]}: cast it to the type it was recorded with"
+            )
+        scaled = x * NANOS[was] / NANOS[unit]
+        out[i], now[i] = (float(round(scaled)) if unit == "us" else scaled), unit
+    return splits.with_columns(
+        pl.Series("number", out, dtype=pl.Float64), pl.Series(UNIT, now, dtype=pl.String)
     )
 
 
@@ -130,8 +179,11 @@ def frame_of(splits: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     ]
     if fractional:
         raise ConfigError(f"the recorded splits' columns {fractional} must hold whole numbers")
+    kept: dict[str, type[pl.DataType]] = dict(COLUMNS)
+    if UNIT in splits.columns:
+        kept[UNIT] = pl.String
     try:
-        t = splits.select(pl.col(c).cast(dtype) for c, dtype in COLUMNS.items())
+        t = splits.select(pl.col(c).cast(dtype) for c, dtype in kept.items())
     except pl.exceptions.PolarsError as e:
         raise ConfigError(f"the recorded splits' columns have the wrong types: {e}") from None
     if not t.height or t.get_column("node").to_list() != list(range(t.height)):
