@@ -311,7 +311,7 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         "negative level",
         lambda: pa.check(patients()[0], ["Sex"], 1, patients()[1], {"Sex": -1}),
         pa.ConfigError,
-        ["levels must be >= 0"],
+        ["levels must be >= 0", "level -1 for 'Sex'"],
     ),
     (
         "level of a non-QI",
@@ -529,6 +529,37 @@ def test_internal_names_never_meet_the_users() -> None:
     assert pa.check(d2, qis, 2, h2, {"height": 1, "count": 1}).k_anonymous
     out = r.apply(levels={"height": 0, "count": 1, "__polars_anon_count": 2}).collect()
     assert out.columns == d2.columns and min_group(out, qis) >= 2
+
+
+@pytest.mark.parametrize("name", ["__population", "__data", "__outside", "population", "__row"])
+def test_models_against_a_population_and_mu_argus_take_any_column_name(name: str) -> None:
+    # a column named as one the library used inside took its place (a raw
+    # Polars DuplicateError); each run equals the run under another name
+    rng = np.random.default_rng(5)
+    people = pl.DataFrame(
+        {"z": rng.choice(list("abcdef"), 600), "sex": rng.choice(["F", "M"], 600)}
+    )
+    hs = {
+        "z": pa.Hierarchy.from_rows([[v, "ab" if v in "ab" else "c-f", "*"] for v in "abcdef"]),
+        "sex": pa.Hierarchy.from_rows([["F", "*"], ["M", "*"]]),
+    }
+    study = people.head(150)
+
+    def runs(column: str) -> list[Any]:
+        hier = {column if q == "z" else q: h for q, h in hs.items()}
+        data, pop = study.rename({"z": column}), people.rename({"z": column})
+        qis = [column, "sex"]
+        out: list[Any] = []
+        for c in (pa.KMap(60, population=pop), pa.DPresence(0.0, 0.3, population=pop)):
+            r = pa.search(data, qis, hier, 1, 0.1, criteria=[c], progress=False)
+            levels = r.best("min_loss")
+            released = r.apply(levels=levels).collect()
+            out += [r.anonymous.rename({column: "z"}), released.rename({column: "z"})]
+        masked = pa.mu_argus(data, qis, hier, k=30).mu_argus.masked
+        return [*out, masked.rename({column: "z"})]
+
+    for mine, plain in zip(runs(name), runs("z"), strict=True):
+        assert mine.equals(plain)
 
 
 def test_accepted_spellings_of_parameters() -> None:

@@ -93,18 +93,20 @@ def combinations(groups: Mapping[str, str], qis: list[str]) -> list[tuple[str, .
 
 
 def _outliers(
-    table: pl.DataFrame, combos: list[tuple[str, ...]], k: int, count: str
+    table: pl.DataFrame, combos: list[tuple[str, ...]], k: int, count: str, row: str
 ) -> pl.DataFrame:
     """Outlier cell combinations: (combination, values, records), with the
-    row ids of `table` in them."""
+    row ids (`row`) of `table` in them."""
     parts = []
     for i, combo in enumerate(combos):
         cols = list(combo)
+        records = fresh_name("records", cols)
+        rows = fresh_name("rows", [*cols, records])
         small = (
             table.drop_nulls(cols)
             .group_by(cols)
-            .agg(pl.col(count).sum().alias("records"), pl.col("__row").alias("rows"))
-            .filter(pl.col("records") < k)
+            .agg(pl.col(count).sum().alias(records), pl.col(row).alias(rows))
+            .filter(pl.col(records) < k)
         )
         if small.height:
             parts.append(
@@ -114,8 +116,8 @@ def _outliers(
                         [pl.lit(f"{c}=") + pl.col(c) for c in cols], separator=", "
                     ).alias("values"),
                     *[pl.col(c).alias(f"v_{c}") for c in cols],
-                    "records",
-                    "rows",
+                    pl.col(records).alias("records"),
+                    pl.col(rows).alias("rows"),
                 )
             )
     if not parts:
@@ -163,11 +165,10 @@ def run(
     f0 = prep.f0.select([*qis, count])
     levels = [0] * len(qis)
     checked = 0
+    row = fresh_name("__row", [*qis, count])
 
     def table() -> pl.DataFrame:
-        return f0.with_columns(generalization_exprs(prep, levels, strings=True)).with_row_index(
-            "__row"
-        )
+        return f0.with_columns(generalization_exprs(prep, levels, strings=True)).with_row_index(row)
 
     # 2. each attribute until each of its values occurs k times
     for i, q in enumerate(qis):
@@ -184,13 +185,13 @@ def run(
         rounds += 1
         checked += 1
         current = table()
-        outliers = _outliers(current, combos, k, count)
+        outliers = _outliers(current, combos, k, count, row)
         named = dict(zip(qis, levels, strict=True))
         if policy is not None:
             choice = policy(named, outliers.select("combination", "values", "records"))
         else:
             choice = _default_policy(
-                outliers, combos, qis, levels, hs, current, max_suppression, count
+                outliers, combos, qis, levels, hs, current, max_suppression, count, row
             )
         if choice is None:
             break
@@ -203,10 +204,10 @@ def run(
     # 6. suppress outlier cells, the most frequent value in outliers first
     masked = table()
     while True:
-        outliers = _outliers(masked, combos, k, count)
+        outliers = _outliers(masked, combos, k, count, row)
         if outliers.is_empty():
             break
-        masked = _suppress_once(masked, outliers, combos, qis)
+        masked = _suppress_once(masked, outliers, combos, qis, row)
     cells = int(
         masked.select(
             (pl.sum_horizontal([pl.col(q).is_null() for q in qis]) * pl.col(count)).sum()
@@ -235,7 +236,7 @@ def run(
         cells_suppressed=cells,
         records_with_a_suppressed_cell=touched,
         rounds=rounds,
-        masked=masked.drop("__row").rename({count: fresh_name("count", qis)}),
+        masked=masked.drop(row).rename({count: fresh_name("count", qis)}),
     )
     # an anonymous node of the search's kind only if tuple suppression
     # (what `apply` releases) passes at its levels
@@ -254,19 +255,20 @@ def _default_policy(
     table: pl.DataFrame,
     max_suppression: int,
     count: str,
+    row: str,
 ) -> str | None:
     """Generalize the attribute in the most outlier combinations (by
     records) while the records in outliers are more than the budget."""
     if outliers.is_empty():
         return None
     rows = outliers.select(pl.col("rows").explode().unique()).get_column("rows")
-    at_risk = int(table.filter(pl.col("__row").is_in(rows.implode())).get_column(count).sum())
+    at_risk = int(table.filter(pl.col(row).is_in(rows.implode())).get_column(count).sum())
     if at_risk <= max_suppression:
         return None
     weight: dict[str, int] = {}
-    for row in outliers.select("combination", "records").iter_rows():
-        for q in combos[row[0]]:
-            weight[q] = weight.get(q, 0) + row[1]
+    for combination, records in outliers.select("combination", "records").iter_rows():
+        for q in combos[combination]:
+            weight[q] = weight.get(q, 0) + records
     movable = [q for q in weight if levels[qis.index(q)] < hs[qis.index(q)].height]
     if not movable:
         return None
@@ -274,15 +276,19 @@ def _default_policy(
 
 
 def _suppress_once(
-    masked: pl.DataFrame, outliers: pl.DataFrame, combos: list[tuple[str, ...]], qis: list[str]
+    masked: pl.DataFrame,
+    outliers: pl.DataFrame,
+    combos: list[tuple[str, ...]],
+    qis: list[str],
+    row: str,
 ) -> pl.DataFrame:
     """Each row in an outlier combination loses one cell: of the attributes of
     its outlier combinations, the one whose value is in the most outlier
     combinations (the first quasi-identifier on a tie)."""
     score: dict[tuple[str, str], int] = {}
-    for row in outliers.iter_rows(named=True):
-        for q in combos[row["combination"]]:
-            key = (q, row[f"v_{q}"])
+    for outlier in outliers.iter_rows(named=True):
+        for q in combos[outlier["combination"]]:
+            key = (q, outlier[f"v_{q}"])
             score[key] = score.get(key, 0) + 1
     values = masked.select(qis).rows()
     candidates: dict[int, set[str]] = {}
@@ -297,7 +303,7 @@ def _suppress_once(
         rows = [r for r, a in pick.items() if a == q]
         if rows:
             masked = masked.with_columns(
-                pl.when(pl.col("__row").is_in(rows)).then(None).otherwise(pl.col(q)).alias(q)
+                pl.when(pl.col(row).is_in(rows)).then(None).otherwise(pl.col(q)).alias(q)
             )
     return masked
 

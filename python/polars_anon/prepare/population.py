@@ -65,30 +65,30 @@ def population(
                 f"{model}: population column '{q}': {unknown.len()} distinct value(s) missing "
                 f"from its hierarchy, first: {unknown.head(3).to_list()}"
             )
-    grouped = grouped.with_columns(outside.alias("__outside"))
-    away = int(grouped.filter(pl.col("__outside")).get_column(own).sum())
-    inside = grouped.filter(~pl.col("__outside")).drop("__outside")
-    inside = inside.rename({own: "__population"})
-    _contains(qis, sample, count, inside, model)
+    away = int(grouped.filter(outside).get_column(own).sum())
+    inside = grouped.filter(~outside)
+    _contains(qis, sample, count, inside, own, model)
     codes = [inside.get_column(q) for q in qis]
-    return Problem(qis, hierarchies, codes, inside.get_column("__population")), away
+    return Problem(qis, hierarchies, codes, inside.get_column(own)), away
 
 
 def _contains(
-    qis: list[str], sample: pl.DataFrame, count: str, pop: pl.DataFrame, model: str
+    qis: list[str], sample: pl.DataFrame, count: str, pop: pl.DataFrame, size: str, model: str
 ) -> None:
     """Refuse a table (F0 `sample`, sizes in `count`) that is not a subset of
-    the population (`pop`, sizes in ``__population``), naming a combination
-    of values it holds more often."""
+    the population (`pop`, sizes in `size`), naming a combination of values
+    it holds more often."""
+    here = fresh_name("data", [*qis, size])
+    there = fresh_name("population", [*qis, here])
     data = (
         sample.lazy()
         .with_columns(pl.col(q).fill_null(NULL_LABEL) for q in qis)
         .group_by(qis)
-        .agg(pl.col(count).sum().alias("__data"))
+        .agg(pl.col(count).sum().alias(here))
     )
     more = (
-        data.join(pop.lazy(), on=qis, how="left")
-        .filter(pl.col("__population").fill_null(0) < pl.col("__data"))
+        data.join(pop.lazy().select(*qis, pl.col(size).alias(there)), on=qis, how="left")
+        .filter(pl.col(there).fill_null(0) < pl.col(here))
         .collect()
     )
     if more.height:
@@ -97,6 +97,6 @@ def _contains(
         raise ConfigError(
             f"{model}: the table is not a subset of the population table: {more.height} "
             f"combination(s) of quasi-identifier values occur more often in it, first "
-            f"{values}: {first['__data']} time(s) in the table, "
-            f"{first['__population'] or 0} in the population"
+            f"{values}: {first[here]} time(s) in the table, "
+            f"{first[there] or 0} in the population"
         )

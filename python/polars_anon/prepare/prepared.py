@@ -150,8 +150,10 @@ class Prepared:
             names = [f"the level of '{q}'" for q in qis]
             names += [f"level {i}" for i in range(len(names), len(levels))]
             out = [as_int(n, v) for n, v in zip(names, levels, strict=False)]
-        if any(v < 0 for v in out):
-            raise ConfigError(f"levels must be >= 0, got {out}")
+        negative = [(q, v) for q, v in zip(qis, out, strict=False) if v < 0]
+        if negative:
+            q, v = negative[0]
+            raise ConfigError(f"levels must be >= 0: level {v} for '{q}' (levels {out})")
         self.problem.check_levels(out)
         return out
 

@@ -14,7 +14,7 @@ from polars_anon._core import AnonError, MissingValueError
 from polars_anon.criteria.base import Criteria, against_population
 from polars_anon.criteria.risk import KMap
 from polars_anon.engines.polars import group_strings
-from polars_anon.inputs.frames import as_lazy
+from polars_anon.inputs.frames import as_lazy, fresh_name
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.exprs import generalization_exprs
 
@@ -64,11 +64,10 @@ def recheck_population(
     qis, count = prep.quasi_identifiers, prep.count
     for c in against_population(criteria):
         pop = classes_in(prep, as_lazy(c.population), levels, count)
-        pop = pop.rename({count: "__population"})
-        joined = kept.join(pop, on=qis, how="left").with_columns(
-            pl.col("__population").fill_null(0)
-        )
-        f, big_f = pl.col(count), pl.col("__population")
+        size = fresh_name("population", [*qis, count])
+        pop = pop.rename({count: size})
+        joined = kept.join(pop, on=qis, how="left").with_columns(pl.col(size).fill_null(0))
+        f, big_f = pl.col(count), pl.col(size)
         if isinstance(c, KMap):
             failed = joined.filter(big_f < c.k)
         else:
