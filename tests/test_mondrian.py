@@ -450,3 +450,16 @@ def test_integers_past_2_to_53_are_refused_as_numbers() -> None:
     assert pa.mondrian(df, ["ts"], 1, numeric=[]).groups.height == 4
     shifted = pa.mondrian(df.select(pl.col("ts") - t0), ["ts"], 2)
     assert sorted(shifted.groups.rows()) == [("[0-1]", 2), ("[100-101]", 2)]
+
+
+def test_a_nan_is_refused_as_what_it_is_and_the_way_out_works() -> None:
+    # NaN was refused as "the values NaN and NaN are one number", with a
+    # remedy (round them) that left it as it was
+    df = pl.DataFrame({"los": [1.0, 2.5, float("nan"), 3.0, 7.0, float("nan")] * 5})
+    with pytest.raises(pa.ConfigError, match=r"column 'los' holds NaN, which has no place"):
+        pa.mondrian(df, ["los"], 2)
+    dropped = df.filter(~pl.col("los").is_nan())
+    assert pa.mondrian(dropped, ["los"], 5).partitions == 4
+    as_sets = pa.mondrian(df, ["los"], 5, numeric=[])
+    out = as_sets.apply().collect()
+    assert as_sets.kinds == {"los": "set"} and out.group_by("los").len()["len"].min() >= 5

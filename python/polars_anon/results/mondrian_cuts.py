@@ -4,6 +4,7 @@ core compares them."""
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 from typing import Literal
@@ -58,6 +59,13 @@ def numbers(column: str, leaves: list[str]) -> list[float]:
             "of the years 1 to 9999 (as Polars writes them); leave the column out of "
             "numeric= to cut it as value sets"
         ) from None
+    nan = next((v for v, f in zip(leaves, out, strict=True) if math.isnan(f)), None)
+    if nan is not None:
+        raise ConfigError(
+            f"column '{column}' holds {nan}, which has no place in a range: drop those records "
+            f"first (where pl.col('{column}').is_nan()), or leave the column out of numeric= "
+            "to cut it as value sets"
+        )
     exact: list[object] = [Decimal(v) for v in leaves] if moments is None else list(moments)
     seen: dict[float, int] = {}
     for i, f in enumerate(out):
