@@ -562,3 +562,30 @@ def test_the_memory_budget_is_an_option_and_a_job_key(
     job.memory_budget = 4 << 30
     with pytest.raises(pa.ConfigError, match=r"takes no .*memory_budget"):
         job.run()
+
+
+def test_a_hierarchy_folder_is_read_for_its_quasi_identifiers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the folder may hold other CSV files (they stopped the run), and its
+    # files are read with --hierarchy-sep (they were read with ';' first)
+    data = tmp_path / "data.csv"
+    pl.DataFrame({"sex": ["F", "M"] * 20, "age": [31, 31, 47, 47] * 10}).write_csv(data)
+    folder = tmp_path / "h"
+    folder.mkdir()
+    (folder / "sex.csv").write_text("F,*\nM,*\n")
+    (folder / "notes.csv").write_text("when,who\n2026-11-27,steward\n")
+    out = tmp_path / "out.csv"
+    args = ["anonymize", str(data), "--qi", "sex,age", "--hierarchies", str(folder)]
+    args += ["--hierarchy-sep", ",", "--k", "20", "--criterion", "min_height", "--out", str(out)]
+    assert main(args) == 0
+    release = pl.read_csv(out)
+    assert release["sex"].unique().to_list() == ["*"] and release["age"].n_unique() == 2
+    # a file of a quasi-identifier read with the wrong separator: the way out
+    # in the option's words
+    assert main([a for a in args if a not in ("--hierarchy-sep", ",")]) == 2
+    assert "pass --hierarchy-sep ','" in capsys.readouterr().err
+    # the Python API reads a folder's files of the quasi-identifiers alone
+    (folder / "sex.csv").write_text("F;*\nM;*\n")
+    r = pa.search(pl.read_csv(data), ["sex", "age"], str(folder), 2, progress=False)
+    assert r.best("min_height") == {"sex": 0, "age": 0}

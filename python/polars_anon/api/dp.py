@@ -123,7 +123,7 @@ def differential_privacy(
     qis = columns_of(quasi_identifiers)
     where = engines.engine_of(data)
     key = key_of(seed)
-    hs = resolve_hierarchies(hierarchies)
+    hs = resolve_hierarchies(hierarchies, qis)
     unbuilt = [q for q in qis if q not in hs]
     if generalization is None and unbuilt:
         # an identity hierarchy is built from the data's own values: its

@@ -51,7 +51,7 @@ def local_recoding(
     """
     qis = columns_of(quasi_identifiers, sensitive_of(criteria))
     frame = as_lazy(data).collect()
-    hs_by_col = resolve_hierarchies(hierarchies)
+    hs_by_col = resolve_hierarchies(hierarchies, qis)
     missing_h = [q for q in qis if q not in hs_by_col]
     if missing_h:
         raise ConfigError(

@@ -125,7 +125,7 @@ def mondrian(
                 f"float, date or datetime type ({types or 'not in the table'}; a CSV's "
                 f"dates are read as text: cast them, or read Parquet); quasi-identifiers: {qis}"
             )
-    given = resolve_hierarchies(hierarchies)
+    given = resolve_hierarchies(hierarchies, qis)
     hs = {q: h for q, h in given.items() if q in qis and q not in numbers}
     try:
         prep = prepare(data, qis, hs, sens)

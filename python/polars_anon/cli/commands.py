@@ -301,7 +301,7 @@ def adult_command(args: argparse.Namespace) -> int:
         quasi_identifiers=qis,
         k=args.k,
         output=args.out,
-        hierarchies={q: h for q, h in folder_sources(folder / "hierarchies").items() if q in qis},
+        hierarchies=folder_sources(folder / "hierarchies", columns=qis),
         max_suppression=args.max_suppression,
         algorithm=result.algorithm,
         variant=result.variant,

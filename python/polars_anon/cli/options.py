@@ -365,8 +365,7 @@ def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     (a column the data lacks is refused when it is resolved)."""
     sources = {}
     if args.hierarchies is not None:
-        folder = folder_sources(args.hierarchies, args.hierarchy_sep)
-        sources.update({c: h for c, h in folder.items() if not args.qi or c in args.qi})
+        sources.update(folder_sources(args.hierarchies, args.hierarchy_sep, args.qi or None))
     for item in args.hierarchy:
         col, eq, file = item.partition("=")
         if not eq or not col or not file:

@@ -25,6 +25,11 @@ _WORDS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"""engine=["'](\w+)["']"""), r"--engine \1", r'engine = "\1" under [input]'),
     (re.compile(r"mode='(\w+)'"), r"--mode \1", r'mode = "\1" under [search]'),
     (re.compile(r"out of numeric="), "out of --numeric", "out of numeric under [search]"),
+    (
+        re.compile(r"\bsep='(.)'"),
+        r"--hierarchy-sep '\1'",
+        r'separator = "\1" (its hierarchy entry)',
+    ),
     (re.compile(r"\[privacy\] generalization"), "--generalization", "[privacy] generalization"),
     (
         re.compile(r"raise memory_budget"),

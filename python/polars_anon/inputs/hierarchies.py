@@ -4,7 +4,7 @@ or a folder of ``<column>.csv`` files, resolved to one Hierarchy per column."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
@@ -33,10 +33,14 @@ def to_hierarchy(value: HierarchyLike, column: str, sep: str = ";") -> Hierarchy
     )
 
 
-def read_hierarchies(source: Hierarchies, sep: str = ";") -> dict[str, Hierarchy]:
+def read_hierarchies(
+    source: Hierarchies, sep: str = ";", columns: Collection[str] | None = None
+) -> dict[str, Hierarchy]:
     """Hierarchies by column: from a directory of ``<column>.csv`` files (ARX's
     ``*_hierarchy_<column>.csv`` and ``hierarchy_<column>.csv`` names work too), or
-    from a mapping of column to Hierarchy, CSV path or rows.
+    from a mapping of column to Hierarchy, CSV path or rows. With `columns`,
+    a directory's files of other columns are not read (it may hold other
+    CSV files).
 
     >>> from polars_anon import datasets
     >>> hs = read_hierarchies(datasets.data_dir() / "patients" / "hierarchies")
@@ -53,23 +57,33 @@ def read_hierarchies(source: Hierarchies, sep: str = ";") -> dict[str, Hierarchy
     path = Path(source)
     if not path.is_dir():
         raise ConfigError(f"hierarchies: {str(path)!r} is not a directory of hierarchy CSV files")
+    files = sorted(path.glob("*.csv"))
+    if not files:
+        raise ConfigError(f"hierarchies: no .csv hierarchy files in the folder {str(path)!r}")
     out: dict[str, Hierarchy] = {}
-    for file in sorted(path.glob("*.csv")):
-        stem = file.stem
-        if "hierarchy_" in stem:
-            stem = stem.split("hierarchy_", 1)[1]
+    for file in files:
+        stem = column_of(file)
         if stem in out:
             raise ConfigError(f"{path}: two hierarchy files for column '{stem}'")
-        out[stem] = Hierarchy.from_csv(str(file), sep=sep)
-    if not out:
-        raise ConfigError(f"hierarchies: no .csv hierarchy files in the folder {str(path)!r}")
+        if columns is None or stem in columns:
+            out[stem] = Hierarchy.from_csv(str(file), sep=sep)
     return out
 
 
-def resolve_hierarchies(hierarchies: Hierarchies | None) -> dict[str, Hierarchy]:
+def column_of(file: Path) -> str:
+    """The column a folder's hierarchy file is of: ``<column>.csv``, or
+    ARX's ``*_hierarchy_<column>.csv`` and ``hierarchy_<column>.csv``."""
+    stem = file.stem
+    return stem.split("hierarchy_", 1)[1] if "hierarchy_" in stem else stem
+
+
+def resolve_hierarchies(
+    hierarchies: Hierarchies | None, columns: Collection[str] | None = None
+) -> dict[str, Hierarchy]:
+    """`read_hierarchies` (a folder's files of `columns` only, if given)."""
     if hierarchies is None:
         return {}
-    return read_hierarchies(hierarchies)
+    return read_hierarchies(hierarchies, columns=columns)
 
 
 def own_values(column: str, values: Sequence[str]) -> Hierarchy:

@@ -4,6 +4,7 @@ file, or a builder spec) and the hierarchy it resolves to over the data."""
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy, HierarchyError
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.frames import fresh_name
-from polars_anon.inputs.hierarchies import read_hierarchies
+from polars_anon.inputs.hierarchies import column_of, read_hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.jobs import toml
 from polars_anon.jobs.tables import sha256
@@ -47,16 +48,20 @@ def _json_doc(column: str, path: Path) -> tuple[str, Any]:
         raise ConfigError(f"hierarchy of '{column}': {str(path)!r} is not JSON: {e}") from None
 
 
-def folder_sources(folder: Path, separator: str = ";") -> dict[str, dict[str, Any]]:
+def folder_sources(
+    folder: Path, separator: str = ";", columns: Collection[str] | None = None
+) -> dict[str, dict[str, Any]]:
     """A folder of ``<column>.csv`` (or ARX's ``*_hierarchy_<column>.csv``) files
-    as job entries, after reading them all once (a bad folder fails here)."""
+    as job entries, those of `columns` if given (the folder may hold other
+    CSV files), after reading them once (a bad file fails here)."""
     if not folder.is_dir():
         what = "it is a file, not a folder" if folder.exists() else "no such folder"
         raise ConfigError(f"cannot read hierarchies from {str(folder)!r}: {what}")
-    read_hierarchies(folder)
+    read = read_hierarchies(folder, separator, columns)
     return {
-        f.stem.rsplit("_hierarchy_", 1)[-1]: {"path": str(f), "separator": separator}
+        column: {"path": str(f), "separator": separator}
         for f in sorted(folder.glob("*.csv"))
+        if (column := column_of(f)) in read
     }
 
 

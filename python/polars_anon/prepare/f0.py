@@ -70,7 +70,7 @@ def prepare(
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
     check_groupable(schema, qis + sens, qis)
-    hs_by_col = resolve_hierarchies(hierarchies)
+    hs_by_col = resolve_hierarchies(hierarchies, qis)
     count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None
     native: pl.DataFrame | None = None
