@@ -314,6 +314,12 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         ["levels must be >= 0", "level -1 for 'Sex'"],
     ),
     (
+        "negative level past the quasi-identifiers",
+        lambda: pa.check(patients()[0], ["Sex"], 1, patients()[1], [0, -1]),
+        pa.ConfigError,
+        ["levels must be >= 0", "level -1 for entry 1"],
+    ),
+    (
         "level of a non-QI",
         lambda: pa.check(patients()[0], ["Sex"], 1, patients()[1], {"Zipcode": 1}),
         pa.ConfigError,

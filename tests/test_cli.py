@@ -589,3 +589,22 @@ def test_a_hierarchy_folder_is_read_for_its_quasi_identifiers(
     (folder / "sex.csv").write_text("F;*\nM;*\n")
     r = pa.search(pl.read_csv(data), ["sex", "age"], str(folder), 2, progress=False)
     assert r.best("min_height") == {"sex": 0, "age": 0}
+    # and pa.generalize, given its quasi-identifiers or taking them from the
+    # folder's files of the table's columns
+    df = pl.read_csv(data)
+    for qis in (["sex", "age"], None):
+        out_df = pa.generalize(df, str(folder), {"sex": 1}, quasi_identifiers=qis).collect()
+        assert out_df["sex"].unique().to_list() == ["*"]
+    # a column whose own name holds 'hierarchy_' takes its own file
+    (folder / "hierarchy_level.csv").write_text("1;*\n2;*\n")
+    levels = df.with_columns(hierarchy_level=pl.Series([1, 1, 2, 2] * 10))
+    r = pa.search(levels, ["sex", "hierarchy_level"], str(folder), 20, progress=False)
+    assert (0, 1) in r.anonymous.select("sex", "hierarchy_level").rows()
+
+
+def test_a_tab_separator_remedy_reads_as_the_shell_and_toml_write_a_tab() -> None:
+    message = "read with sep=';'; pass sep='\\t'"
+    assert (
+        in_cli_words(message, False) == "read with --hierarchy-sep ';'; pass --hierarchy-sep $'\\t'"
+    )
+    assert in_cli_words(message, True).endswith('pass separator = "\\t" (its hierarchy entry)')

@@ -384,3 +384,24 @@ def test_datetime_splits_re_apply_at_another_time_unit() -> None:
     # splits recorded before their units were: taken as in this table's unit
     again = pa.mondrian(first, qis, k=5, splits=splits.drop("unit"))
     assert again.partitions == pa.mondrian(first, qis, k=5).partitions
+
+
+def test_a_nanosecond_cut_inside_a_microsecond_routes_microseconds_as_before() -> None:
+    # the cut falls at 1.5 us: a record at 2 us goes '>' in nanoseconds and
+    # must in microseconds too (rounded to the nearest, the cut was 2 us)
+    start = dt.datetime(2021, 3, 1)
+    ns0 = int(pl.Series([start]).cast(pl.Datetime("ns")).to_physical()[0])
+    offsets = [0, 1000, 1600, 2000, 3000, 4000]
+    recorded = pl.DataFrame({"t": pl.Series([ns0 + o for o in offsets]).cast(pl.Datetime("ns"))})
+    splits = pa.mondrian(recorded, ["t"], k=3).splits
+    cut = splits.filter(pl.col("number").is_not_null())["number"][0]
+    assert 1000 < cut - ns0 < 2000
+    moments = [start + dt.timedelta(microseconds=u) for u in [0, 1, 2, 3, 4, 5] * 2]
+    micro = pl.DataFrame({"t": moments}).with_columns(pl.col("t").cast(pl.Datetime("us")))
+    nano = micro.with_columns(pl.col("t").cast(pl.Datetime("ns")))
+    sides = []
+    for table in (nano, micro):
+        released = pa.mondrian(table, ["t"], k=2, splits=splits).apply().collect()
+        cells = released.with_columns(raw=table["t"].dt.microsecond())
+        sides.append(cells.group_by("t").agg(pl.col("raw").unique().sort()).sort("raw")["raw"])
+    assert sides[0].to_list() == sides[1].to_list() == [[0, 1], [2, 3, 4, 5]]

@@ -14,7 +14,7 @@ from polars_anon.criteria.base import Criteria, against_population, listed, sens
 from polars_anon.inputs.frames import as_lazy
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.nulls import Nulls
-from polars_anon.inputs.params import Levels, check_k, max_suppressed
+from polars_anon.inputs.params import Levels, check_k, columns_of, max_suppressed
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared, group_frame
 from polars_anon.release.build import columns_released, generalize_prepared, guarded
@@ -181,7 +181,6 @@ def generalize(
         kind = destination(out)  # before any work
         if where in ("duckdb", "spark"):
             writable(where, kind)
-    hs = resolve_hierarchies(hierarchies)
     roles = roles_of(identifiers, insensitive)
     if quasi_identifiers is None:
         if not isinstance(levels, Mapping):
@@ -193,9 +192,13 @@ def generalize(
             as_lazy(data).collect_schema() if where == "polars" else engines.schema(data, where)
         )
         columns = schema.names()
+        # a folder's files of the table's columns
+        hs = resolve_hierarchies(hierarchies, columns)
         sensitive = set(sensitive_of(criteria))
         quasi_identifiers = [c for c in columns if c in hs and c not in sensitive]
         quasi_identifiers += [str(c) for c in levels if c not in quasi_identifiers]
+    else:
+        hs = resolve_hierarchies(hierarchies, columns_of(quasi_identifiers, sensitive_of(criteria)))
     prep = prepare(
         data,
         quasi_identifiers,

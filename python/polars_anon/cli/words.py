@@ -25,6 +25,12 @@ _WORDS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"""engine=["'](\w+)["']"""), r"--engine \1", r'engine = "\1" under [input]'),
     (re.compile(r"mode='(\w+)'"), r"--mode \1", r'mode = "\1" under [search]'),
     (re.compile(r"out of numeric="), "out of --numeric", "out of numeric under [search]"),
+    # a tab as the shell and TOML write it
+    (
+        re.compile(r"\bsep='\\t'"),
+        r"--hierarchy-sep $'\\t'",
+        r'separator = "\\t" (its hierarchy entry)',
+    ),
     (
         re.compile(r"\bsep='(.)'"),
         r"--hierarchy-sep '\1'",

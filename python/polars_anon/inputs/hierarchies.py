@@ -62,7 +62,7 @@ def read_hierarchies(
         raise ConfigError(f"hierarchies: no .csv hierarchy files in the folder {str(path)!r}")
     out: dict[str, Hierarchy] = {}
     for file in files:
-        stem = column_of(file)
+        stem = column_of(file, columns)
         if stem in out:
             raise ConfigError(f"{path}: two hierarchy files for column '{stem}'")
         if columns is None or stem in columns:
@@ -70,11 +70,14 @@ def read_hierarchies(
     return out
 
 
-def column_of(file: Path) -> str:
-    """The column a folder's hierarchy file is of: ``<column>.csv``, or
-    ARX's ``*_hierarchy_<column>.csv`` and ``hierarchy_<column>.csv``."""
+def column_of(file: Path, columns: Collection[str] | None = None) -> str:
+    """The column a folder's hierarchy file is of: ``<column>.csv`` (first,
+    when `columns` holds the whole name), or ARX's
+    ``*_hierarchy_<column>.csv`` and ``hierarchy_<column>.csv``."""
     stem = file.stem
-    return stem.split("hierarchy_", 1)[1] if "hierarchy_" in stem else stem
+    if "hierarchy_" not in stem or (columns is not None and stem in columns):
+        return stem
+    return stem.split("hierarchy_", 1)[1]
 
 
 def resolve_hierarchies(

@@ -61,7 +61,7 @@ def folder_sources(
     return {
         column: {"path": str(f), "separator": separator}
         for f in sorted(folder.glob("*.csv"))
-        if (column := column_of(f)) in read
+        if (column := column_of(f, columns)) in read
     }
 
 

@@ -150,10 +150,11 @@ class Prepared:
             names = [f"the level of '{q}'" for q in qis]
             names += [f"level {i}" for i in range(len(names), len(levels))]
             out = [as_int(n, v) for n, v in zip(names, levels, strict=False)]
-        negative = [(q, v) for q, v in zip(qis, out, strict=False) if v < 0]
+        names = [f"'{q}'" for q in qis] + [f"entry {i}" for i in range(len(qis), len(out))]
+        negative = [(q, v) for q, v in zip(names, out, strict=True) if v < 0]
         if negative:
             q, v = negative[0]
-            raise ConfigError(f"levels must be >= 0: level {v} for '{q}' (levels {out})")
+            raise ConfigError(f"levels must be >= 0: level {v} for {q} (levels {out})")
         self.problem.check_levels(out)
         return out
 

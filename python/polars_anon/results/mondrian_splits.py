@@ -31,6 +31,8 @@ the split that has no part for it is undone.
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from polars_anon import _core
@@ -105,8 +107,7 @@ def in_units(splits: pl.DataFrame, units: dict[str, str | None]) -> pl.DataFrame
                 f"the recorded splits cut '{a}' as {HOLDS.get(was, repr(was))}; this table's "
                 f"'{a}' holds {HOLDS[unit]}: cast it to the type it was recorded with"
             )
-        scaled = x * NANOS[was] / NANOS[unit]
-        out[i], now[i] = (float(round(scaled)) if unit == "us" else scaled), unit
+        out[i], now[i] = (_micros(x) if unit == "us" else x * NANOS[was]), unit
     return splits.with_columns(
         pl.Series("number", out, dtype=pl.Float64), pl.Series(UNIT, now, dtype=pl.String)
     )
@@ -152,6 +153,18 @@ def pruned(splits: pl.DataFrame) -> pl.DataFrame:
             "parent", [None if p is None else number[p] for p in out["parent"]], dtype=pl.UInt32
         ),
     )
+
+
+def _micros(cut: float) -> float:
+    """A nanosecond cut as microseconds: the largest whole microsecond whose
+    nanoseconds are at most `cut` as the cut compared them (as floats, 256
+    ns apart at today's instants), so every record goes the side it went."""
+    u = math.floor(cut / 1000)
+    while float(u * 1000) > cut:
+        u -= 1
+    while float((u + 1) * 1000) <= cut:
+        u += 1
+    return float(u)
 
 
 def frame_of(splits: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
