@@ -103,26 +103,38 @@ impl Problem {
         for i in 1..starts.len() {
             starts[i] += starts[i - 1];
         }
+        // rank r's rows are first[r]..first[r + 1]
+        let first = starts.clone();
         let mut order = vec![0u32; leaf_codes.len()];
         for (row, &c) in leaf_codes.iter().enumerate() {
             let r = rank[c as usize] as usize;
             order[starts[r]] = row as u32;
             starts[r] += 1;
         }
-        let sorted_leaves: Vec<u32> = order.iter().map(|&r| leaf_codes[r as usize]).collect();
+        // a level's runs from the ranks, not the rows: the ranks of one value
+        // at any level are consecutive, so a run is the rows of the
+        // consecutive ranks (with rows) of one value
         let runs = maps
             .iter()
             .map(|map| {
                 let mut runs = Vec::new();
-                let mut start = 0u32;
-                for (row, w) in sorted_leaves.windows(2).enumerate() {
-                    if map[w[0] as usize] != map[w[1] as usize] {
-                        runs.push(start..row as u32 + 1);
-                        start = row as u32 + 1;
+                let mut open: Option<(u32, usize)> = None;
+                for (r, &leaf) in leaves.iter().enumerate() {
+                    if first[r] == first[r + 1] {
+                        continue;
+                    }
+                    let value = map[leaf as usize];
+                    match open {
+                        Some((v, _)) if v == value => {}
+                        Some((_, start)) => {
+                            runs.push(start as u32..first[r] as u32);
+                            open = Some((value, first[r]));
+                        }
+                        None => open = Some((value, first[r])),
                     }
                 }
-                if !sorted_leaves.is_empty() {
-                    runs.push(start..sorted_leaves.len() as u32);
+                if let Some((_, start)) = open {
+                    runs.push(start as u32..leaf_codes.len() as u32);
                 }
                 runs.sort_by_key(|r| (r.len(), r.start));
                 runs
@@ -352,6 +364,74 @@ impl<W: Word> Watch<'_, W> {
         } else {
             agg.clear();
             None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hierarchy::Hierarchy;
+
+    #[test]
+    fn each_levels_runs_tile_the_rows_one_value_each() {
+        // leaves coded out of hierarchy order (a parent's leaves are not
+        // adjacent codes), and some leaves without rows
+        let h = Hierarchy::from_rows(
+            (0..40u32)
+                .map(|v| {
+                    let p = v % 7;
+                    vec![
+                        format!("{v}"),
+                        format!("p{p}"),
+                        format!("g{}", p % 3),
+                        "*".into(),
+                    ]
+                })
+                .collect(),
+            "runs",
+        )
+        .unwrap();
+        let flat = Hierarchy::from_rows(
+            (0..10).map(|v| vec![format!("{v}"), "*".into()]).collect(),
+            "b",
+        )
+        .unwrap();
+        let rows: Vec<u32> = (0..5000u32)
+            .filter(|i| (i * 7919 % 97) % 40 % 5 != 3)
+            .collect();
+        let a: Vec<u32> = rows.iter().map(|i| (i * 7919 % 97) % 40).collect();
+        let b: Vec<u32> = rows.iter().map(|i| i % 10).collect();
+        let n = a.len();
+        let p = Problem::from_codes(
+            vec!["a".into(), "b".into()],
+            vec![h.clone(), flat],
+            vec![a, b],
+            vec![1; n],
+        )
+        .unwrap();
+        let layout = p.layout.clone().expect("two small attributes pack");
+        let blocks = p.blocks(0, Some(&layout)).unwrap();
+        let Sorted::Packed(set) = &blocks.rows else {
+            panic!("packed")
+        };
+        let (keys, _) = set.packed(&layout).unwrap();
+        let leaf: Vec<u32> = keys.iter().map(|&k| layout.get(k, 0)).collect();
+        assert!(leaf.len() > 200, "{} rows", leaf.len());
+        for level in 0..=h.height() {
+            let map = h.leaf_map(level);
+            let mut runs = blocks.runs[level as usize].clone();
+            runs.sort_by_key(|r| r.start);
+            let mut seen = std::collections::HashSet::new();
+            let mut end = 0;
+            for run in &runs {
+                assert_eq!(run.start, end, "level {level}: runs tile the rows");
+                end = run.end;
+                let value = map[leaf[run.start as usize] as usize];
+                assert!(run.clone().all(|r| map[leaf[r as usize] as usize] == value));
+                assert!(seen.insert(value), "level {level}: one run a value");
+            }
+            assert_eq!(end as usize, leaf.len());
         }
     }
 }
