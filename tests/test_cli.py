@@ -608,3 +608,17 @@ def test_a_tab_separator_remedy_reads_as_the_shell_and_toml_write_a_tab() -> Non
         in_cli_words(message, False) == "read with --hierarchy-sep ';'; pass --hierarchy-sep $'\\t'"
     )
     assert in_cli_words(message, True).endswith('pass separator = "\\t" (its hierarchy entry)')
+
+
+def test_a_search_stopped_before_any_answer_says_so(
+    adult_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it was reported as "found no 5-anonymous generalization", as if the
+    # model had none, while the same run without the limit answers
+    h = str(adult_csv.parent / "h")
+    args = ["anonymize", str(adult_csv), "--qi", "sex,race", "--hierarchies", h, "--k", "5"]
+    args += ["--out", str(adult_csv.parent / "r.csv")]
+    assert main([*args, "--time-limit", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "the search stopped (time limit of 0" in err and "raise --time-limit" in err
+    assert main(args) == 0

@@ -131,7 +131,8 @@ def mondrian(
         prep = prepare(data, qis, hs, sens)
     except MissingValueError as e:
         # Mondrian takes no nulls="value" (a null has no place in a range)
-        raise MissingValueError(str(e).replace(", or pass nulls='value'", "")) from None
+        message = str(e).replace(", or pass nulls='value' to keep null as a value of its own", "")
+        raise MissingValueError(message.replace(", or pass nulls='value'", "")) from None
     except HierarchyError as e:
         # Mondrian takes no nulls="value": drop that way out of the message
         message = str(e).replace(", or make them nulls and search with nulls='value'", "")

@@ -37,6 +37,7 @@ _WORDS: list[tuple[re.Pattern[str], str, str]] = [
         r'separator = "\1" (its hierarchy entry)',
     ),
     (re.compile(r"\[privacy\] generalization"), "--generalization", "[privacy] generalization"),
+    (re.compile(r"raise time_limit"), "raise --time-limit", "raise time_limit under [search]"),
     (
         re.compile(r"raise memory_budget"),
         "raise --memory-budget",

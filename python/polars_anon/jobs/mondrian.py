@@ -158,10 +158,12 @@ def release(
             not isinstance(e, NotAnonymousError) and "recorded splits" not in str(e)
         ):
             raise
+        # the job's own ways out in place of the API's
+        head = str(e).split(". Partition the table again")[0]
         raise type(e)(
-            f"{e} (the job's recorded splits; to partition this input anew, delete [result] "
-            "splits from the job file; to undo the splits it cannot hold, set [search] "
-            "coarsen = true)"
+            f"{head} (the job's recorded splits). To partition this input anew, delete "
+            "[result] splits from the job file; to undo the splits it cannot hold, set "
+            "[search] coarsen = true"
         ) from None
     guarded = result.guarded(roles=roles)
     target(output)

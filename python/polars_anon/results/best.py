@@ -226,9 +226,17 @@ def nothing_found(
     suppression: int | float,
     quasi_identifiers: list[str],
     heights: Sequence[int],
+    stopped: str | None = None,
 ) -> str:
-    """Why a search has no answer, in the user's terms."""
+    """Why a search has no answer, in the user's terms (`stopped`: why it
+    ended before its end, which is then the reason)."""
     what = "complete search" if complete else "search"
+    if stopped is not None:
+        return (
+            f"the search stopped ({stopped}) before it found a {k}-anonymous generalization"
+            f"{' meeting the criteria' if criteria else ''}; raise time_limit, or search "
+            "with algorithm='datafly' for a quick answer"
+        )
     msg = f"the {what} found no {k}-anonymous generalization"
     if criteria:
         msg += " meeting the criteria"

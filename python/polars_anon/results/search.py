@@ -365,6 +365,7 @@ class SearchResult(Releases):
             self.suppression,
             self.quasi_identifiers,
             self._prep.problem.heights,
+            self.stopped,
         )
 
     def _by_bound(
