@@ -622,3 +622,20 @@ def test_a_search_stopped_before_any_answer_says_so(
     err = capsys.readouterr().err
     assert "the search stopped (time limit of 0" in err and "raise --time-limit" in err
     assert main(args) == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (["--max-suppression", "100%"], "--max-suppression as a fraction must be in [0, 1)"),
+        (["--time-limit", "-1"], "--time-limit must be a number of seconds in [0, 1e9], got"),
+    ],
+)
+def test_parameter_refusals_name_the_option(
+    adult_csv: Path, capsys: pytest.CaptureFixture[str], option: list[str], said: str
+) -> None:
+    h = str(adult_csv.parent / "h")
+    args = ["anonymize", str(adult_csv), "--qi", "sex,race", "--hierarchies", h, "--k", "5"]
+    assert main([*args, *option, "--out", str(adult_csv.parent / "r.csv")]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "None" not in err and "max_suppression as" not in err

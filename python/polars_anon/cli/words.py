@@ -39,6 +39,16 @@ _WORDS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\[privacy\] generalization"), "--generalization", "[privacy] generalization"),
     (re.compile(r"raise time_limit"), "raise --time-limit", "raise time_limit under [search]"),
     (
+        re.compile(r"^time_limit must be (.*?)(?: or None)?(, got .*)$"),
+        r"--time-limit must be \1\2",
+        r"time_limit under [search] must be \1\2",
+    ),
+    (
+        re.compile(r"^max_suppression as a fraction must be in \[0, 1\)"),
+        "--max-suppression as a fraction must be in [0, 1) (a percentage below 100%)",
+        "max_suppression under [model] as a fraction must be in [0, 1)",
+    ),
+    (
         re.compile(r"raise memory_budget"),
         "raise --memory-budget",
         "raise memory_budget under [search]",
