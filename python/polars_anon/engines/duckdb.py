@@ -212,7 +212,8 @@ def release(
             rel.query("__polars_anon_base", f"DROP TABLE {t}")
     # the groups of what is handed back, counted in DuckDB
     by = ", ".join(_q(c) for c in [*qis, *sensitive])
-    groups = _frame(released.aggregate(f"{by}, count(*) AS n", by))
+    n = _q(fresh_name("n", [*qis, *sensitive]))
+    groups = _frame(released.aggregate(f"{by}, count(*) AS {n}", by))
     return released, groups
 
 
@@ -259,7 +260,8 @@ def release_by(
     finally:
         rel.query("__polars_anon_base", f"DROP TABLE {table}")
     cols = ", ".join(_q(c) for c in [*keys, *by])
-    return released, _frame(released.aggregate(f"{cols}, count(*) AS n", cols))
+    n = _q(fresh_name("n", [*keys, *by]))
+    return released, _frame(released.aggregate(f"{cols}, count(*) AS {n}", cols))
 
 
 def hmac_pads(key: bytes) -> tuple[bytes, bytes]:

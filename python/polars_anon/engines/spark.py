@@ -220,7 +220,8 @@ def release(
         else:
             columns.append(_col(c))
     released = out.select(*columns).localCheckpoint(eager=True)
-    groups = released.groupBy(*map(_col, [*qis, *sensitive])).agg(F.count(F.lit(1)).alias("n"))
+    n = fresh_name("n", [*qis, *sensitive])
+    groups = released.groupBy(*map(_col, [*qis, *sensitive])).agg(F.count(F.lit(1)).alias(n))
     return released, _frame(groups)
 
 
@@ -279,7 +280,8 @@ def release_by(
     replaced = keys[: len(ls)]
     items = [F.col(ls[keys.index(c)]).alias(c) if c in replaced else _col(c) for c in df.columns]
     released = out.select(*items).localCheckpoint(eager=True)
-    groups = released.groupBy(*map(_col, [*keys, *by])).agg(F.count(F.lit(1)).alias("n"))
+    n = fresh_name("n", [*keys, *by])
+    groups = released.groupBy(*map(_col, [*keys, *by])).agg(F.count(F.lit(1)).alias(n))
     return released, _frame(groups)
 
 

@@ -210,9 +210,8 @@ def _on_engine(
             values = prep.values[q].alias("v").to_frame()
         else:
             values = prep.native.select(pl.col(q).unique().alias("v"))
-        mappings.append(
-            values.with_columns(pl.col("v").alias(q)).with_columns(label).rename({q: "l"})
-        )
+        # (a column named v or l among them: the label is computed from q)
+        mappings.append(values.with_columns(pl.col("v").alias(q)).select("v", label.alias("l")))
     module = engines.module(prep.engine)
     released, groups = module.release(
         prep.source, qis, mappings, [lvl > 0 for lvl in levels], drop, prep.sensitive
@@ -224,10 +223,12 @@ def _on_engine(
 def same_groups(
     engine: str, groups: pl.DataFrame, by: list[str], count: str, expected: pl.DataFrame
 ) -> None:
-    """The groups an engine counted in its release (``n`` by `by`) are the
-    checked ones, or the release is refused."""
+    """The groups an engine counted in its release (by `by`, their counts
+    the last column, under a name none of `by` has) are the checked ones,
+    or the release is refused."""
+    n = groups.columns[-1]
     got = (
-        groups.select([text(pl.col(c)) for c in by] + [pl.col("n").cast(pl.UInt32).alias(count)])
+        groups.select([text(pl.col(c)) for c in by] + [pl.col(n).cast(pl.UInt32).alias(count)])
         .group_by(by)
         .agg(pl.col(count).sum())
         .sort(by)
