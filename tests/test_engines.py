@@ -157,6 +157,15 @@ def test_columns_named_as_the_engines_own_ones(on: Callable[[pl.DataFrame], Any]
         assert out.group_by(qis).agg(pl.col(sensitive).n_unique())[sensitive].min() >= 2
 
 
+def test_a_date_of_the_first_millennium_is_released(on: Callable[[pl.DataFrame], Any]) -> None:
+    # Spark wrote year 1 as '1-01-01' in a literal, which Java refused
+    df = pl.DataFrame({"d": [dt.date(1, 1, 1), dt.date(2000, 2, 29)] * 3})
+    h = {"d": pa.hierarchy.date(df["d"], levels=["year"])}
+    for level in (0, 1):
+        out = rows(pa.generalize(on(df), h, {"d": level}, k=3))
+        assert out.equals(rows(pa.generalize(df, h, {"d": level}, k=3)))
+
+
 def test_kl_divergence_on_an_engine_compares_with_the_leaves(
     on: Callable[[pl.DataFrame], Any],
 ) -> None:

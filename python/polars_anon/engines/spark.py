@@ -159,12 +159,16 @@ def _join_dim(
 def _literal(value: Any, column_type: Any) -> Any:
     """`value` as a literal of the column's type. A naive date-time goes as
     its text: PySpark would read it in the Python process's time zone and the
-    cast to TIMESTAMP_NTZ then in the session's, moving it by their offset."""
+    cast to TIMESTAMP_NTZ then in the session's, moving it by their offset. A
+    date goes as its ISO text: PySpark writes a year below 1000 without its
+    zeros ("1-01-01"), which Java refuses."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import TimestampNTZType
 
     if isinstance(column_type, TimestampNTZType) and isinstance(value, datetime.datetime):
         return F.lit(value.isoformat(sep=" ")).cast(column_type)
+    if type(value) is datetime.date:
+        return F.lit(value.isoformat()).cast(column_type)
     return F.lit(value).cast(column_type)
 
 
