@@ -320,6 +320,12 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         ["levels must be >= 0", "level -1 for entry 1"],
     ),
     (
+        "fewer levels than quasi-identifiers",
+        lambda: pa.check(patients()[0], ["Sex", "Zipcode"], 1, patients()[1], []),
+        pa.ConfigError,
+        ["0 levels for 2 quasi-identifiers"],
+    ),
+    (
         "level of a non-QI",
         lambda: pa.check(patients()[0], ["Sex"], 1, patients()[1], {"Zipcode": 1}),
         pa.ConfigError,

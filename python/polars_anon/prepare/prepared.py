@@ -151,7 +151,7 @@ class Prepared:
             names += [f"level {i}" for i in range(len(names), len(levels))]
             out = [as_int(n, v) for n, v in zip(names, levels, strict=False)]
         names = [f"'{q}'" for q in qis] + [f"entry {i}" for i in range(len(qis), len(out))]
-        negative = [(q, v) for q, v in zip(names, out, strict=True) if v < 0]
+        negative = [(q, v) for q, v in zip(names, out, strict=False) if v < 0]
         if negative:
             q, v = negative[0]
             raise ConfigError(f"levels must be >= 0: level {v} for {q} (levels {out})")
