@@ -639,3 +639,21 @@ def test_parameter_refusals_name_the_option(
     assert main([*args, *option, "--out", str(adult_csv.parent / "r.csv")]) == 2
     err = capsys.readouterr().err
     assert said in err and "None" not in err and "max_suppression as" not in err
+
+
+def test_a_release_written_as_arrow_ipc_is_read_back(
+    adult_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # anonymize writes .arrow/.ipc/.feather; risk and --config read them as a
+    # CSV of binary bytes before
+    h = str(adult_csv.parent / "h")
+    out = adult_csv.parent / "release.arrow"
+    args = ["anonymize", str(adult_csv), "--qi", "sex,race", "--hierarchies", h, "--k", "5"]
+    assert main([*args, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["risk", str(out), "--qi", "sex,race"]) == 0
+    printed = capsys.readouterr().out
+    released = pl.read_ipc(out)
+    assert f"records / classes        {released.height}" in printed
+    assert main(["risk", str(out), "--qi", "sex,race", "--engine", "duckdb"]) == 2
+    assert "an Arrow IPC file is read on the polars engine" in capsys.readouterr().err

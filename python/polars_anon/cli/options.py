@@ -118,7 +118,7 @@ def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None
         "data",
         type=Path,
         nargs=None if data_required else "?",
-        help="the table: a CSV or Parquet file",
+        help="the table: a CSV, Parquet or Arrow IPC (.arrow, .ipc, .feather) file",
     )
     p.add_argument(
         "--sep",

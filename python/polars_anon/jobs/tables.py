@@ -28,13 +28,14 @@ def sha256(path: Path) -> str:
 
 
 # files that are not tables the jobs and the command line can read
+IPC = (".ipc", ".arrow", ".feather")
 NOT_TABLES = (".json", ".jsonl", ".ndjson", ".xlsx", ".xls", ".ods", ".toml", ".zip", ".gz")
 
 
 def read_table(
     path: Path, separator: str = ",", encoding: str = "utf8", engine: str = "polars"
 ) -> Any:
-    """A CSV (with its separator and encoding) or Parquet file: lazily with
+    """A CSV (with its separator and encoding), Parquet or Arrow IPC file: lazily with
     Polars, or as a DuckDB relation or Spark DataFrame (``engine``), so the
     table is read and grouped where that engine runs (the engine's ``read``)."""
     if not path.exists():
@@ -55,6 +56,16 @@ def read_table(
         raise ConfigError(
             f"unknown engine {engine!r}; expected {', '.join(readers[:-1])} or {readers[-1]}"
         )
+    if path.is_file() and path.suffix.lower() in IPC:
+        # what a release written as .ipc/.arrow/.feather is read back as
+        if engine != "polars":
+            raise ConfigError(
+                f"cannot read {path} on {engine}: an Arrow IPC file is read on the polars "
+                "engine; read it there, or convert it to Parquet"
+            )
+        import polars as pl
+
+        return pl.scan_ipc(path)
     return engines.module(engine).read(path, separator, encoding)
 
 
