@@ -14,8 +14,9 @@ A row a node of the split tree, each after its parent, the root first:
 - ``unit``: what a numeric cut's ``number`` counts for a date or a datetime,
   ``"d"`` (days since 1970-01-01), ``"us"`` or ``"ns"`` (micro- or
   nanoseconds since then, UTC); null for plain numbers. Re-applied to a
-  datetime column of the other unit, the cuts are rescaled (to the nearest
-  microsecond from nanoseconds); dates against datetimes or numbers are
+  datetime column of the other unit, the cuts are rescaled (from
+  nanoseconds, to the last microsecond the cut lets through, so each record
+  goes the side it went); dates against datetimes or numbers are
   refused. A table recorded without ``unit`` is taken as in this table's.
 
 Re-applied, every distinct combination of the new table follows the tests
@@ -73,10 +74,7 @@ def frame(
         "level": outcome.tree_level,
         "partition": outcome.tree_partition,
     }
-    unit = [
-        None if x is None or a is None else units.get(a)
-        for a, x in zip(names, outcome.tree_number, strict=True)
-    ]
+    unit = _units_of_cuts(names, outcome.tree_number, units)
     return pl.DataFrame(
         {
             name: pl.Series(name, list(values), dtype=COLUMNS[name])
@@ -91,10 +89,7 @@ def in_units(splits: pl.DataFrame, units: dict[str, str | None]) -> pl.DataFrame
     names = splits.get_column("attribute").to_list()
     numbers = splits.get_column("number").to_list()
     if UNIT not in splits.columns:
-        recorded = [
-            None if x is None or a is None else units.get(a)
-            for a, x in zip(names, numbers, strict=True)
-        ]
+        recorded = _units_of_cuts(names, numbers, units)
     else:
         recorded = splits.get_column(UNIT).to_list()
     out, now = list(numbers), list(recorded)
@@ -153,6 +148,16 @@ def pruned(splits: pl.DataFrame) -> pl.DataFrame:
             "parent", [None if p is None else number[p] for p in out["parent"]], dtype=pl.UInt32
         ),
     )
+
+
+def _units_of_cuts(
+    names: list[str | None], numbers: list[float | None], units: dict[str, str | None]
+) -> list[str | None]:
+    """Each node's unit: its attribute's in `units` at a numeric cut, else None."""
+    return [
+        None if x is None or a is None else units.get(a)
+        for a, x in zip(names, numbers, strict=True)
+    ]
 
 
 def _micros(cut: float) -> float:
