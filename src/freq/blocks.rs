@@ -76,27 +76,15 @@ impl Problem {
     /// in `layout` when F0 packs, else as narrowed columns.
     pub fn blocks(&self, attr: usize, layout: Option<&Arc<Layout>>) -> Result<Blocks> {
         let h = &self.hierarchies[attr];
-        let height = h.height();
-        let maps: Vec<&[u32]> = (0..=height).map(|l| h.leaf_map(l)).collect();
-        let mut leaves: Vec<u32> = (0..h.domain_size(0) as u32).collect();
-        leaves.sort_unstable_by(|&a, &b| {
-            (1..=height as usize)
-                .rev()
-                .map(|l| maps[l][a as usize].cmp(&maps[l][b as usize]))
-                .find(|o| o.is_ne())
-                .unwrap_or_else(|| a.cmp(&b))
-        });
-        let mut rank = vec![0u32; leaves.len()];
-        for (r, &leaf) in leaves.iter().enumerate() {
-            rank[leaf as usize] = r as u32;
-        }
+        let order = h.top_down();
         let packed = layout.map(|l| self.base.packed(l)).transpose()?;
         let leaf_codes = match (layout, &packed) {
             (Some(layout), Some((keys, _))) => keys.iter().map(|&k| layout.get(k, attr)).collect(),
             _ => self.base.codes(attr)?,
         };
+        let rank = &order.rank;
         // a counting sort by rank: stable, one pass to count, one to place
-        let mut starts = vec![0usize; leaves.len() + 1];
+        let mut starts = vec![0usize; rank.len() + 1];
         for &c in &leaf_codes {
             starts[rank[c as usize] as usize + 1] += 1;
         }
@@ -105,44 +93,9 @@ impl Problem {
         }
         // rank r's rows are first[r]..first[r + 1]
         let first = starts.clone();
-        let mut order = vec![0u32; leaf_codes.len()];
-        for (row, &c) in leaf_codes.iter().enumerate() {
-            let r = rank[c as usize] as usize;
-            order[starts[r]] = row as u32;
-            starts[r] += 1;
-        }
-        // a level's runs from the ranks, not the rows: the ranks of one value
-        // at any level are consecutive, so a run is the rows of the
-        // consecutive ranks (with rows) of one value
-        let runs = maps
-            .iter()
-            .map(|map| {
-                let mut runs = Vec::new();
-                let mut open: Option<(u32, usize)> = None;
-                for (r, &leaf) in leaves.iter().enumerate() {
-                    if first[r] == first[r + 1] {
-                        continue;
-                    }
-                    let value = map[leaf as usize];
-                    match open {
-                        Some((v, _)) if v == value => {}
-                        Some((_, start)) => {
-                            runs.push(start as u32..first[r] as u32);
-                            open = Some((value, first[r]));
-                        }
-                        None => open = Some((value, first[r])),
-                    }
-                }
-                if let Some((_, start)) = open {
-                    runs.push(start as u32..leaf_codes.len() as u32);
-                }
-                runs.sort_by_key(|r| (r.len(), r.start));
-                runs
-            })
-            .collect();
+        let runs = runs(&order.split, &first, h.height() as usize);
         let base = &self.base;
         let counts = base.counts()?;
-        let counts: Vec<u64> = order.iter().map(|&r| counts[r as usize]).collect();
         let set = |data| FreqSet {
             attrs: base.attrs.clone(),
             levels: base.levels.clone(),
@@ -150,16 +103,35 @@ impl Problem {
             data,
         };
         let rows = match (layout, &packed) {
-            (Some(layout), Some((keys, _))) => Sorted::Packed(set(SetData::Packed {
-                layout: layout.clone(),
-                keys: order.iter().map(|&r| keys[r as usize]).collect(),
-                counts,
-            })),
-            _ => Sorted::Narrow {
-                shell: set(SetData::Frame(polars::prelude::DataFrame::empty())),
-                columns: self.narrow_base()?.iter().map(|c| c.take(&order)).collect(),
-                counts,
-            },
+            (Some(layout), Some((keys, _))) => {
+                // placed where they go: no list of rows to gather through
+                let mut sorted_keys = vec![0u64; keys.len()];
+                let mut sorted_counts = vec![0u64; keys.len()];
+                for (row, &c) in leaf_codes.iter().enumerate() {
+                    let at = &mut starts[rank[c as usize] as usize];
+                    sorted_keys[*at] = keys[row];
+                    sorted_counts[*at] = counts[row];
+                    *at += 1;
+                }
+                Sorted::Packed(set(SetData::Packed {
+                    layout: layout.clone(),
+                    keys: sorted_keys,
+                    counts: sorted_counts,
+                }))
+            }
+            _ => {
+                let mut order = vec![0u32; leaf_codes.len()];
+                for (row, &c) in leaf_codes.iter().enumerate() {
+                    let at = &mut starts[rank[c as usize] as usize];
+                    order[*at] = row as u32;
+                    *at += 1;
+                }
+                Sorted::Narrow {
+                    shell: set(SetData::Frame(polars::prelude::DataFrame::empty())),
+                    columns: self.narrow_base()?.iter().map(|c| c.take(&order)).collect(),
+                    counts: order.iter().map(|&r| counts[r as usize]).collect(),
+                }
+            }
         };
         Ok(Blocks { attr, rows, runs })
     }
@@ -214,6 +186,66 @@ impl Problem {
             }
         }
     }
+}
+
+/// Each level's runs (up to `height`), smallest first, from the rows' starts
+/// by rank (`first`, in the order of `TopDown`) and where the leaves'
+/// values change (`split`): found from the ranks that hold rows, not the
+/// rows, and between two of them a level's value changes when a split
+/// between them reaches it.
+fn runs(split: &[u8], first: &[usize], height: usize) -> Vec<Vec<Range<u32>>> {
+    let mut runs: Vec<Vec<Range<u32>>> = vec![Vec::new(); height + 1];
+    let mut open = vec![0u32; height + 1];
+    let rows = first[first.len() - 1] as u32;
+    // the highest level whose value changed since the last rank with rows
+    let mut changed = 0usize;
+    let mut any = false;
+    for (r, &s) in split.iter().enumerate() {
+        changed = changed.max(s as usize);
+        if first[r] == first[r + 1] {
+            continue;
+        }
+        let at = first[r] as u32;
+        if any {
+            for (level, start) in open.iter_mut().enumerate().take(changed + 1) {
+                runs[level].push(*start..at);
+                *start = at;
+            }
+        }
+        any = true;
+        changed = 0;
+    }
+    if any {
+        for (level, &start) in open.iter().enumerate() {
+            runs[level].push(start..rows);
+        }
+    }
+    runs.into_iter().map(smallest_first).collect()
+}
+
+/// Runs (in the order of their starts) by length, shortest first, ties by
+/// start: a counting sort by length when there are many (ZIP's leaves make
+/// tens of thousands, which a comparison sort took milliseconds over).
+fn smallest_first(mut runs: Vec<Range<u32>>) -> Vec<Range<u32>> {
+    let longest = runs.iter().map(|r| r.len()).max().unwrap_or(0);
+    if runs.len() < 256 || longest > 4 * runs.len() {
+        runs.sort_by_key(|r| (r.len(), r.start));
+        return runs;
+    }
+    let mut starts = vec![0usize; longest + 2];
+    for r in &runs {
+        starts[r.len() + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut out = vec![0..0; runs.len()];
+    for r in runs {
+        let at = &mut starts[r.len()];
+        out[*at] = r;
+        *at += 1;
+    }
+    out
 }
 
 /// A job's target set from its groups.
@@ -421,6 +453,11 @@ mod tests {
         for level in 0..=h.height() {
             let map = h.leaf_map(level);
             let mut runs = blocks.runs[level as usize].clone();
+            let key = |r: &Range<u32>| (r.len(), r.start);
+            assert!(
+                runs.windows(2).all(|w| key(&w[0]) < key(&w[1])),
+                "smallest first"
+            );
             runs.sort_by_key(|r| r.start);
             let mut seen = std::collections::HashSet::new();
             let mut end = 0;
@@ -433,5 +470,24 @@ mod tests {
             }
             assert_eq!(end as usize, leaf.len());
         }
+    }
+
+    #[test]
+    fn many_runs_come_shortest_first_ties_by_start() {
+        // past the size where the counting sort takes over, against a
+        // comparison sort; lengths from 1 up, some repeated
+        let mut runs = Vec::new();
+        let mut at = 0u32;
+        for i in 0..3000u32 {
+            let len = 1 + (i * 7919) % 13;
+            runs.push(at..at + len);
+            at += len;
+        }
+        let mut want = runs.clone();
+        want.sort_by_key(|r| (r.len(), r.start));
+        assert_eq!(smallest_first(runs), want);
+        // one long run among them: a comparison sort
+        let long = vec![0..10_000, 10_000..10_001];
+        assert_eq!(smallest_first(long), vec![10_000..10_001, 0..10_000]);
     }
 }

@@ -245,6 +245,7 @@ impl<'s> Builder<'s> {
                 parent,
                 leaf_index,
                 under: Default::default(),
+                top_down: Default::default(),
             }),
         })
     }

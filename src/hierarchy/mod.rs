@@ -17,12 +17,14 @@ mod column;
 mod encode;
 mod io;
 mod labels;
+mod order;
 
 use build::Builder;
 pub use column::Column;
 pub use encode::Encoder;
 use encode::LeafIndex;
 pub use labels::Labels;
+pub use order::TopDown;
 
 /// Levels a hierarchy may have: heights are `u8`, and the searches keep the
 /// value 255 to mean "no level" (an attribute absent from a node).
@@ -55,6 +57,8 @@ struct Tree {
     /// up: ZIP's 100,000 leaves walked up per rollup cost as much as the
     /// rollup of cup's 63,000 rows).
     between: Vec<std::sync::OnceLock<Arc<[u32]>>>,
+    /// The leaves in top-down order (`order.rs`), made on first use.
+    top_down: std::sync::OnceLock<Arc<TopDown>>,
 }
 
 /// Trees are equal when their labels and leaves' codes are: the rest is
@@ -184,6 +188,11 @@ impl Hierarchy {
             })
             .collect();
         (codes, names)
+    }
+
+    /// The leaves in top-down order (`order.rs`), made once.
+    pub fn top_down(&self) -> Arc<TopDown> {
+        (self.t.top_down.get_or_init(|| Arc::new(TopDown::of(self)))).clone()
     }
 
     /// Map from codes at level `from` to codes at level `to` (`from <= to`).

@@ -1,8 +1,8 @@
 //! Checks that read F0 and stop once the node is known to fail
 //! (`freq/blocks.rs`): which copy of F0 in blocks a node is read from. Along
 //! the attribute whose level in the node has the most values (the more runs,
-//! the sooner a failing check meets a small group), made the first time a
-//! node asks for it while `BLOCKS_BYTES` (and a quarter of the search's
+//! the sooner a failing check meets a small group), made the `ASKS`th time
+//! nodes ask for it while `BLOCKS_BYTES` (and a quarter of the search's
 //! memory budget) allows, else the best one made.
 //! The optimal and heuristic searches' walks, Samarati and MinGen use it;
 //! the others roll their nodes up from sets below them, not from F0.
@@ -17,8 +17,19 @@ use crate::freq::{Blocks, FreqSet};
 /// this, checks use the copies made.
 const BLOCKS_BYTES: usize = 64 << 20;
 
+/// Nodes that ask for a copy before it is made. Making one (a counting sort
+/// of F0 and a copy of its rows) costs about what reading F0 whole three
+/// times does, and a node no copy serves reads F0 whole: so a copy is made
+/// once the reads it would have shortened cost about what it costs (the
+/// rent-or-buy rule: never more than twice the better choice in hindsight).
+/// Made at the first ask, cup's searches made a copy for every attribute
+/// (seven) to serve 13 failing nodes, which cost more than it saved.
+const ASKS: u32 = 3;
+
 pub(super) struct Early {
     blocks: Vec<Blocks>,
+    /// Nodes that asked for a copy along each attribute, not yet made.
+    asked: Vec<u32>,
     /// The model cannot stop early (criteria beyond k, or Polars plans).
     off: bool,
     /// Bytes of copies made at most.
@@ -30,6 +41,7 @@ impl Early {
     pub fn new(budget: u64) -> Self {
         Early {
             blocks: Vec::new(),
+            asked: Vec::new(),
             off: false,
             cap: BLOCKS_BYTES.min((budget / 4).try_into().unwrap_or(usize::MAX)),
         }
@@ -49,6 +61,13 @@ impl Early {
                 continue;
             };
             if self.blocks.iter().any(|b| b.attr == attr) {
+                continue;
+            }
+            if self.asked.len() <= attr {
+                self.asked.resize(attr + 1, 0);
+            }
+            self.asked[attr] += 1;
+            if self.asked[attr] < ASKS {
                 continue;
             }
             match checker.blocks(attr)? {
