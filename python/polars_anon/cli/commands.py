@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from polars_anon import datasets, hierarchy
-from polars_anon._core import AnonError, ConfigError
+from polars_anon._core import AnonError, ConfigError, Hierarchy
 from polars_anon.api.check import check
 from polars_anon.api.risk import risk
 from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, search
-from polars_anon.cli.criteria import criteria_given, criteria_of
+from polars_anon.cli.criteria import criteria_given, criteria_of, sensitive_named
 from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
     given,
-    hierarchies,
     identifiers_arg,
     noted,
     nulls_of,
@@ -29,10 +28,11 @@ from polars_anon.cli.options import (
     valued,
 )
 from polars_anon.jobs.criteria import criterion_spec
+from polars_anon.jobs.csv_types import numbers_of
 from polars_anon.jobs.dp import DPRun
 from polars_anon.jobs.job import Job, JobRun
 from polars_anon.jobs.mondrian import MondrianRun
-from polars_anon.jobs.sources import distinct_values, folder_sources
+from polars_anon.jobs.sources import distinct_values, folder_sources, resolve_hierarchies
 from polars_anon.jobs.tables import (
     output_format,
     read_table,
@@ -49,17 +49,28 @@ ROLES_HINT = (
 )
 
 
+def read_data(args: argparse.Namespace) -> tuple[Any, dict[str, Hierarchy], list[str]]:
+    """DATA, its quasi-identifiers (but those whose hierarchy is a file or a
+    spec that reads text) and sensitive attributes read as numbers where
+    they are, every other column as its text (these `numbers`:
+    `jobs.csv_types.numbers_of`); the hierarchies resolved over it; `numbers`."""
+    given = sources(args)
+    numbers = numbers_of(args.qi or [], given, sensitive=sensitive_named(args))
+    data = read_table(args.data, args.sep, args.encoding, args.engine, numbers)
+    return data, resolve_hierarchies(given, data, nulls_of(args)), numbers
+
+
 def check_command(args: argparse.Namespace) -> int:
     roles = roles_from(args)
-    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    data, hs, numbers = read_data(args)
     report = check(
         data,
         qis_of(args),
         args.k,
-        hierarchies(args, data),
+        hs,
         args.levels,
         args.max_suppression,
-        criteria_of(args),
+        criteria_of(args, numbers),
         nulls=nulls_of(args),
         identifiers=identifiers_arg(roles),
         insensitive=roles.insensitive,
@@ -70,16 +81,16 @@ def check_command(args: argparse.Namespace) -> int:
 
 def search_command(args: argparse.Namespace) -> int:
     roles = roles_from(args)
-    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    data, hs, numbers = read_data(args)
     result = search(
         data,
         qis_of(args),
-        hierarchies(args, data),
+        hs,
         args.k,
         args.max_suppression,
         args.algorithm,
         args.variant,
-        criteria=criteria_of(args),
+        criteria=criteria_of(args, numbers),
         time_limit=args.time_limit,
         memory_budget=budget_of(args),
         progress=sys.stderr.isatty(),
@@ -93,14 +104,14 @@ def search_command(args: argparse.Namespace) -> int:
 
 
 def risk_command(args: argparse.Namespace) -> int:
-    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    data, hs, numbers = read_data(args)
     print(
         risk(
             data,
             qis_of(args),
-            hierarchies(args, data),
+            hs,
             args.levels,
-            population_of(args),
+            population_of(args, numbers),
             args.threshold,
             nulls=nulls_of(args),
         )
@@ -260,7 +271,10 @@ def anonymize_command(args: argparse.Namespace) -> int:
 
 def build_command(args: argparse.Namespace) -> int:
     refuse_overwrite({"the hierarchy": args.out}, {"the data": args.data})
-    data = read_table(args.data, args.sep, args.encoding, args.engine)
+    # the column as its text: a hierarchy file's leaves are the text a job
+    # reads a quasi-identifier of a hierarchy file as (`jobs.csv_types`),
+    # and the builders read numbers from text (1.50 stays a leaf 1.50)
+    data = read_table(args.data, args.sep, args.encoding, args.engine, numbers=())
     values = distinct_values(data, args.column, nulls=nulls_of(args))
     fields = dataclasses.fields(hierarchy.BUILDERS[args.kind])  # type: ignore[arg-type]
     spec = hierarchy.from_dict(
@@ -327,9 +341,10 @@ def budget_of(args: argparse.Namespace) -> int:
     return DEFAULT_MEMORY_BUDGET if given is None else given
 
 
-def population_of(args: argparse.Namespace) -> int | Any | None:
+def population_of(args: argparse.Namespace, numbers: list[str]) -> int | Any | None:
     """--population: a number of records, or a file of the population's
-    records, read as DATA is."""
+    records, read as DATA is (its `numbers` as numbers, its other columns
+    as text)."""
     given: str | None = args.population
     if given is None:
         return None
@@ -341,4 +356,4 @@ def population_of(args: argparse.Namespace) -> int | Any | None:
             f"--population {given!r} is neither a number of records nor a file of the "
             "population's records"
         )
-    return read_table(path, args.sep, args.encoding)
+    return read_table(path, args.sep, args.encoding, numbers=numbers)

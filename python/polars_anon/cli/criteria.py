@@ -37,11 +37,24 @@ def criteria_options(p: argparse.ArgumentParser) -> None:
         )
 
 
-def criteria_of(args: argparse.Namespace) -> list[Criterion]:
+def sensitive_named(args: argparse.Namespace) -> list[str]:
+    """The attributes the options of `criteria_of` name (``ATTR:VALUE``):
+    known before the data is read, which reads them as numbers
+    (`jobs.csv_types.numbers_of`)."""
+    return [
+        spec.rpartition(":")[0]
+        for kind, cls in TYPES.items()
+        if cls.option is not None and not cls.whole_release
+        for spec in getattr(args, kind, [])
+    ]
+
+
+def criteria_of(args: argparse.Namespace, numbers: list[str] | None = None) -> list[Criterion]:
     """The criteria the options name: each model with an option (`Criterion.option`),
     ``ATTR:VALUE`` giving its attribute and its one other parameter; a model
-    of the whole release its parameters in order (`_fields`), a refusal of
-    them naming the option."""
+    of the whole release its parameters in order (`_fields`: a population
+    file read as the data was, its columns of `numbers` as numbers), a
+    refusal of them naming the option."""
     out = []
     for kind, cls in TYPES.items():
         if cls.option is None:
@@ -50,7 +63,7 @@ def criteria_of(args: argparse.Namespace) -> list[Criterion]:
         param = next(p for p in parameters(cls)[1] if p != "attribute")
         for spec in getattr(args, kind, []):
             if cls.whole_release:
-                fields = _fields(cls, spec, args)
+                fields = _fields(cls, spec, args, numbers)
                 try:
                     out.append(criterion({"type": kind, **fields}))
                 except ConfigError as e:
@@ -84,7 +97,9 @@ def _fields_metavar(cls: type[Criterion]) -> str:
     return shown + optional + "]" * sum(1 for n in names if n not in required)
 
 
-def _fields(cls: type[Criterion], spec: str, args: argparse.Namespace) -> dict[str, Any]:
+def _fields(
+    cls: type[Criterion], spec: str, args: argparse.Namespace, numbers: list[str] | None = None
+) -> dict[str, Any]:
     """A model's parameters from ``V1:V2:...`` in its constructor's order
     (numbers read as numbers); a population that is not a number, of a model
     in `POPULATION_TABLES`, read from its file with the data's ``--sep`` and
@@ -101,7 +116,7 @@ def _fields(cls: type[Criterion], spec: str, args: argparse.Namespace) -> dict[s
     population = out.get("population")
     if table and isinstance(population, str):
         sep, encoding = getattr(args, "sep", ","), getattr(args, "encoding", "utf8")
-        out["population"] = population_file(population, sep, encoding, flag)
+        out["population"] = population_file(population, sep, encoding, flag, numbers)
     return out
 
 

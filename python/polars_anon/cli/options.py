@@ -11,15 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-import polars as pl
-
 from polars_anon import engines
-from polars_anon._core import ConfigError, Hierarchy
+from polars_anon._core import ConfigError
 from polars_anon.api.search import VARIANTS
 from polars_anon.cli.criteria import criteria_options
 from polars_anon.inputs.nulls import Nulls, nulls_arg
 from polars_anon.inputs.params import size, suppression
-from polars_anon.jobs.sources import folder_sources, hierarchy_source, resolve_hierarchies
+from polars_anon.jobs.sources import folder_sources, hierarchy_source
 from polars_anon.results.best import CRITERIA
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
@@ -372,10 +370,6 @@ def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             raise ConfigError(f"--hierarchy takes COLUMN=FILE, got {item!r}")
         sources[col] = hierarchy_source(col, file, args.hierarchy_sep)
     return sources
-
-
-def hierarchies(args: argparse.Namespace, data: pl.LazyFrame) -> dict[str, Hierarchy]:
-    return resolve_hierarchies(sources(args), data, nulls_of(args))
 
 
 def nulls_of(args: argparse.Namespace) -> Nulls:

@@ -26,8 +26,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError
-from polars_anon.engines.polars import INTEGER, LEADING_ZERO
+from polars_anon.engines.duckdb_csv import read as read
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask
@@ -360,57 +359,3 @@ def write(rel: Any, path: Path, separator: str, fmt: str | None = None) -> int:
         else:
             rel.write_csv(str(path), sep=separator)
     return int(rel.aggregate("count(*)").fetchall()[0][0])
-
-
-def _is_number(column: str, dtype: pl.DataType, sql_type: Any) -> str:
-    """SQL for `engines.polars.is_number`: whether the text `column` writes
-    a number of `dtype` (DuckDB's `sql_type`)."""
-    if dtype.is_integer():
-        return f"regexp_matches({column}, '{INTEGER}')"
-    return f"try_cast({column} AS {sql_type}) IS NOT NULL"
-
-
-def read(path: Path, separator: str, encoding: str) -> Any:
-    """A CSV (with its separator) or Parquet file as a relation. A CSV's
-    columns are read as Polars reads them (`engines.polars.numbers_checked`):
-    numbers, unless one of a column's values has a leading zero or is not a
-    number of the type DuckDB inferred from its sample; dates and times as
-    the text they are; a quoted empty field as an empty text, not null.
-    `encoding` must be UTF-8 (or ASCII), all DuckDB reads."""
-    import codecs
-
-    import duckdb
-
-    if path.suffix.lower() == ".parquet":
-        return duckdb.read_parquet(str(path))
-    try:
-        codec = codecs.lookup(encoding).name
-    except LookupError:
-        raise ConfigError(f"unknown encoding {encoding!r}") from None
-    if codec not in ("utf-8", "utf-8-sig", "ascii"):
-        # DuckDB's read_csv takes UTF-8 only
-        raise ConfigError(
-            f"cannot read {path} as {encoding}: the duckdb engine reads a CSV as UTF-8 only; "
-            f"convert the file to UTF-8 (iconv -f {encoding} -t utf-8), or read it with the "
-            "polars engine"
-        )
-
-    def csv(**options: Any) -> Any:
-        return duckdb.read_csv(str(path), sep=separator, allow_quoted_nulls=False, **options)
-
-    rel = csv()
-    types = dict(zip(rel.columns, rel.types, strict=True))
-    inferred = schema(rel)
-    numbers = [c for c, t in inferred.items() if t.is_numeric()]
-    kept = [c for c, t in inferred.items() if t.is_temporal()]
-    if numbers:
-        texts = csv(all_varchar=True)
-        found = texts.aggregate(
-            ", ".join(
-                f"bool_or(regexp_matches({_q(c)}, '{LEADING_ZERO}') "
-                f"OR ({_q(c)} IS NOT NULL AND NOT {_is_number(_q(c), inferred[c], types[c])}))"
-                for c in numbers
-            )
-        ).fetchall()[0]
-        kept += [c for c, text in zip(numbers, found, strict=True) if text]
-    return csv(dtype=dict.fromkeys(kept, "VARCHAR")) if kept else rel

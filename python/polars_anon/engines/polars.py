@@ -4,9 +4,10 @@ streaming group-by. The release is a lazy plan over the table itself
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
@@ -47,9 +48,13 @@ def write(release: pl.LazyFrame | pl.DataFrame, path: Path, separator: str) -> i
     return frame.height
 
 
-def read(path: Path, separator: str, encoding: str) -> pl.LazyFrame:
+def read(
+    path: Path, separator: str, encoding: str, numbers: Collection[str] | None = None
+) -> pl.LazyFrame:
     """A CSV (with its separator and encoding), a Parquet file or a folder
-    of Parquet parts, lazily."""
+    of Parquet parts, lazily. A CSV's columns are typed by `numbers_checked`
+    (`numbers`: the columns that may be read as numbers, None for all);
+    its trailing blank lines are no records (`trailing_blank_lines`)."""
     if path.is_dir():
         return pl.scan_parquet(path / "*.parquet")
     if path.suffix.lower() == ".parquet":
@@ -59,18 +64,69 @@ def read(path: Path, separator: str, encoding: str) -> pl.LazyFrame:
     plain = encoding.lower().replace("-", "").replace("_", "")
     if plain in ("utf8", "utf8lossy"):
         lossy: Literal["utf8", "utf8-lossy"] = "utf8-lossy" if plain == "utf8lossy" else "utf8"
-        return numbers_checked(
-            lambda **kw: pl.scan_csv(path, separator=separator, encoding=lossy, **kw)
-        )
+
+        def scan(**kw: Any) -> pl.LazyFrame:
+            return pl.scan_csv(path, separator=separator, encoding=lossy, **kw)
+
+        blank = trailing_blank_lines(path)
+        if blank:
+            single = len(scan(infer_schema=False).collect_schema()) == 1
+            if blank_lines_are_records(separator, single):
+                # the reader's records of them are its last: read up to them
+                rows = scan(infer_schema=False).select(pl.len()).collect().item()
+                return numbers_checked(lambda **kw: scan(n_rows=rows - blank, **kw), numbers)
+        return numbers_checked(scan, numbers)
     try:
         text = path.read_bytes().decode(encoding)
     except LookupError:
         raise ConfigError(f"unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path} is not {encoding}: {e}") from None
+    # the trailing blank lines cut off (see `trailing_blank_lines`)
+    kept = text.rstrip("\r\n")
+    text = kept + "\n" if len(kept) < len(text) else text
     return numbers_checked(
-        lambda **kw: pl.read_csv(text.encode(), separator=separator, **kw).lazy()
+        lambda **kw: pl.read_csv(text.encode(), separator=separator, **kw).lazy(), numbers
     )
+
+
+def trailing_blank_lines(path: Path) -> int:
+    """How many blank lines end the file `path`: the line breaks after the
+    one that ends its last line of text.
+
+    Readers differ on them (Polars 2.1 reads each blank line as a record of
+    nulls, DuckDB as one only in a file of one column), and a release of
+    them would hold records that are in no one's data: null
+    quasi-identifiers, refused or released as a group of their own. A data
+    steward reads a file's end as its last line of text: blank lines after
+    it are how editors and exports pad a file, and hold no field (a record
+    of empty fields is written with its separators, ``,,``). So they are no
+    records, on every engine. A blank line inside the file, between
+    records, and a record of empty fields anywhere, are read as the engine
+    reads them: dropping those could drop a record."""
+    size = path.stat().st_size
+    breaks, end = 0, size
+    with path.open("rb") as f:
+        while end > 0:
+            start = max(0, end - (1 << 16))
+            f.seek(start)
+            block = f.read(end - start)
+            text = block.rstrip(b"\r\n")
+            breaks += block.count(b"\n", len(text))
+            if text:
+                break
+            end = start
+    return max(breaks - 1, 0)
+
+
+@functools.cache
+def blank_lines_are_records(separator: str, single: bool) -> bool:
+    """Whether Polars reads a blank line at the end of a CSV (of one column,
+    `single`, or more) as a record: then `read` reads up to it. Asked of
+    the reader, not assumed: were it to skip them, cutting as many records
+    off would drop real ones."""
+    head = "a\n1\n\n" if single else f"a{separator}b\n1{separator}2\n\n"
+    return pl.read_csv(head.encode(), separator=separator, infer_schema=False).height == 2
 
 
 # a number written with a leading zero (a ZIP code, 01069; a code, -007)
@@ -87,24 +143,33 @@ def is_number(text: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     return text.cast(dtype, strict=False).is_not_null()
 
 
-def numbers_checked(scan: Callable[..., pl.LazyFrame]) -> pl.LazyFrame:
+def numbers_checked(
+    scan: Callable[..., pl.LazyFrame], numbers: Collection[str] | None = None
+) -> pl.LazyFrame:
     """A CSV read by `scan` (given Polars' reader options) with the types
     Polars infers from its first rows, except that a column of numbers stays
     text when any of its values is written with a leading zero (read as a
     number, ZIP code 01069 would be released as 1069) or is not a number of
     that type at all (a text far down the file, which the reader would fail
-    on). One more pass over those columns' text."""
+    on). One more pass over those columns' text.
+
+    With `numbers`, only those columns may be numbers (the rest is read as
+    the text it is in the file, released byte for byte: no 1.50 made 1.5,
+    TRUE true, 5 5.0); None: any column."""
     lazy = scan()
-    numbers = {c: t for c, t in lazy.collect_schema().items() if t.is_numeric()}
-    if not numbers:
-        return lazy
-    texts = scan(infer_schema=False).select(
-        (
-            pl.col(c).str.contains(LEADING_ZERO)
-            | (pl.col(c).is_not_null() & ~is_number(pl.col(c), t))
-        ).any()
-        for c, t in numbers.items()
-    )
-    found = texts.collect(engine="streaming").row(0)
-    kept = [c for c, text in zip(numbers, found, strict=True) if text]
+    schema = lazy.collect_schema()
+    wanted = set(schema.names() if numbers is None else numbers)
+    candidates = {c: t for c, t in schema.items() if t.is_numeric() and c in wanted}
+    # with `numbers`, every other column as its text (a Boolean, TRUE, too)
+    kept = [] if numbers is None else [c for c in schema.names() if c not in candidates]
+    if candidates:
+        texts = scan(infer_schema=False).select(
+            (
+                pl.col(c).str.contains(LEADING_ZERO)
+                | (pl.col(c).is_not_null() & ~is_number(pl.col(c), t))
+            ).any()
+            for c, t in candidates.items()
+        )
+        found = texts.collect(engine="streaming").row(0)
+        kept += [c for c, text in zip(candidates, found, strict=True) if text]
     return scan(schema_overrides=dict.fromkeys(kept, pl.String)) if kept else lazy

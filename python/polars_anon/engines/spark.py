@@ -9,7 +9,6 @@ is handed back no longer reads the source, and its groups counted there."""
 
 from __future__ import annotations
 
-import codecs
 import datetime
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon.engines.duckdb import hmac_pads
+from polars_anon.engines.spark_csv import read as read
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask
@@ -382,21 +382,3 @@ def write(df: Any, path: Path, separator: str) -> int:
     else:
         writer.option("header", True).option("sep", separator).csv(str(path))
     return int(df.count())
-
-
-def read(path: Path, separator: str, encoding: str) -> Any:
-    """A CSV (with its separator and encoding) or Parquet file as a
-    DataFrame of the active session (or a local one)."""
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.builder.getOrCreate()
-    if path.suffix.lower() == ".parquet":
-        return spark.read.parquet(str(path))
-    charset = codecs.lookup(encoding).name.replace("iso8859", "iso-8859")
-    return (
-        spark.read.option("header", True)
-        .option("sep", separator)
-        .option("encoding", charset)
-        .option("inferSchema", True)
-        .csv(str(path))
-    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +41,18 @@ def parameters(cls: type[Criterion]) -> tuple[list[str], list[str]]:
 
 
 def population_file(
-    path: str | Path, separator: str = ",", encoding: str = "utf8", where: str = "population"
+    path: str | Path,
+    separator: str = ",",
+    encoding: str = "utf8",
+    where: str = "population",
+    numbers: Collection[str] | None = None,
 ) -> Any:
     """The population table in the file `path` (CSV, Parquet, or a folder of
     Parquet parts), read lazily with Polars as the data is
-    (`jobs.tables.read_table`). A file that does not exist is a
-    `ConfigError` naming `where` (the option or the job file's key) and the
-    path."""
+    (`jobs.tables.read_table`: a CSV's `numbers`, the data's, as numbers,
+    its other columns as text, so that its quasi-identifiers' values are
+    the data's). A file that does not exist is a `ConfigError` naming
+    `where` (the option or the job file's key) and the path."""
     path = Path(path)
     try:
         exists = path.exists()
@@ -55,7 +60,7 @@ def population_file(
         raise ConfigError(f"{where}: population file {str(path)!r:.80}: {e.strerror}") from None
     if not exists:
         raise ConfigError(f"{where}: the population file {str(path)!r} does not exist")
-    table = read_table(path, separator, encoding)
+    table = read_table(path, separator, encoding, numbers=numbers)
     _FILES[id(table)] = path
     weakref.finalize(table, _FILES.pop, id(table), None)
     return table
@@ -67,10 +72,17 @@ def file_of(table: Any) -> Path | None:
     return _FILES.get(id(table))
 
 
-def criterion(spec: dict[str, Any], separator: str = ",", encoding: str = "utf8") -> Criterion:
+def criterion(
+    spec: dict[str, Any],
+    separator: str = ",",
+    encoding: str = "utf8",
+    numbers: Collection[str] | None = None,
+) -> Criterion:
     """The criterion a job file's ``{type = ..., ...}`` describes; the
     ``population`` of a model in `POPULATION_TABLES` given as text is read
-    from that file with `separator` and `encoding` (`population_file`)."""
+    from that file with `separator` and `encoding`, its columns of
+    `numbers` (the data's: `jobs.csv_types.numbers_of`) as numbers
+    (`population_file`)."""
     if not isinstance(spec, dict):
         raise ConfigError(f"a criterion is a table {{ type = ..., ... }}, got {spec!r:.60}")
     spec = dict(spec)
@@ -88,7 +100,7 @@ def criterion(spec: dict[str, Any], separator: str = ",", encoding: str = "utf8"
     population = spec.get("population")
     if kind in POPULATION_TABLES and isinstance(population, str | Path):
         where = f"[model] criteria: {kind} population"
-        spec["population"] = population_file(population, separator, encoding, where)
+        spec["population"] = population_file(population, separator, encoding, where, numbers)
         if recorded is not None and (now := sha256(Path(population))) != recorded:
             raise ConfigError(
                 f"job file: {where} {str(population)!r} changed since the job was resolved: its "

@@ -50,6 +50,7 @@ from polars_anon.dp.scores import METRICS
 from polars_anon.dp.search import FINALS
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.jobs import values
+from polars_anon.jobs.csv_types import numbers_of
 from polars_anon.jobs.tables import output_format, read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps
 from polars_anon.results.dp import DPResult
@@ -270,7 +271,8 @@ def run(
             "domain, with --out COLUMN.csv: the hierarchy's table, not its spec) and name "
             "the files, or fix the levels with [privacy] generalization"
         )
-    data = read_table(job.input, job.separator, job.encoding, job.engine)
+    numbers = numbers_of(job.quasi_identifiers, job.hierarchies)
+    data = read_table(job.input, job.separator, job.encoding, job.engine, numbers)
     hs = job.resolve_hierarchies(data)
     result = release(data, job.quasi_identifiers, hs, privacy, job.output, job.separator, job.nulls)
     job_file = Path(str(job.output) + ".job.toml")

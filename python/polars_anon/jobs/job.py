@@ -80,6 +80,7 @@ from polars_anon.inputs.params import names, suppression
 from polars_anon.jobs import dp, mondrian, values
 from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
+from polars_anon.jobs.csv_types import numbers_of, sensitive_of_specs
 from polars_anon.jobs.mondrian import MondrianRun
 from polars_anon.jobs.sources import resolve_hierarchies
 from polars_anon.jobs.tables import before_work, output_format, read_table, sha256, write_table
@@ -226,14 +227,14 @@ class Job:
             raise ConfigError("the job needs k (or privacy, for differential privacy)")
         if self.algorithm == mondrian.ALGORITHM:
             return self._mondrian(k, write_job, digest)
-        data = read_table(self.input, self.separator, self.encoding, self.engine)
-        hs = self.resolve_hierarchies(data)
-        criteria = [criterion(c, self.separator, self.encoding) for c in self.criteria]
         qis = self.quasi_identifiers
+        numbers = self._numbers()
+        data = read_table(self.input, self.separator, self.encoding, self.engine, numbers)
+        hs = self.resolve_hierarchies(data)
+        criteria = [criterion(c, self.separator, self.encoding, numbers) for c in self.criteria]
         searching = self.levels is None
         if not searching:
-            unknown = sorted(set(self.levels or {}) - set(qis))
-            if unknown:
+            if unknown := sorted(set(self.levels or {}) - set(qis)):
                 raise ConfigError(
                     f"job file: [result] levels name unknown quasi-identifier(s) {unknown}"
                 )
@@ -283,12 +284,16 @@ class Job:
             run.job_file.write_text(run.resolved_toml(), encoding="utf8")
         return run
 
+    def _numbers(self) -> list[str]:
+        sens = sensitive_of_specs(self.criteria)
+        return numbers_of(self.quasi_identifiers, self.hierarchies, self.numeric, sens)
+
     def _mondrian(self, k: int, write_job: bool, digest: str | None) -> MondrianRun:
         """The job run by Mondrian (`jobs.mondrian`)."""
         args = (self.max_suppression, self.variant, self.time_limit, self.levels)
         mondrian.refuse_unused(self.engine, *args, self.nulls, self.memory_budget)
         splits = mondrian.read_splits(self.splits, self.splits_sha256)
-        data = read_table(self.input, self.separator, self.encoding, self.engine)
+        data = read_table(self.input, self.separator, self.encoding, self.engine, self._numbers())
         result, release = mondrian.release(
             data,
             self.quasi_identifiers,

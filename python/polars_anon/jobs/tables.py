@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,11 +33,20 @@ NOT_TABLES = (".json", ".jsonl", ".ndjson", ".xlsx", ".xls", ".ods", ".toml", ".
 
 
 def read_table(
-    path: Path, separator: str = ",", encoding: str = "utf8", engine: str = "polars"
+    path: Path,
+    separator: str = ",",
+    encoding: str = "utf8",
+    engine: str = "polars",
+    numbers: Collection[str] | None = None,
 ) -> Any:
     """A CSV (with its separator and encoding), Parquet or Arrow IPC file: lazily with
     Polars, or as a DuckDB relation or Spark DataFrame (``engine``), so the
-    table is read and grouped where that engine runs (the engine's ``read``)."""
+    table is read and grouped where that engine runs (the engine's ``read``).
+    A CSV's columns of `numbers` are read as numbers where they hold numbers
+    (none written with a leading zero), every other one as the text it is in
+    the file (`jobs.csv_types.numbers_of`: the columns a job needs as
+    numbers); None: every column that holds numbers, for a caller that does
+    not know the columns' roles. A Parquet or IPC file is read as typed."""
     if not path.exists():
         raise ConfigError(f"cannot read {path}: no such file")
     if path.is_dir() and not any(path.glob("*.parquet")):
@@ -66,7 +75,7 @@ def read_table(
         import polars as pl
 
         return pl.scan_ipc(path)
-    return engines.module(engine).read(path, separator, encoding)
+    return engines.module(engine).read(path, separator, encoding, numbers)
 
 
 def write_table(release: Any, path: Path, separator: str = ",") -> int:
