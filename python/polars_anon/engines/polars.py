@@ -105,17 +105,21 @@ def trailing_blank_lines(path: Path) -> int:
     records, and a record of empty fields anywhere, are read as the engine
     reads them: dropping those could drop a record."""
     size = path.stat().st_size
-    breaks, end = 0, size
+    breaks, end, last = 0, size, b""
     with path.open("rb") as f:
         while end > 0:
             start = max(0, end - (1 << 16))
             f.seek(start)
             block = f.read(end - start)
+            last = last or block[-1:]
             text = block.rstrip(b"\r\n")
             breaks += block.count(b"\n", len(text))
             if text:
                 break
             end = start
+    # a carriage return ending the file after a line break is one more line
+    # to Polars (a record), as a line break is
+    breaks += int(breaks > 0 and last == b"\r")
     return max(breaks - 1, 0)
 
 
