@@ -290,3 +290,23 @@ def test_messages_say_what_is_wrong(files: Path, capsys: pytest.CaptureFixture[s
     out = f"{data}/x.csv"
     err = _refused(capsys, ["anonymize", data, *_model(files), "--out", out], "is a file")
     assert "does not exist" not in err
+
+
+def test_a_duckdb_csv_error_says_what_was_wrong_with_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the CLI printed DuckDB's first line only ("CSV Error on Line: 60002"),
+    # which names the line but not what is wrong with it
+    late = tmp_path / "late.csv"
+    late.write_text("a;b\n" + "1;2\n" * 60_000 + " \n")
+    argv = ["check", str(late), "--sep", ";", "--qi", "a", "--k", "1", "--engine", "duckdb"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Line: 60002" in err and "(Expected Number of Columns: 2 Found: 1)" in err, err
+    # a small file's sniffer fails on it: what usually makes that, and the way out
+    early = tmp_path / "early.csv"
+    early.write_text("a;b\n1;2\n1;2\n \n")
+    assert main([*argv[:1], str(early), *argv[2:]]) == 2
+    err = capsys.readouterr().err
+    assert "sniffing" in err and "a line of fewer fields" in err and "--sep" in err, err
+    assert len(err.strip().splitlines()) == 1

@@ -191,10 +191,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:
         # the data could not be read or written as asked (Polars, the file
         # system, DuckDB or Spark): its first line, not a traceback
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        lines = str(e).strip().splitlines()
+        first = lines[0] if lines else ""
         if "utf-8" in first.lower():
             first += _not_utf8(data)
-        return _fail(f"{type(e).__name__}: {first}")
+        return _fail(f"{type(e).__name__}: {first}{_csv_cause(first, lines)}")
+
+
+def _csv_cause(first: str, lines: list[str]) -> str:
+    """What DuckDB says later in a CSV error that its first line lacks: the
+    fields expected and found on the line it names, or for a file whose
+    layout it could not detect, what usually makes one."""
+    cause = next((x.strip() for x in lines[1:] if x.startswith("Expected Number of")), None)
+    if cause:
+        return f" ({cause})"
+    if "Error when sniffing file" in first:
+        return (
+            " (its lines do not share one layout with this separator: a line of fewer "
+            "fields, such as one of spaces? another separator? give it with --sep)"
+        )
+    return ""
 
 
 def _not_utf8(data: Any) -> str:

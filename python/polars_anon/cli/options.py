@@ -152,7 +152,8 @@ def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None
     p.add_argument(
         "--hierarchies",
         type=Path,
-        help="a folder of hierarchies: <column>.csv in ARX's layout (those of the "
+        help="a folder of hierarchies: <column>.csv in ARX's layout, or ARX's names "
+        "hierarchy_<column>.csv and <table>_hierarchy_<column>.csv (those of the "
         "quasi-identifiers are used)",
     )
     p.add_argument(
