@@ -78,15 +78,20 @@ impl Problem {
         let h = &self.hierarchies[attr];
         let order = h.top_down();
         let packed = layout.map(|l| self.base.packed(l)).transpose()?;
-        let leaf_codes = match (layout, &packed) {
-            (Some(layout), Some((keys, _))) => keys.iter().map(|&k| layout.get(k, attr)).collect(),
-            _ => self.base.codes(attr)?,
-        };
         let rank = &order.rank;
+        // each row's rank, looked up once for both passes
+        let ranks: Vec<u32> = match (layout, &packed) {
+            (Some(layout), Some((keys, _))) => (keys.iter())
+                .map(|&k| rank[layout.get(k, attr) as usize])
+                .collect(),
+            _ => (self.base.codes(attr)?.iter())
+                .map(|&c| rank[c as usize])
+                .collect(),
+        };
         // a counting sort by rank: stable, one pass to count, one to place
         let mut starts = vec![0usize; rank.len() + 1];
-        for &c in &leaf_codes {
-            starts[rank[c as usize] as usize + 1] += 1;
+        for &r in &ranks {
+            starts[r as usize + 1] += 1;
         }
         for i in 1..starts.len() {
             starts[i] += starts[i - 1];
@@ -107,10 +112,10 @@ impl Problem {
                 // placed where they go: no list of rows to gather through
                 let mut sorted_keys = vec![0u64; keys.len()];
                 let mut sorted_counts = vec![0u64; keys.len()];
-                for (row, &c) in leaf_codes.iter().enumerate() {
-                    let at = &mut starts[rank[c as usize] as usize];
-                    sorted_keys[*at] = keys[row];
-                    sorted_counts[*at] = counts[row];
+                for ((&r, &key), &count) in ranks.iter().zip(keys.iter()).zip(counts.iter()) {
+                    let at = &mut starts[r as usize];
+                    sorted_keys[*at] = key;
+                    sorted_counts[*at] = count;
                     *at += 1;
                 }
                 Sorted::Packed(set(SetData::Packed {
@@ -120,9 +125,9 @@ impl Problem {
                 }))
             }
             _ => {
-                let mut order = vec![0u32; leaf_codes.len()];
-                for (row, &c) in leaf_codes.iter().enumerate() {
-                    let at = &mut starts[rank[c as usize] as usize];
+                let mut order = vec![0u32; ranks.len()];
+                for (row, &r) in ranks.iter().enumerate() {
+                    let at = &mut starts[r as usize];
                     order[*at] = row as u32;
                     *at += 1;
                 }
