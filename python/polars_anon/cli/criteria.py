@@ -42,11 +42,21 @@ def sensitive_named(args: argparse.Namespace) -> list[str]:
     known before the data is read, which reads them as numbers
     (`jobs.csv_types.numbers_of`)."""
     return [
-        spec.rpartition(":")[0]
+        _attribute_value(cls, spec)[0]
         for kind, cls in TYPES.items()
         if cls.option is not None and not cls.whole_release
         for spec in getattr(args, kind, [])
     ]
+
+
+def _attribute_value(cls: type[Criterion], spec: str) -> tuple[str, str]:
+    """An option's ``ATTR:VALUE`` split at its last colon (an attribute's
+    name may hold one); one naming no attribute refused."""
+    attr, _, value = spec.rpartition(":")
+    if not attr:
+        assert cls.option is not None
+        raise ConfigError(f"{cls.option[0]} takes ATTR:VALUE, got {spec!r}")
+    return attr, value
 
 
 def criteria_of(args: argparse.Namespace, numbers: list[str] | None = None) -> list[Criterion]:
@@ -69,9 +79,7 @@ def criteria_of(args: argparse.Namespace, numbers: list[str] | None = None) -> l
                 except ConfigError as e:
                     raise ConfigError(f"{flag} {spec!r:.80}: {e}") from None
                 continue
-            attr, _, value = spec.rpartition(":")
-            if not attr:
-                raise ConfigError(f"{flag} takes ATTR:VALUE, got {spec!r}")
+            attr, value = _attribute_value(cls, spec)
             number = _read(value)
             if isinstance(number, str):
                 raise ConfigError(f"{flag} takes a number, got {value!r}")
