@@ -148,7 +148,9 @@ def generalize(
     to level); with ``k``, drop the tuples of groups smaller than k, failing if that
     is more than ``max_suppression``. With ``criteria``, the groups failing them are
     suppressed too. The result is still lazy; other columns pass through untouched,
-    and a column at level 0 keeps its values and dtype.
+    and a column at level 0 keeps its values and dtype (with ``k`` or
+    ``criteria``, an Enum's as text: its type lists every category, the
+    suppressed records' too).
 
     The quasi-identifiers are ``quasi_identifiers``, or else every column of the data
     with a hierarchy (and any column ``levels`` names); one missing from ``levels``

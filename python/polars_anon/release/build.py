@@ -85,31 +85,57 @@ def guarded(
         return OnEngine(prep.engine, released, by, expected, prep.count, 1 if k is None else k)
     count = prep.count
     schema = prep.lazy.collect_schema()
+    labelled = [q for q, lvl in zip(qis, levels, strict=True) if lvl > 0]
+    # an Enum's type lists all its categories, those of the suppressed
+    # records too (a file holds the list): any other Enum column leaves as
+    # text, whatever was suppressed, lest the type tell that either
+    enums = [c for c, t in schema.items() if isinstance(t, pl.Enum) and c not in labelled]
     # the generalized columns come as Enums of their labels, which the check
     # groups by their codes, and leave as text
     out = prep.lazy.with_columns(
-        generalization_exprs(prep, levels, strings=False, schema=schema, enums=True)
+        pl.col(enums).cast(pl.String),
+        *generalization_exprs(prep, levels, strings=False, schema=schema, enums=True),
     )
-    labelled = [q for q, lvl in zip(qis, levels, strict=True) if lvl > 0]
-    if drop.is_empty():
-        plan = out
-    else:
-        taken = schema.names()
-        keys: list[str] = []
-        for i in range(len(qis)):
-            keys.append(fresh_name(f"__polars_anon_key_{i}", [*taken, *keys]))
-        rename = drop.select([pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)])
-        plan = (
-            out.with_columns([text(pl.col(q)).alias(key) for q, key in zip(qis, keys, strict=True)])
-            .join(rename.lazy(), on=keys, how="anti", maintain_order="left")
-            .drop(keys)
-        )
+    plan = out if drop.is_empty() else without(out, drop, qis, prep.nulls == "error")
     release = Guarded(
         identify(plan, resolved.ops), by, expected, count, 1 if k is None else k, labelled
     )
     suppressed = prep.rows - int(expected.get_column(count).sum())
     release.columns = columns_released(prep, levels, suppressed, roles or Roles(), resolved)
     return release
+
+
+def without(out: pl.LazyFrame, drop: pl.DataFrame, qis: list[str], no_nulls: bool) -> pl.LazyFrame:
+    """`out` without the rows of the groups in `drop` (their labels as text,
+    as the core names them). A generalized column (an Enum of its labels)
+    and, without nulls, a text one are joined on as they are, `drop`'s
+    labels cast to them (strictly: a label they lack fails); any other is
+    joined on a key column of its text (a number's text is not always one
+    number's, nor a null a label): every key is a column of all the rows,
+    so the fewer the better (at 300,000 rows of text, 48 MiB;
+    bench/README). A row left that should have gone is caught by the
+    release's check."""
+    schema = out.collect_schema()
+    taken = schema.names()
+    left: list[pl.Expr] = []
+    right: list[pl.Expr] = []
+    keys: list[str] = []
+    for i, q in enumerate(qis):
+        dtype = schema[q]
+        if isinstance(dtype, pl.Enum) or (no_nulls and isinstance(dtype, pl.String)):
+            left.append(pl.col(q))
+            right.append(pl.col(q).cast(dtype).alias(q))
+            continue
+        key = fresh_name(f"__polars_anon_key_{i}", [*taken, *keys])
+        keys.append(key)
+        left.append(text(pl.col(q)).alias(key))
+        right.append(pl.col(q).alias(key))
+    on = [e.meta.output_name() for e in left]
+    return (
+        out.with_columns([e for e in left if e.meta.output_name() in keys])
+        .join(drop.lazy().select(right), on=on, how="anti", maintain_order="left")
+        .drop(keys)
+    )
 
 
 def columns_released(

@@ -1,0 +1,79 @@
+"""An Enum's type lists all its categories, those of the records a release
+suppressed too, and a Parquet or IPC file keeps the list: a release gives
+every Enum column it does not generalize (a quasi-identifier at level 0, a
+sensitive attribute, one passed through) as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+
+# one patient from a rare ZIP code, who alone has the rare diagnosis
+ZIPS = ["53715"] * 5 + ["53703"] * 5 + ["90210"]
+DIAG = ["flu", "cold"] * 5 + ["HIV"]
+WARD = ["A", "B"] * 5 + ["Z"]
+
+
+def enum(values: list[str]) -> pl.Series:
+    return pl.Series(values).cast(pl.Enum(sorted(set(values))))
+
+
+@pytest.fixture
+def table() -> pl.DataFrame:
+    return pl.DataFrame({"zip": enum(ZIPS), "diag": enum(DIAG), "ward": enum(WARD)})
+
+
+HS = {"zip": pa.Hierarchy.from_rows([[z, z[:3] + "**", "*"] for z in sorted(set(ZIPS))])}
+
+
+def test_enum_columns_leave_as_text(table: pl.DataFrame, tmp_path: Path) -> None:
+    res = pa.search(
+        table,
+        ["zip"],
+        HS,
+        k=5,
+        max_suppression=1,
+        criteria=[pa.DistinctLDiversity(2, "diag")],
+        progress=False,
+    )
+    levels = res.best("min_loss")
+    assert levels == {"zip": 0}
+    out = res.apply(table, levels=levels, insensitive=["ward"]).collect()
+    # the rare patient is suppressed, and no type names them
+    assert out.height == 10
+    assert dict(out.schema) == {"zip": pl.String, "diag": pl.String, "ward": pl.String}
+    want = table.head(10).select(pl.all().cast(pl.String))
+    assert out.sort(out.columns).equals(want.sort(want.columns))
+    for fmt in ("parquet", "ipc"):
+        path = getattr(res, f"sink_{fmt}")(
+            tmp_path / f"out.{fmt}", levels=levels, insensitive=["ward"]
+        )
+        held = Path(path).read_bytes()
+        assert b"90210" not in held and b"HIV" not in held
+        back = pl.read_parquet(path) if fmt == "parquet" else pl.read_ipc(path)
+        assert all(t == pl.String for t in back.schema.values())
+
+
+def test_differential_privacy_gives_enums_as_text() -> None:
+    zips = ["53715"] * 400 + ["53703"] * 400 + ["90210"]
+    df = pl.DataFrame({"zip": enum(zips)})
+    r = pa.differential_privacy(
+        df, ["zip"], HS, epsilon=2.0, delta=1e-5, seed=1, generalization={"zip": 0}
+    )
+    out = r.apply().collect()
+    assert out.schema["zip"] == pl.String
+    assert set(out.get_column("zip")) <= {"53715", "53703"}
+
+
+def test_enum_generalized_and_at_level_zero_without_suppression() -> None:
+    """Nothing suppressed: still text (the type would tell whether anything
+    was), the values those of the rows."""
+    df = pl.DataFrame({"zip": enum(ZIPS[:10]), "diag": enum(DIAG[:10])})
+    out = pa.generalize(df, HS, {"zip": 1}, k=2).collect()
+    assert dict(out.schema) == {"zip": pl.String, "diag": pl.String}
+    assert out.get_column("zip").to_list() == ["537**"] * 10
+    assert out.get_column("diag").to_list() == DIAG[:10]
