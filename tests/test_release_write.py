@@ -271,6 +271,20 @@ def test_date_times_a_duckdb_csv_holds_are_proven_as_date_times(tmp_path: Path) 
     assert got.sort("t", "z").equals(df.sort("t", "z"))
 
 
+def test_a_nan_a_duckdb_csv_holds_is_proven_as_nan(tmp_path: Path) -> None:
+    # DuckDB writes NaN as nan where Polars' text is NaN: the release was refused
+    duckdb = pytest.importorskip("duckdb")
+    df = pl.DataFrame({"sex": ["F", "F", "M", "M"], "lab": [1.5, float("nan"), 2.0, -3.25]})
+    rel = duckdb.connect().from_arrow(df.to_arrow())
+    hs = {"sex": pa.Hierarchy.from_rows([["F", "*"], ["M", "*"]])}
+    diverse = [pa.DistinctLDiversity(2, "lab")]
+    r = pa.search(rel, ["sex"], hs, 2, 0, criteria=diverse, progress=False)
+    got = pl.read_csv(r.sink_csv(tmp_path / "r.csv", levels={"sex": 0}))
+    assert got.get_column("sex").to_list() == ["F", "F", "M", "M"]
+    lab = got.get_column("lab").cast(pl.Float64).to_list()
+    assert lab[0] == 1.5 and lab[1] != lab[1] and lab[2:] == [2.0, -3.25]
+
+
 def test_a_time_is_refused_as_a_quasi_identifier_with_the_cast_that_keeps_it() -> None:
     # Polars writes 10:00:00.1 as text "10:00:00": three distinct times were
     # checked as one group of three, and released as they are

@@ -196,11 +196,11 @@ def prove(
 
 
 def typed(written: pl.LazyFrame, schema: pl.Schema, by: list[str]) -> pl.LazyFrame:
-    """A written file's date-times and times read back as the release's
-    types where the file holds them as text (CSV): a writer's text for them
-    (ISO, with a T and an offset) is not Polars' cast to text, which the
-    checked groups hold. Text that does not parse reads as null and fails
-    the proof."""
+    """A written file's date-times, times and floats read back as the
+    release's types where the file holds them as text (CSV): a writer's text
+    for them (ISO, with a T and an offset; DuckDB's nan) is not Polars' cast
+    to text, which the checked groups hold. Text that does not parse reads
+    as null and fails the proof."""
     have = written.collect_schema()
     parsed = []
     for c in by:
@@ -212,6 +212,9 @@ def typed(written: pl.LazyFrame, schema: pl.Schema, by: list[str]) -> pl.LazyFra
             parsed.append(pl.col(c).str.to_datetime(time_unit=unit, time_zone=zone, strict=False))
         elif isinstance(dtype, pl.Time):
             parsed.append(pl.col(c).str.to_time(strict=False))
+        elif dtype.is_float():
+            # DuckDB writes NaN as nan; one number reads back as one text
+            parsed.append(pl.col(c).cast(dtype, strict=False))
     return written.with_columns(parsed) if parsed else written
 
 
