@@ -278,6 +278,63 @@ def test_trailing_blank_lines_are_no_records(
     assert resolved["result"]["rows_in"] == len(ROWS)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_blank_lines_between_records_are_no_records(
+    tmp_path: Path, engine: str, eol: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Polars read a blank line between records as a record of nulls: three
+    of them beside the one record of a null city made a group of three at
+    k = 3. A blank line is no record in a file of two columns or more (DuckDB
+    and Spark skip it); a record of empty fields and a blank line inside a
+    quoted field are kept."""
+    path = tmp_path / "t.csv"
+    text = 'a,b\n\n1,x\n\n\n,\n"q\n\nr",y\n\n2,z\n\n'
+    path.write_bytes(text.replace("\n", eol).encode())
+    for encoding in ["utf-8", "latin-1"] if engine == "polars" else ["utf-8"]:
+        rows = read_table(path, engine=engine, numbers=[], encoding=encoding)
+        got = rows.collect() if engine == "polars" else pl.from_arrow(rows.arrow())
+        assert isinstance(got, pl.DataFrame)
+        inner = "q" + eol + eol + "r"
+        assert got.rows() == [("1", "x"), (None, None), (inner, "y"), ("2", "z")]
+    # the run: one person without a city among blank lines is not a group
+    lines = ["name,city,age,diagnosis"]
+    lines += [f"a{i},Bern,{30 + i % 4},flu" for i in range(10)] + [""]
+    lines += [f"b{i},Basel,{40 + i % 4},cold" for i in range(10)]
+    lines += ["Jane Roe,,47,HIV", "", ""] + [f"c{i},Bern,{30 + i % 4},flu" for i in range(10)]
+    (tmp_path / "data.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "city.csv").write_text("Bern;CH\nBasel;CH\nNULL;CH\n")
+    out = tmp_path / "out.csv"
+    args = ["anonymize", str(tmp_path / "data.csv"), "--qi", "city", "--engine", engine]
+    args += ["--hierarchy", f"city={tmp_path / 'city.csv'}", "--k", "3", "--nulls", "value"]
+    args += ["--identifier", "name", "--insensitive", "age,diagnosis", "--out", str(out)]
+    assert main(args) == 0, capsys.readouterr().err
+    released = pl.read_csv(out, infer_schema=False)
+    assert released.height == 31
+    assert released.group_by("city").len().get_column("len").min() >= 3  # type: ignore[operator]
+    assert released.filter(pl.col("diagnosis") == "HIV").get_column("city").to_list() == ["CH"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_header_naming_a_column_twice_is_refused(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The second zip was renamed by the reader (zip_duplicated_0, zip_1),
+    had no role, and left as it was beside the generalized one."""
+    data = tmp_path / "d.csv"
+    data.write_text("\ufeffzip,sex,zip,dx\n" + "01013,F,01013,flu\n" * 6)
+    (tmp_path / "sex.csv").write_text("F;*\nM;*\n")
+    args = ["anonymize", str(data), "--qi", "sex", "--engine", engine, "--k", "2"]
+    args += ["--hierarchy", f"sex={tmp_path / 'sex.csv'}", "--out", str(tmp_path / "o.csv")]
+    assert main(args) == 2
+    assert "names the column 'zip' twice (columns 1 and 3)" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+    # quoted names holding the separator are names of their own
+    data.write_text('"a,b",a,b\n1,2,3\n')
+    got = read_table(data, engine=engine, numbers=[])
+    assert list(got.collect_schema() if engine == "polars" else got.columns) == ["a,b", "a", "b"]
+
+
 def test_spark_reads_zip_codes_and_quoted_line_breaks_as_written(spark: Any, files: Path) -> None:
     """Spark read a CSV with its own inference (ZIP 01069 the number 1069)
     and split a quoted line break into two records; now it reads the text,

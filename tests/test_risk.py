@@ -286,3 +286,29 @@ def test_a_population_table_on_duckdb_as_a_number_of_numpy_and_with_nulls() -> N
     assert pa.risk(df, ["age", "sex"], population=holes, nulls="value").population_uniques == (
         pytest.approx(1 / 11)
     )
+
+
+def test_a_table_on_duckdb_against_a_population_counts_its_records(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    """On DuckDB the table's classes were counted from its F0, each distinct
+    row once: 379 records where the table had 600; every figure as on Polars."""
+    import duckdb
+
+    frame, hs = adult
+    sample = frame.gather_every(5).select(QIS)
+    node = {"age": 1, "sex": 0, "race": 1, "marital-status": 1}
+    on_polars = pa.risk(sample, QIS, hs, levels=node, population=frame.lazy())
+    rel = duckdb.connect().from_arrow(sample.to_arrow())
+    on_duckdb = pa.risk(rel, QIS, hs, levels=node, population=frame.lazy())
+    assert on_duckdb.records == on_polars.records == sample.height
+    for figure in (
+        "marketer_risk",
+        "highest_journalist_risk",
+        "journalist_records_at_risk",
+        "sampling_fraction",
+        "population_uniques",
+        "average_prosecutor_risk",
+        "sample_uniques",
+    ):
+        assert getattr(on_duckdb, figure) == pytest.approx(getattr(on_polars, figure)), figure

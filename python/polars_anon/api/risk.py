@@ -72,7 +72,9 @@ def risk(
                 f"population column(s) {holes} hold null values; fill or drop them, "
                 "or pass nulls='value'"
             )
-    sample = classes_in(prep, prep.lazy, lv, count)
+    # the table's rows, or on DuckDB and Spark its F0, each row of which
+    # counts its records
+    sample = classes_in(prep, prep.weighted.lazy(), lv, count, weight=count)
     pop = classes_in(prep, table, lv, count)
     joined = sample.join(pop, on=qis, how="left", suffix="_population", nulls_equal=True)
     absent = joined.filter(pl.col(f"{count}_population").is_null())

@@ -10,7 +10,8 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError
-from polars_anon.engines.polars import INTEGER, LEADING_ZERO, trailing_blank_lines
+from polars_anon.engines.csv_blank import trailing_blank_lines
+from polars_anon.engines.polars import INTEGER, LEADING_ZERO
 
 
 def _q(name: str) -> str:
@@ -39,7 +40,7 @@ def read(path: Path, separator: str, encoding: str, numbers: Collection[str] | N
     has a leading zero or is not a number of the type DuckDB inferred from
     its sample; every other column as the text it is; a quoted empty field
     as an empty text, not null; trailing blank lines as no records
-    (`engines.polars.trailing_blank_lines`). `encoding` must be UTF-8 (or
+    (`engines.csv_blank.trailing_blank_lines`). `encoding` must be UTF-8 (or
     ASCII), all DuckDB reads."""
     import codecs
 
@@ -87,7 +88,7 @@ def read(path: Path, separator: str, encoding: str, numbers: Collection[str] | N
 
 def _blank_lines_cut(rel: Any, path: Path) -> Any:
     """`rel` read from `path` without the records DuckDB makes of its
-    trailing blank lines (`engines.polars.trailing_blank_lines`): it skips
+    trailing blank lines (`engines.csv_blank.trailing_blank_lines`): it skips
     blank lines in a file of several columns, and reads each as a null in a
     file of one, so its last null records, as many as there are such lines
     (a line of text, even a quoted empty one, is never null there)."""

@@ -12,23 +12,33 @@ from typing import Any, Literal
 import polars as pl
 
 from polars_anon._core import ConfigError
+from polars_anon.engines.csv_blank import (
+    inner_blank_lines,
+    trailing_blank_lines,
+    without_blank_lines,
+)
 from polars_anon.release.write import format_of
 
 
-def group_strings(lazy: pl.LazyFrame, columns: list[str], count: str) -> pl.DataFrame:
+def group_strings(
+    lazy: pl.LazyFrame, columns: list[str], count: str, weight: str | None = None
+) -> pl.DataFrame:
     """F0 by Polars: the distinct raw values of `columns` and their counts (no
     per-row casts, so the scan stays lean and streaming), then the distinct
     values as strings; should two ever coincide, the core merges their rows
     when it groups the codes. Floats are made strings first: Polars groups
     -0.0 with 0.0, whose strings (what the core and the release's checks
-    read) differ."""
+    read) differ. `weight`: a column of `lazy` counting each row's records
+    (a frequency set's), summed, where each row is otherwise one."""
     schema = lazy.collect_schema()
+    size = pl.len() if weight is None else pl.col(weight).sum()
     return (
         lazy.select(
-            pl.col(c).cast(pl.String) if schema[c].is_float() else pl.col(c) for c in columns
+            *(pl.col(c).cast(pl.String) if schema[c].is_float() else pl.col(c) for c in columns),
+            *([] if weight is None else [pl.col(weight)]),
         )
         .group_by(columns)
-        .agg(pl.len().cast(pl.UInt64).alias(count))
+        .agg(size.cast(pl.UInt64).alias(count))
         .collect(engine="streaming")
         .with_columns([pl.col(c).cast(pl.String) for c in columns])
     )
@@ -54,7 +64,7 @@ def read(
     """A CSV (with its separator and encoding), a Parquet file or a folder
     of Parquet parts, lazily. A CSV's columns are typed by `numbers_checked`
     (`numbers`: the columns that may be read as numbers, None for all);
-    its trailing blank lines are no records (`trailing_blank_lines`)."""
+    its blank lines are no records (`engines.csv_blank`)."""
     if path.is_dir():
         return pl.scan_parquet(path / "*.parquet")
     if path.suffix.lower() == ".parquet":
@@ -68,13 +78,16 @@ def read(
         def scan(**kw: Any) -> pl.LazyFrame:
             return pl.scan_csv(path, separator=separator, encoding=lossy, **kw)
 
+        single = len(scan(infer_schema=False).collect_schema()) == 1
+        if not single and inner_blank_lines(path):
+            # read whole (a rare file: its blank lines are cut from its
+            # bytes, which a scan cannot skip)
+            return from_bytes(path.read_bytes(), separator, numbers, encoding=lossy)
         blank = trailing_blank_lines(path)
-        if blank:
-            single = len(scan(infer_schema=False).collect_schema()) == 1
-            if blank_lines_are_records(separator, single):
-                # the reader's records of them are its last: read up to them
-                rows = scan(infer_schema=False).select(pl.len()).collect().item()
-                return numbers_checked(lambda **kw: scan(n_rows=rows - blank, **kw), numbers)
+        if blank and blank_lines_are_records(separator, single):
+            # the reader's records of them are its last: read up to them
+            rows = scan(infer_schema=False).select(pl.len()).collect().item()
+            return numbers_checked(lambda **kw: scan(n_rows=rows - blank, **kw), numbers)
         return numbers_checked(scan, numbers)
     try:
         text = path.read_bytes().decode(encoding)
@@ -82,45 +95,23 @@ def read(
         raise ConfigError(f"unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path} is not {encoding}: {e}") from None
-    # the trailing blank lines cut off (see `trailing_blank_lines`)
-    kept = text.rstrip("\r\n")
-    text = kept + "\n" if len(kept) < len(text) else text
+    return from_bytes(text.encode(), separator, numbers)
+
+
+def from_bytes(
+    data: bytes, separator: str, numbers: Collection[str] | None, **kw: Any
+) -> pl.LazyFrame:
+    """A CSV's bytes read, its blank lines no records (`engines.csv_blank`):
+    those ending it cut, and in a file of two columns or more those between
+    its records too."""
+    kept = data.rstrip(b"\r\n")
+    data = kept + b"\n" if len(kept) < len(data) else data
+    header = pl.read_csv(data, separator=separator, n_rows=0, infer_schema=False, **kw)
+    if header.width > 1:
+        data = without_blank_lines(data)
     return numbers_checked(
-        lambda **kw: pl.read_csv(text.encode(), separator=separator, **kw).lazy(), numbers
+        lambda **more: pl.read_csv(data, separator=separator, **kw, **more).lazy(), numbers
     )
-
-
-def trailing_blank_lines(path: Path) -> int:
-    """How many blank lines end the file `path`: the line breaks after the
-    one that ends its last line of text.
-
-    Readers differ on them (Polars 2.1 reads each blank line as a record of
-    nulls, DuckDB as one only in a file of one column), and a release of
-    them would hold records that are in no one's data: null
-    quasi-identifiers, refused or released as a group of their own. A data
-    steward reads a file's end as its last line of text: blank lines after
-    it are how editors and exports pad a file, and hold no field (a record
-    of empty fields is written with its separators, ``,,``). So they are no
-    records, on every engine. A blank line inside the file, between
-    records, and a record of empty fields anywhere, are read as the engine
-    reads them: dropping those could drop a record."""
-    size = path.stat().st_size
-    breaks, end, last = 0, size, b""
-    with path.open("rb") as f:
-        while end > 0:
-            start = max(0, end - (1 << 16))
-            f.seek(start)
-            block = f.read(end - start)
-            last = last or block[-1:]
-            text = block.rstrip(b"\r\n")
-            breaks += block.count(b"\n", len(text))
-            if text:
-                break
-            end = start
-    # a carriage return ending the file after a line break is one more line
-    # to Polars (a record), as a line break is
-    breaks += int(breaks > 0 and last == b"\r")
-    return max(breaks - 1, 0)
 
 
 @functools.cache

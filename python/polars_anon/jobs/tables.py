@@ -4,7 +4,9 @@ job records of both."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -75,7 +77,30 @@ def read_table(
         import polars as pl
 
         return pl.scan_ipc(path)
+    if path.is_file() and path.suffix.lower() != ".parquet":
+        check_header(path, separator, encoding)
     return engines.module(engine).read(path, separator, encoding, numbers)
+
+
+def check_header(path: Path, separator: str, encoding: str) -> None:
+    """A CSV whose header names a column twice is refused: readers rename
+    the second (Polars ``zip_duplicated_0``, DuckDB ``zip_1``), which then
+    has no role it was given and was released as it was."""
+    with path.open("rb") as f:
+        head = f.read(1 << 20)
+    text = head.decode(encoding if encoding.lower() != "utf8-lossy" else "utf8", "replace")
+    try:
+        names = next(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=separator), [])
+    except (csv.Error, LookupError, TypeError):
+        return  # the reader says what is wrong with it
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names, 1):
+        if name in seen:
+            raise ConfigError(
+                f"{path}: its header names the column {name!r} twice (columns {seen[name]} "
+                f"and {i}); give each column a name of its own"
+            )
+        seen[name] = i
 
 
 def write_table(release: Any, path: Path, separator: str = ",") -> int:

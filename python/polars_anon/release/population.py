@@ -19,12 +19,15 @@ from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.exprs import generalization_exprs
 
 
-def classes_in(prep: Prepared, lazy: pl.LazyFrame, levels: list[int], count: str) -> pl.DataFrame:
+def classes_in(
+    prep: Prepared, lazy: pl.LazyFrame, levels: list[int], count: str, weight: str | None = None
+) -> pl.DataFrame:
     """The classes of `lazy` at `levels` as labels and sizes, generalized by
     `prep`'s hierarchies; values they do not know are an error naming them
-    (at level 0 a value is its own label)."""
+    (at level 0 a value is its own label). `weight`: the column of `lazy`
+    counting each row's records (`group_strings`)."""
     qis = prep.quasi_identifiers
-    grouped = group_strings(lazy, qis, count)
+    grouped = group_strings(lazy, qis, count, weight)
     for q, h, lvl in zip(qis, prep.hierarchies, levels, strict=True):
         if lvl == 0:
             continue
