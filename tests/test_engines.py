@@ -328,6 +328,39 @@ def test_floors_with_nulls_and_a_value_shared_by_a_label(on: Callable[[pl.DataFr
     assert out.equals(rows(polars.apply(df, levels=levels)))
 
 
+def test_floors_with_nulls_a_hierarchy_has_no_row_for(on: Callable[[pl.DataFrame], Any]) -> None:
+    """city's hierarchy has no row for null: nulls="value" places it under
+    the top. At level 1 the given hierarchy has one label (CH) and the
+    table two (CH, and * for the null); F0 at city's floor (2) was read
+    through the given hierarchy, where level 1 is as good as the top, so
+    Incognito called (1, 1) anonymous while the null is alone there."""
+    ages = [30 + i % 4 for i in range(10)] + [40 + i % 4 for i in range(10)] + [47]
+    df = pl.DataFrame({"city": ["Bern"] * 10 + ["Basel"] * 10 + [None], "age": ages})
+    hs = {
+        "city": pa.Hierarchy.from_rows([["Bern", "CH", "*"], ["Basel", "CH", "*"]]),
+        "age": pa.hierarchy.interval(df.get_column("age"), widths=[10, 20]),
+    }
+    data = on(df)
+    polars = pa.search(df, ["city", "age"], hs, 3, 0, nulls="value", progress=False)
+    assert nodes(polars.anonymous, ["city", "age"]) == {(2, 1), (2, 2), (2, 3)}
+    for algorithm, variant in SEARCHES:
+        r = pa.search(
+            data,
+            ["city", "age"],
+            hs,
+            3,
+            0,
+            nulls="value",
+            algorithm=algorithm,
+            variant=variant,
+            progress=False,
+        )
+        assert r._prep.floors == ([2, 1], 3, 0)
+        assert r.anonymous.equals(polars.anonymous), (algorithm, variant)
+    out = rows(r.apply(data, criterion="min_loss"))
+    assert out.equals(rows(polars.apply(df, criterion="min_loss")))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=tables(), k=st.integers(1, 5), sup=st.integers(0, 4))
 def test_property_floors_answer_like_brute_force(

@@ -124,3 +124,18 @@ def test_text_arguments_are_refused_by_name() -> None:
     with pytest.raises(pa.ConfigError, match="text must be text"):
         pa.Hierarchy.from_json(None)  # type: ignore[arg-type]
     assert pa.Hierarchy.from_rows(rows, source="mine") == pa.Hierarchy.from_csv_text("a;*\nb;*")
+
+
+def test_a_hierarchy_under_a_misspelt_column_is_refused() -> None:
+    """A hierarchy keyed ``sex`` for the column ``Sex`` left Sex at its own
+    values (height 0) without a word; a key that is a column, or a
+    hierarchy of a column not searched, is fine."""
+    lf, hs = pa.datasets.patients()
+    with pytest.raises(pa.ConfigError, match=r"one is given for 'sex'.*did you mean 'Sex'"):
+        pa.search(lf, ["Sex", "Zipcode"], {"sex": hs["Sex"], "Zipcode": hs["Zipcode"]}, k=2)
+    with pytest.raises(pa.ConfigError, match="one is given for ' ZIPCODE'"):
+        pa.check(lf, ["Zipcode"], 2, {" ZIPCODE": hs["Zipcode"]})
+    assert pa.search(lf, ["Sex"], hs, k=2, progress=False).best() == {"Sex": 0}
+    both = lf.with_columns(pl.col("Sex").alias("sex"))
+    result = pa.search(both, ["Sex"], {"sex": hs["Sex"]}, k=2, progress=False)
+    assert result.quasi_identifiers == ["Sex"]

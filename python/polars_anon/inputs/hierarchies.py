@@ -89,6 +89,22 @@ def resolve_hierarchies(
     return read_hierarchies(hierarchies, columns=columns)
 
 
+def check_names(hs: Mapping[str, Hierarchy], qis: Sequence[str], columns: Collection[str]) -> None:
+    """A quasi-identifier given no hierarchy while one is given under a name
+    that is no column and differs from it only in case or spaces (``sex``
+    for ``Sex``) is a typing slip, not a column to keep at its own values:
+    refused, naming both."""
+    for q in qis:
+        if q in hs:
+            continue
+        near = [c for c in hs if c not in columns and c.strip().casefold() == q.casefold()]
+        if near:
+            raise ConfigError(
+                f"no hierarchy for quasi-identifier '{q}'; one is given for {near[0]!r}, "
+                f"which is no column of the data: did you mean '{q}'?"
+            )
+
+
 def own_values(column: str, values: Sequence[str]) -> Hierarchy:
     """The hierarchy of a quasi-identifier given none: its values, as they
     are (its errors name the column and say that no hierarchy was given)."""

@@ -11,7 +11,12 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.inputs.frames import SIGNED, as_frame, check_groupable, fresh_name
-from polars_anon.inputs.hierarchies import Hierarchies, own_values, resolve_hierarchies
+from polars_anon.inputs.hierarchies import (
+    Hierarchies,
+    check_names,
+    own_values,
+    resolve_hierarchies,
+)
 from polars_anon.inputs.nulls import NULLS, Nulls, no_nulls, null_as_value
 from polars_anon.inputs.params import columns_of
 from polars_anon.prepare.batches import in_batches
@@ -80,6 +85,7 @@ def prepare(
         raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
     check_groupable(schema, qis + sens, qis)
     hs_by_col = resolve_hierarchies(hierarchies, qis)
+    check_names(hs_by_col, qis, schema.names())
     count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None
     native: pl.DataFrame | None = None
@@ -139,7 +145,7 @@ def prepare(
     codes: list[pl.Series | bytes] = []
     for q in qis:
         col = table[q]
-        h = hs_by_col.get(q)
+        h = hs_by_col.get(q) if floored is None else floored.with_nulls.get(q, hs_by_col.get(q))
         if nulls == "value" and col.null_count():
             col, h = null_as_value(q, col, h)
         if h is None:

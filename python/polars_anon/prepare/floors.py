@@ -41,6 +41,11 @@ class Floored:
     # tuples whose representative is null, by floored column (from its own
     # counts: the null itself, when it stands for its label)
     null_rows: dict[str, int]
+    # with nulls="value", the hierarchies given a row for nulls (their
+    # columns hold some): F0 is read through them, though at floor levels a
+    # leaf may stand for the nulls (a level of one label in the given
+    # hierarchy may hold two in the table)
+    with_nulls: dict[str, Hierarchy]
 
     def check(self, f0: pl.DataFrame, count: str) -> None:
         """F0 as grouped where the data lives: a value that found no
@@ -82,6 +87,7 @@ def find(
     levels: list[int] = []
     maps: dict[str, pl.DataFrame] = {}
     null_rows: dict[str, int] = {}
+    with_nulls: dict[str, Hierarchy] = {}
     for q in qis:
         frame = margins[q]
         h = hierarchies.get(q)
@@ -94,7 +100,7 @@ def find(
         if nulls == "value" and text.null_count():
             text, with_null = null_as_value(q, text, h)
             assert with_null is not None
-            h = with_null
+            h = with_nulls[q] = with_null
         # the core encodes the values: nulls and unknown values are refused
         # naming the column, as they would be in F0
         alone = hinted({q: text}, hierarchies, [q], [q], [h], [text], counts)
@@ -110,7 +116,7 @@ def find(
     if not maps:
         return None
     values = {q: margins[q].get_column(q) for q in qis}
-    return Floored(levels, k, budget, maps, values, null_rows)
+    return Floored(levels, k, budget, maps, values, null_rows, with_nulls)
 
 
 def _small(problem: Problem, level: int, k: int) -> int:
