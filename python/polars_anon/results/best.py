@@ -43,7 +43,10 @@ CRITERIA = (
     "min_ambiguity",
     "min_kl_divergence",
 )
-"""The names `SearchResult.best` takes (``criterion``), the default first."""
+"""The names `SearchResult.best` takes (``criterion``). Without one it
+ranks a complete search's nodes by ``min_height`` (an optimal or heuristic
+search's by its metric's criterion: `chosen`); the command line's
+``--preference`` is ``min_loss`` unless given."""
 
 # the criteria ranked by an objective of the searches that the answer's
 # columns do not hold: its values come with the nodes the core valued
