@@ -351,6 +351,22 @@ def test_spark_reads_zip_codes_and_quoted_line_breaks_as_written(spark: Any, fil
         assert got.select(passed).rows() == want.select(passed).rows()
 
 
+def test_spark_releases_passthrough_text_as_written(
+    spark: Any, files: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Spark trimmed the spaces around a field (read and written) and wrote
+    a quote as \\" where the file had it doubled: the text as written now."""
+    monkeypatch.setenv("PA_FIDELITY_KEY", KEY)
+    rows = [(*r[:6], "  padded  " if i == 1 else r[6]) for i, r in enumerate(ROWS)]
+    (files / "data.csv").write_text(csv_text(rows))
+    assert main(anonymize(files, "spark", "out.csv", price=False)) == 0, capsys.readouterr().err
+    parts = sorted((files / "out.csv").glob("part-*.csv"))
+    got = pl.concat([texts(p) for p in parts])
+    want = texts(files / "data.csv")
+    assert sorted(got.select(PASSED).rows()) == sorted(want.select(PASSED).rows())
+    assert "  padded  " in got.get_column("note").to_list()
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_sensitive_value_written_two_ways_is_one_value(
     tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]

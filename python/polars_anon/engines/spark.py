@@ -380,5 +380,9 @@ def write(df: Any, path: Path, separator: str) -> int:
     if path.suffix.lower() == ".parquet":
         writer.parquet(str(path))
     else:
-        writer.option("header", True).option("sep", separator).csv(str(path))
+        # RFC 4180 (a quote doubled, not escaped by a backslash), and the
+        # text as it is: Spark's writer trims spaces around fields
+        options = {"header": True, "sep": separator, "quote": '"', "escape": '"'}
+        options |= {"ignoreLeadingWhiteSpace": False, "ignoreTrailingWhiteSpace": False}
+        writer.options(**options).csv(str(path))
     return int(df.count())

@@ -33,6 +33,9 @@ def read(path: Path, separator: str, encoding: str, numbers: Collection[str] | N
         .option("multiLine", True)
         .option("quote", '"')
         .option("escape", '"')
+        # the text as written: Spark trims spaces around unquoted fields
+        .option("ignoreLeadingWhiteSpace", False)
+        .option("ignoreTrailingWhiteSpace", False)
         .csv(str(path))
     )
     return numbers_found(texts, texts.columns if numbers is None else numbers)
