@@ -671,7 +671,8 @@ def test_unicode_forms_are_named() -> None:
         (["anonymize", "/no/such.csv", "--hierarchies", ".", "--qi", "a"], "no such file"),
         (["adult", "--out", "/no/such/folder/x.parquet"], "does not exist"),
         (["adult", "--max-suppression", "lots"], "'lots'"),
-        (["adult", "--k", "0"], "k must be a positive"),
+        (["adult", "--k", "0"], "--k must be a positive"),
+        (["adult", "--max-suppression", "-1"], "--max-suppression must be >= 0"),
     ],
 )
 def test_cli_errors_are_one_line(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
@@ -452,6 +453,12 @@ def test_every_subcommand_has_help_with_defaults(
     assert main([*command, "--help"]) == 0
     text = capsys.readouterr().out
     assert "usage:" in text and "(default:" in text
+    # a default is said where there is one, once (--nulls said '(default: None)'
+    # beside 'error, the default'; --population '(default: the table) (default: None)')
+    flat = " ".join(text.split())
+    assert "(default: None)" not in flat and "(default: [])" not in flat
+    assert "(default: False)" not in flat
+    assert not re.search(r"\(default: [^)]*\) \(default:", flat)
 
 
 def test_data_that_is_no_table_is_refused_in_our_words(tmp_path: Path) -> None:

@@ -34,7 +34,6 @@ from polars_anon._core import AnonError
 from polars_anon.cli import commands
 from polars_anon.cli.dp import dp_options
 from polars_anon.cli.options import (
-    Parser,
     builder_option,
     data_options,
     levels_arg,
@@ -42,8 +41,8 @@ from polars_anon.cli.options import (
     preference,
     roles_options,
     search_options,
-    subcommand,
 )
+from polars_anon.cli.parser import Parser, subcommand
 from polars_anon.cli.words import in_cli_words
 
 

@@ -9,7 +9,7 @@ import argparse
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from polars_anon import engines
 from polars_anon._core import ConfigError
@@ -95,20 +95,6 @@ def noted(args: argparse.Namespace, *flags: str) -> list[str]:
 def valued(args: argparse.Namespace, *flags: str) -> list[str]:
     """Those of `flags` (whose default is None or no items) given."""
     return [f for f in flags if getattr(args, f[2:].replace("-", "_"), None) not in (None, [])]
-
-
-class Parser(argparse.ArgumentParser):
-    """Usage errors as one line and exit code 2, without argparse's usage dump."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def subcommand(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
-    p: argparse.ArgumentParser = sub.add_parser(
-        name, help=help, description=help, formatter_class=argparse.ArgumentDefaultsHelpFormatter
-    )
-    return p
 
 
 def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None:

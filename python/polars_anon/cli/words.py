@@ -49,6 +49,12 @@ _WORDS: list[tuple[re.Pattern[str], str, str]] = [
         "max_suppression under [model] as a fraction must be in [0, 1)",
     ),
     (
+        re.compile(r"^max_suppression must be"),
+        "--max-suppression must be",
+        "max_suppression under [model] must be",
+    ),
+    (re.compile(r"^k must be"), "--k must be", "k under [model] must be"),
+    (
         re.compile(r"raise memory_budget"),
         "raise --memory-budget",
         "raise memory_budget under [search]",

@@ -1,0 +1,32 @@
+"""The command line's parsers: usage errors as one line, and each option's
+default said after its help where it has one to say."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, NoReturn
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line and exit code 2, without argparse's usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+class Defaults(argparse.ArgumentDefaultsHelpFormatter):
+    """An option's default after its help, unless it has none to show
+    (None, empty, a flag's False) or its help names it already."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        said = action.help or ""
+        if action.default in (None, [], False) or "default" in said:
+            return said
+        return super()._get_help_string(action)
+
+
+def subcommand(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        name, help=help, description=help, formatter_class=Defaults
+    )
+    return p
