@@ -126,7 +126,7 @@ def test_recorded_levels_that_fail_on_new_data_are_refused(files: Path) -> None:
         (lambda t: t.replace("k = 5\n", ""), "needs k"),
         (
             lambda t: t.replace('path = "h/sex.csv"', 'builder = "spline"'),
-            "unknown hierarchy builder",
+            "hierarchy of 'sex': unknown hierarchy builder",
         ),
         (
             lambda t: t.replace('path = "h/sex.csv"', 'path = "h/sex.csv"\nbuilder = "masking"'),

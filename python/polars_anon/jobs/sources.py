@@ -124,8 +124,12 @@ def resolve_hierarchies(
             else:
                 out[col] = Hierarchy.from_csv(path, h.get("separator", ";"))
         else:
+            try:
+                spec = from_dict(h)
+            except ConfigError as e:
+                raise ConfigError(f"hierarchy of '{col}': {e}") from None
             values = distinct_values(data, col, f"hierarchy of '{col}'", nulls)
-            out[col] = from_dict(h).build(values)
+            out[col] = spec.build(values)
     return out
 
 
