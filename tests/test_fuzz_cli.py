@@ -1055,3 +1055,11 @@ def test_each_starting_job_runs(name: str) -> None:
         path.write_bytes(_mutated((name, ("none",)))[0])
         assert pa.Job.from_toml(path).run().rows_released > 0
     assert job_problem((name, ("none",))) is None
+
+
+@PINNED
+@example(case=("anonymize", ("set", "--encoding", "")))
+@given(case=CLI_CASES)
+def test_pinned_an_empty_encoding(case: Case) -> None:
+    # the check of a CSV's header raised Python's LookupError for it
+    _pins_cli(case)

@@ -88,10 +88,10 @@ def check_header(path: Path, separator: str, encoding: str) -> None:
     has no role it was given and was released as it was."""
     with path.open("rb") as f:
         head = f.read(1 << 20)
-    text = head.decode(encoding if encoding.lower() != "utf8-lossy" else "utf8", "replace")
     try:
+        text = head.decode(encoding if encoding.lower() != "utf8-lossy" else "utf8", "replace")
         names = next(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=separator), [])
-    except (csv.Error, LookupError, TypeError):
+    except (csv.Error, LookupError, TypeError, ValueError):
         return  # the reader says what is wrong with it
     seen: dict[str, int] = {}
     for i, name in enumerate(names, 1):
