@@ -137,6 +137,25 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         TypeError,
         ["polars_anon criteria", "str"],
     ),
+    # a column Polars' pl.col reads as every column, or as a pattern
+    (
+        "a quasi-identifier named *",
+        lambda: pa.check(pl.DataFrame({"*": ["a", "a"], "z": ["1", "2"]}), ["*"], 2),
+        pa.ConfigError,
+        ["quasi_identifiers", "'*' is every column"],
+    ),
+    (
+        "an identifier named by a pattern",
+        lambda: search_patients(identifiers=["^Dis.*$"]),
+        pa.ConfigError,
+        ["identifiers", "'^Dis.*$' is a pattern"],
+    ),
+    (
+        "an insensitive column named *",
+        lambda: search_patients(insensitive=["*"]),
+        pa.ConfigError,
+        ["insensitive", "'*'"],
+    ),
     # k and suppression
     ("k zero", lambda: search_patients(k=0), pa.ConfigError, ["k must be a positive"]),
     ("k float", lambda: search_patients(k=2.0), pa.ConfigError, ["k must be an integer", "2.0"]),

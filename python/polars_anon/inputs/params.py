@@ -151,7 +151,21 @@ def names(name: str, value: Any) -> list[str]:
     bad = [v for v in out if not isinstance(v, str) or not v]
     if bad:
         raise ParameterError(f"{name} must be column names (non-empty strings), got {bad!r:.80}")
+    for v in out:
+        one_column(name, v)
     return out
+
+
+def one_column(name: str, column: str) -> None:
+    """A column name Polars reads as one column: ``*`` is every column to
+    ``pl.col``, and ``^...$`` a pattern of names, so a table's column of
+    such a name cannot be named to it; refused, naming `name`."""
+    if column == "*" or (len(column) > 1 and column.startswith("^") and column.endswith("$")):
+        what = "every column" if column == "*" else "a pattern of column names"
+        raise ConfigError(
+            f"{name}: the column name {column!r} is {what} to Polars, not one column; "
+            "rename the column first"
+        )
 
 
 def seconds(time_limit: Any) -> float | None:

@@ -13,6 +13,7 @@ from typing import Any, TypeAlias
 
 from polars_anon._core import ConfigError
 from polars_anon.exceptions import ParameterError
+from polars_anon.inputs.params import one_column
 
 # HMAC takes any key; one shorter than this is refused as guessable
 MIN_KEY_BYTES = 16
@@ -299,6 +300,7 @@ def roles_of(
         for c, t in items:
             if not isinstance(c, str) or not c:
                 raise ParameterError(f"identifiers: a column is named by a string, got {c!r}")
+            one_column("identifiers", c)
             if t is None or t == "drop":
                 t = Drop()
             if not isinstance(t, Pseudonym | Mask | Drop):
@@ -318,6 +320,7 @@ def roles_of(
         for c in insensitive:
             if not isinstance(c, str) or not c:
                 raise ParameterError(f"insensitive: a column is named by a string, got {c!r}")
+            one_column("insensitive", c)
             if c in ids:
                 raise ConfigError(f"column {c!r} is both an identifier and insensitive")
             if c not in ins:
