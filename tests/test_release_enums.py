@@ -77,3 +77,37 @@ def test_enum_generalized_and_at_level_zero_without_suppression() -> None:
     assert dict(out.schema) == {"zip": pl.String, "diag": pl.String}
     assert out.get_column("zip").to_list() == ["537**"] * 10
     assert out.get_column("diag").to_list() == DIAG[:10]
+
+
+def test_enums_in_lists_and_structs_leave_as_text(tmp_path: Path) -> None:
+    """A passed-through list or struct of Enums kept the category list."""
+    df = pl.DataFrame({"zip": ZIPS, "diag": enum(DIAG)}).with_columns(
+        seen=pl.concat_list(pl.col("diag")),
+        held=pl.struct(pl.col("diag").alias("d")),
+    )
+    out = pa.generalize(
+        df, HS, {"zip": 0}, k=5, max_suppression=1, insensitive=["diag", "seen", "held"]
+    )
+    got = out.collect()
+    assert got.schema["seen"] == pl.List(pl.String)
+    assert got.schema["held"] == pl.Struct({"d": pl.String})
+    assert got.get_column("seen").to_list() == [[d] for d in DIAG[:10]]
+    path = tmp_path / "o.parquet"
+    out.sink_parquet(path)
+    assert b"HIV" not in path.read_bytes() and b"90210" not in path.read_bytes()
+
+
+def test_duckdb_enums_leave_as_text() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    con.execute("CREATE TYPE diag_t AS ENUM ('flu', 'cold', 'HIV', 'it''s')")
+    con.execute("CREATE TYPE zip_t AS ENUM ('53715', '53703', '90210')")
+    con.execute("CREATE TABLE t (zip zip_t, diag diag_t, seen diag_t[])")
+    rows = [(z, d, d) for z, d in zip(ZIPS, DIAG, strict=True)]
+    con.executemany("INSERT INTO t VALUES (?, ?, [?])", rows)
+    out = pa.generalize(
+        con.table("t"), HS, {"zip": 0}, k=5, max_suppression=1, insensitive=["diag", "seen"]
+    )
+    assert [str(t) for t in out.types] == ["VARCHAR", "VARCHAR", "VARCHAR[]"]
+    got = out.pl().sort("zip", "diag")
+    assert got.height == 10 and "HIV" not in got.get_column("diag").to_list()

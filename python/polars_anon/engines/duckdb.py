@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import itertools
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -195,10 +196,11 @@ def release(
         match = " AND ".join(f"d.k{i} IS NOT DISTINCT FROM m{i}.l" for i in range(len(qis)))
         where = f"WHERE NOT EXISTS (SELECT 1 FROM {drop_table} d WHERE {match})"
     columns = rel.columns
+    types = dict(zip(columns, (str(t) for t in rel.types), strict=True))
     select = ", ".join(
         f"m{qis.index(c)}.l AS {_q(c)}"
         if c in qis and generalized[qis.index(c)]
-        else f"base.{_q(c)}"
+        else f"{as_text(f'base.{_q(c)}', types[c])} AS {_q(c)}"
         for c in columns
     )
     try:
@@ -214,6 +216,19 @@ def release(
     n = _q(fresh_name("n", [*qis, *sensitive]))
     groups = _frame(released.aggregate(f"{by}, count(*) AS {n}", by))
     return released, groups
+
+
+# an ENUM type as DuckDB writes it: ENUM('a', 'it''s')
+ENUM = re.compile(r"ENUM\((?:'(?:[^']|'')*'(?:, )?)*\)")
+
+
+def as_text(column: str, dtype: str) -> str:
+    """`column` (of DuckDB type `dtype`) with every ENUM in its type made
+    VARCHAR, nested ones too: an ENUM's type lists all its values, those of
+    the suppressed records too."""
+    if "ENUM(" not in dtype:
+        return column
+    return f"CAST({column} AS {ENUM.sub('VARCHAR', dtype)})"
 
 
 def release_by(

@@ -87,13 +87,14 @@ def guarded(
     schema = prep.lazy.collect_schema()
     labelled = [q for q, lvl in zip(qis, levels, strict=True) if lvl > 0]
     # an Enum's type lists all its categories, those of the suppressed
-    # records too (a file holds the list): any other Enum column leaves as
-    # text, whatever was suppressed, lest the type tell that either
-    enums = [c for c, t in schema.items() if isinstance(t, pl.Enum) and c not in labelled]
+    # records too (a file holds the list): any other Enum leaves as text (one
+    # in a list or struct too), whatever was suppressed, lest the type tell
+    # that either
+    enums = {c: as_text(t) for c, t in schema.items() if c not in labelled and as_text(t) != t}
     # the generalized columns come as Enums of their labels, which the check
     # groups by their codes, and leave as text
     out = prep.lazy.with_columns(
-        pl.col(enums).cast(pl.String),
+        *(pl.col(c).cast(t) for c, t in enums.items()),
         *generalization_exprs(prep, levels, strings=False, schema=schema, enums=True),
     )
     plan = out if drop.is_empty() else without(out, drop, qis, prep.nulls == "error")
@@ -103,6 +104,20 @@ def guarded(
     suppressed = prep.rows - int(expected.get_column(count).sum())
     release.columns = columns_released(prep, levels, suppressed, roles or Roles(), resolved)
     return release
+
+
+def as_text(dtype: Any) -> Any:
+    """`dtype` with every Enum in it (nested in a list, an array or a
+    struct too) made text."""
+    if isinstance(dtype, pl.Enum):
+        return pl.String()
+    if isinstance(dtype, pl.List):
+        return pl.List(as_text(dtype.inner))
+    if isinstance(dtype, pl.Array):
+        return pl.Array(as_text(dtype.inner), dtype.shape)
+    if isinstance(dtype, pl.Struct):
+        return pl.Struct([pl.Field(f.name, as_text(f.dtype)) for f in dtype.fields])
+    return dtype
 
 
 def without(out: pl.LazyFrame, drop: pl.DataFrame, qis: list[str], no_nulls: bool) -> pl.LazyFrame:
