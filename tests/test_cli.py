@@ -458,6 +458,8 @@ def test_every_subcommand_has_help_with_defaults(
     flat = " ".join(text.split())
     assert "(default: None)" not in flat and "(default: [])" not in flat
     assert "(default: False)" not in flat
+    if command[0] in ("check", "search", "anonymize", "adult"):
+        assert "(default: 0)" in flat  # --max-suppression: 0 is no None
     assert not re.search(r"\(default: [^)]*\) \(default:", flat)
 
 

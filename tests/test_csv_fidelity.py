@@ -19,7 +19,7 @@ import tomllib
 
 import polars_anon as pa
 from polars_anon.cli import main
-from polars_anon.jobs.tables import read_table
+from polars_anon.jobs.tables import check_header, read_table
 
 KEY = "a-test-key-of-more-than-16-bytes"
 ENGINES = ["polars", "duckdb"]
@@ -333,6 +333,18 @@ def test_a_header_naming_a_column_twice_is_refused(
     data.write_text('"a,b",a,b\n1,2,3\n')
     got = read_table(data, engine=engine, numbers=[])
     assert list(got.collect_schema() if engine == "polars" else got.columns) == ["a,b", "a", "b"]
+
+
+def test_a_header_longer_than_any_block_is_read_whole(tmp_path: Path) -> None:
+    """The check read the header's first MiB: a cut last name could equal
+    an earlier one (200,000 names, 1.5 MB)."""
+    path = tmp_path / "wide.csv"
+    names = [f"n{i}" for i in range(200_000)]
+    path.write_text(",".join(names) + "\n" + ",".join("1" * len(names)) + "\n")
+    check_header(path, ",", "utf8")
+    path.write_text(",".join([*names, "n7"]) + "\n")
+    with pytest.raises(pa.ConfigError, match="'n7' twice \\(columns 8 and 200001\\)"):
+        check_header(path, ",", "utf8")
 
 
 def test_spark_reads_zip_codes_and_quoted_line_breaks_as_written(spark: Any, files: Path) -> None:

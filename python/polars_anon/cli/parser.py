@@ -20,7 +20,8 @@ class Defaults(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         said = action.help or ""
-        if action.default in (None, [], False) or "default" in said:
+        none = action.default is None or action.default is False or action.default == []
+        if none or "default" in said:
             return said
         return super()._get_help_string(action)
 

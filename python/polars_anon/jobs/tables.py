@@ -87,7 +87,11 @@ def check_header(path: Path, separator: str, encoding: str) -> None:
     the second (Polars ``zip_duplicated_0``, DuckDB ``zip_1``), which then
     has no role it was given and was released as it was."""
     with path.open("rb") as f:
-        head = f.read(1 << 20)
+        # the first record, whatever its length: lines up to one that
+        # closes every quote (a quoted name may hold a line break)
+        head = f.readline()
+        while head.count(b'"') % 2 and (line := f.readline()):
+            head += line
     try:
         text = head.decode(encoding if encoding.lower() != "utf8-lossy" else "utf8", "replace")
         names = next(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=separator), [])
