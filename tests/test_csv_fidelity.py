@@ -335,6 +335,35 @@ def test_a_header_naming_a_column_twice_is_refused(
     assert list(got.collect_schema() if engine == "polars" else got.columns) == ["a,b", "a", "b"]
 
 
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64])
+def test_blank_lines_cut_in_blocks_as_in_one(
+    tmp_path: Path, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file copied without its blank lines in blocks (a run of them, a
+    CRLF or a quoted field cut by a block's end) is the file cut whole, and
+    that is the blank lines outside quotes gone, the one ending it too."""
+    import random
+
+    from polars_anon.engines import csv_blank
+
+    monkeypatch.setattr(csv_blank, "BLOCK", block)
+    rnd = random.Random(block)
+    pieces = ["a", ",", '"', "\n", "\r\n", "\n\n", '""', "x", "\r\n\r\n"]
+    source = tmp_path / "t.csv"
+    for _ in range(300):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 40)))
+        data = text.encode()
+        source.write_bytes(data)
+        whole = csv_blank.without_blank_lines(data)
+        assert csv_blank.copy_without_blank_lines(source).read_bytes() == whole, text
+        if b'"' not in data:
+            # the lines of text as they were, and no blank one between them
+            kept = whole.replace(b"\r\n", b"\n").decode()
+            lines = [line for line in text.replace("\r\n", "\n").split("\n") if line]
+            assert [line for line in kept.split("\n") if line] == lines, text
+            assert "\n\n" not in kept[1:], text
+
+
 def test_a_header_longer_than_any_block_is_read_whole(tmp_path: Path) -> None:
     """The check read the header's first MiB: a cut last name could equal
     an earlier one (200,000 names, 1.5 MB)."""

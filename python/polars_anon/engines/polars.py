@@ -13,7 +13,9 @@ import polars as pl
 
 from polars_anon._core import ConfigError
 from polars_anon.engines.csv_blank import (
+    copy_without_blank_lines,
     inner_blank_lines,
+    spool,
     trailing_blank_lines,
     without_blank_lines,
 )
@@ -80,9 +82,12 @@ def read(
 
         single = len(scan(infer_schema=False).collect_schema()) == 1
         if not single and inner_blank_lines(path):
-            # read whole (a rare file: its blank lines are cut from its
-            # bytes, which a scan cannot skip)
-            return from_bytes(path.read_bytes(), separator, numbers, encoding=lossy)
+            # a rare file: read from a copy without them, as a scan cannot
+            # skip them
+            copy = copy_without_blank_lines(path)
+            return numbers_checked(
+                lambda **kw: pl.scan_csv(copy, separator=separator, encoding=lossy, **kw), numbers
+            )
         blank = trailing_blank_lines(path)
         if blank and blank_lines_are_records(separator, single):
             # the reader's records of them are its last: read up to them
@@ -98,20 +103,20 @@ def read(
     return from_bytes(text.encode(), separator, numbers)
 
 
-def from_bytes(
-    data: bytes, separator: str, numbers: Collection[str] | None, **kw: Any
-) -> pl.LazyFrame:
-    """A CSV's bytes read, its blank lines no records (`engines.csv_blank`):
-    those ending it cut, and in a file of two columns or more those between
-    its records too."""
-    kept = data.rstrip(b"\r\n")
-    data = kept + b"\n" if len(kept) < len(data) else data
-    header = pl.read_csv(data, separator=separator, n_rows=0, infer_schema=False, **kw)
+def from_bytes(data: bytes, separator: str, numbers: Collection[str] | None) -> pl.LazyFrame:
+    """A CSV's bytes (UTF-8), read from a copy in this process's temporary
+    folder, its blank lines no records (`engines.csv_blank`): those ending
+    it cut, and in a file of two columns or more those between its records
+    too."""
+    header = pl.read_csv(data, separator=separator, n_rows=0, infer_schema=False)
     if header.width > 1:
         data = without_blank_lines(data)
-    return numbers_checked(
-        lambda **more: pl.read_csv(data, separator=separator, **kw, **more).lazy(), numbers
-    )
+    else:
+        kept = data.rstrip(b"\r\n")
+        data = kept + b"\n" if len(kept) < len(data) else data
+    copy = spool("table.csv")
+    copy.write_bytes(data)
+    return numbers_checked(lambda **kw: pl.scan_csv(copy, separator=separator, **kw), numbers)
 
 
 @functools.cache
