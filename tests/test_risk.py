@@ -312,3 +312,21 @@ def test_a_table_on_duckdb_against_a_population_counts_its_records(
         "sample_uniques",
     ):
         assert getattr(on_duckdb, figure) == pytest.approx(getattr(on_polars, figure)), figure
+
+
+def test_a_table_on_duckdb_with_negative_zeros_against_a_population() -> None:
+    """DuckDB groups -0.0 with 0.0: the table's classes did, the
+    population's (read by Polars) did not, and a class of the table was
+    'not in the population'. The population is read as the table was."""
+    import duckdb
+
+    zeros = [0.0, -0.0, 1.5] * 20
+    base = pl.DataFrame({"f": zeros, "age": [20 + i % 3 for i in range(60)]})
+    pop = pl.concat([base, base, base.head(7)])
+    rel = duckdb.connect().from_arrow(base.to_arrow())
+    on_duckdb = pa.risk(rel, ["f", "age"], population=pop)
+    folded = [pl.col("f").abs().alias("f"), pl.col("age")]
+    want = pa.risk(base.select(folded), ["f", "age"], population=pop.select(folded))
+    assert on_duckdb.records == want.records == 60
+    assert on_duckdb.marketer_risk == pytest.approx(want.marketer_risk)
+    assert on_duckdb.population_uniques == pytest.approx(want.population_uniques)
