@@ -469,3 +469,17 @@ def test_a_files_end_of_line_breaks_and_returns_adds_no_record(tmp_path: Path, t
     path.write_bytes(b"a,b\r\n1,2\r\n," + tail)
     got = read_table(path).collect()
     assert got.height == 2, got
+
+
+def test_a_copy_without_blank_lines_leaves_no_file_open(tmp_path: Path) -> None:
+    """Each copy left the descriptor of its new file open."""
+    import os
+
+    from polars_anon.engines import csv_blank
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,2\n\n3,4\n")
+    before = len(os.listdir("/proc/self/fd"))
+    copies = [csv_blank.copy_without_blank_lines(path) for _ in range(20)]
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert {c.read_text() for c in copies} == {"a,b\n1,2\n3,4\n"}

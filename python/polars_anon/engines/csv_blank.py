@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import mmap
+import os
 import re
 import tempfile
 from collections.abc import Iterator
@@ -87,7 +88,9 @@ def spool(name: str) -> Path:
     global _FOLDER
     if _FOLDER is None:
         _FOLDER = tempfile.TemporaryDirectory(prefix="polars-anon-csv-")
-    return Path(tempfile.mkstemp(prefix="", suffix=f"-{name}", dir=_FOLDER.name)[1])
+    handle, path = tempfile.mkstemp(prefix="", suffix=f"-{name}", dir=_FOLDER.name)
+    os.close(handle)
+    return Path(path)
 
 
 _FOLDER: tempfile.TemporaryDirectory[str] | None = None
