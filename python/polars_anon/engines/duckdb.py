@@ -353,10 +353,13 @@ def distinct(native: Any, column: str) -> pl.Series:
     return _frame(native.query("base", sql)).get_column(column).cast(pl.String)
 
 
-def distinct_counts(native: Any, columns: list[str]) -> tuple[int, dict[str, int]]:
-    """The rows, and each column's distinct non-null values estimated
-    (HyperLogLog), in one pass."""
-    counts = ", ".join(f"approx_count_distinct({_q(c)})" for c in columns)
+def distinct_counts(
+    native: Any, columns: list[str], exact: bool = False
+) -> tuple[int, dict[str, int]]:
+    """The rows, and each column's distinct non-null values, counted
+    (`exact`) or estimated (HyperLogLog), in one pass."""
+    count = "count(DISTINCT {})" if exact else "approx_count_distinct({})"
+    counts = ", ".join(count.format(_q(c)) for c in columns)
     row = native.aggregate(f"count(*){', ' + counts if columns else ''}").fetchall()[0]
     return int(row[0]), {c: int(n) for c, n in zip(columns, row[1:], strict=True)}
 

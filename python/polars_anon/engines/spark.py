@@ -361,14 +361,17 @@ def distinct(native: Any, column: str) -> pl.Series:
     return _frame(text.distinct()).get_column(column).cast(pl.String)
 
 
-def distinct_counts(native: Any, columns: list[str]) -> tuple[int, dict[str, int]]:
-    """The rows, and each column's distinct non-null values estimated
-    (HyperLogLog++, to about 5%), in one pass. A finer estimate costs
-    seconds of code generation per column (a buffer field per word of the
-    sketch)."""
+def distinct_counts(
+    native: Any, columns: list[str], exact: bool = False
+) -> tuple[int, dict[str, int]]:
+    """The rows, and each column's distinct non-null values, counted
+    (`exact`) or estimated (HyperLogLog++, to about 5%), in one pass. A
+    finer estimate costs seconds of code generation per column (a buffer
+    field per word of the sketch)."""
     from pyspark.sql import functions as F
 
-    aggs = [F.count(F.lit(1)), *(F.approx_count_distinct(_col(c)) for c in columns)]
+    count = F.count_distinct if exact else F.approx_count_distinct
+    aggs = [F.count(F.lit(1)), *(count(_col(c)) for c in columns)]
     row = native.agg(*aggs).first()
     return int(row[0]), {c: int(n) for c, n in zip(columns, row[1:], strict=True)}
 
