@@ -49,23 +49,41 @@ impl Problem {
         self.hierarchies.iter().map(|h| h.height()).collect()
     }
 
-    /// The leaf codes of attribute `a` that F0 holds, in code order, when its
-    /// marginal was counted with F0 into packed keys (None otherwise, and
-    /// when F0 was grouped at floors, whose codes are not leaves').
+    /// The leaf codes of attribute `a` that F0 holds, in code order: read off
+    /// its marginal when it was counted with F0 into packed keys (a few
+    /// rows), else off F0 itself, marked in a bitmap of the domain (a
+    /// release then need not find a large hierarchy's present values in the
+    /// rows: for cup's 13,294 ZIP codes, a unique over every row cost 11 MiB
+    /// kept by Polars' allocator). None when F0 was grouped at floors, whose
+    /// codes are not leaves'.
     pub fn present_leaves(&self, a: usize) -> Option<Vec<u32>> {
         if self.floors.is_some() {
             return None;
         }
-        match &self.marginals.as_ref()?.get(a)?.data {
-            SetData::Packed { layout, keys, .. } => {
-                let mut codes: Vec<u32> = keys.iter().map(|&k| layout.get(k, a)).collect();
-                // with sensitive columns carried, a code has a row per value
-                codes.sort_unstable();
-                codes.dedup();
-                Some(codes)
+        let data = match self.marginals.as_ref().and_then(|m| m.get(a)) {
+            Some(marginal) => &marginal.data,
+            None => &self.base.data,
+        };
+        let mut seen = vec![false; self.hierarchies[a].domain_size(0)];
+        let mut mark = |c: u32| {
+            if let Some(s) = seen.get_mut(c as usize) {
+                *s = true;
             }
-            SetData::Frame(_) => None,
+        };
+        match data {
+            SetData::Packed { layout, keys, .. } => {
+                keys.iter().for_each(|&k| mark(layout.get(k, a)));
+            }
+            SetData::Frame(df) => {
+                let column = df.column(&super::code_col(a)).ok()?.u32().ok()?;
+                column.into_no_null_iter().for_each(&mut mark);
+            }
         }
+        Some(
+            (0..seen.len() as u32)
+                .filter(|&c| seen[c as usize])
+                .collect(),
+        )
     }
 
     /// Attribute `a`'s records per leaf code: from its marginal when it was

@@ -219,6 +219,43 @@ fn errors_name_the_column_and_values() {
     }
 }
 
+/// The leaves F0 holds of each attribute, read off F0 whether its keys pack
+/// (3 attributes of 8 leaves) or not (24: 72 bits), with its marginals or
+/// without.
+#[test]
+fn present_leaves_are_the_leaves_f0_holds() {
+    let eight = Hierarchy::from_rows(
+        (0..8).map(|v| vec![v.to_string(), "*".into()]).collect(),
+        "eight",
+    )
+    .unwrap();
+    for n in [3usize, 24] {
+        // leaf 7 never, and attribute 6 only leaf 0
+        let codes: Vec<Vec<u32>> = (0..n as u32)
+            .map(|a| (0..100u32).map(|r| (r * (a + 1)) % 7).collect())
+            .collect();
+        let mut p = Problem::from_codes(
+            (0..n).map(|a| format!("a{a}")).collect(),
+            vec![eight.clone(); n],
+            codes.clone(),
+            vec![1; 100],
+        )
+        .unwrap();
+        assert_eq!(p.layout.is_some(), n == 3);
+        for marginals in [true, false] {
+            if !marginals {
+                p.marginals = None;
+            }
+            for (a, column) in codes.iter().enumerate() {
+                let mut want = column.clone();
+                want.sort_unstable();
+                want.dedup();
+                assert_eq!(p.present_leaves(a), Some(want), "n = {n}, {a}, {marginals}");
+            }
+        }
+    }
+}
+
 /// Codes too wide to pack into 64 bits: F0 is a Polars frame; a rollup whose
 /// target packs runs in the native kernel with a layout of its own (read
 /// from the frame's columns, or from another such set's fields), the others

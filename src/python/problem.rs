@@ -188,8 +188,8 @@ impl PyProblem {
     fn check_levels(&self, levels: Vec<u32>) -> PyResult<()> {
         self.levels_u8(levels).map(|_| ())
     }
-    /// The leaf codes of quasi-identifier `attr` that the table holds, when
-    /// the core counted them with F0 (None otherwise).
+    /// The leaf codes of quasi-identifier `attr` that the table holds, read
+    /// off F0 (None when F0 was grouped at floors).
     fn present_leaves(&self, attr: usize) -> PyResult<Option<Vec<u32>>> {
         if attr >= self.inner.n_attrs() {
             return Err(ConfigError::new_err(format!(

@@ -32,11 +32,12 @@ def build(prep: Prepared, keys: Sequence[tuple[int, int]]) -> None:
     leaves maps all of them; a larger one only the leaves the table holds
     (cup's ZIP codes: 13,294 of 100,000; copying every leaf into Python and
     building an Enum of them cost more than the release): those the core
-    counted in F0, read off its marginal, or else the table's distinct
-    values. The labels are read off the hierarchy's rows either way, so a
-    release's check does not share the lookup that encoded the table: a
-    value the core took for another leaf fails the cast to the Enum of the
-    leaves and is refused, and so is a value a source gains later."""
+    counted in F0, read off it, or else (F0 grouped at floors, a table the
+    core did not count) the table's distinct values. The labels are read off
+    the hierarchy's rows either way, so a release's check does not share the
+    lookup that encoded the table: a value the core took for another leaf
+    fails the cast to the Enum of the leaves and is refused, and so is a
+    value a source gains later."""
     todo = [key for key in dict.fromkeys(keys) if key not in prep.mappings]
     asked = []
     for i, level in todo:
