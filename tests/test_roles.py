@@ -348,3 +348,41 @@ def test_mu_argus_and_local_recoding_keep_the_rule(
     )
     assert out.data.get_column("ssn").to_list() == [reference(v) for v in small["ssn"]]
     assert out.data.get_column("name").equals(small.get_column("name"))
+
+
+@pytest.mark.parametrize("spooled", [False, True])
+def test_a_column_with_no_role_that_names_records_since_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spooled: bool
+) -> None:
+    """A source rewritten after its release was made, its groups the same
+    but a column with no role now naming each record, is refused when
+    collected or written (held in memory, or proven on a file): the
+    groups' check alone let it through."""
+    from polars_anon.release import guard
+
+    n = 100
+    wards = ["Cardio", "Neuro", "Onko", "Peds"] * (n // 4)
+    table = pl.DataFrame({"sex": ["F", "M"] * (n // 2), "ward": wards})
+    path = tmp_path / "patients.csv"
+    table.write_csv(path)
+    sex = pa.Hierarchy.from_rows([["F", "*"], ["M", "*"]])
+    release = pa.generalize(pl.scan_csv(path), {"sex": sex}, {"sex": 0}, k=5)
+    if spooled:
+        monkeypatch.setattr(guard, "SPOOL_ROWS", 10)
+    assert release.collect().equals(table)
+    names = table.with_columns(ward=pl.format("Patient {}", pl.int_range(pl.len())))
+    names.write_csv(path)
+    said = r"'ward' \(100 distinct values, 4 then\).*source changed"
+    with pytest.raises(pa.NotAnonymousError, match=said):
+        release.collect()
+    with pytest.raises(pa.NotAnonymousError, match=said):
+        release.select("ward").collect()
+    # the rule's own edge: 50 values of 100 rows pass, 51 do not
+    for distinct in (50, 51):
+        ward = pl.format("Patient {}", pl.int_range(pl.len()) % distinct)
+        table.with_columns(ward=ward).write_csv(path)
+        if distinct == 50:
+            assert release.collect().get_column("ward").n_unique() == 50
+        else:
+            with pytest.raises(pa.NotAnonymousError, match=r"'ward' \(51 distinct values"):
+                release.collect()

@@ -99,7 +99,14 @@ def guarded(
     )
     plan = out if drop.is_empty() else without(out, drop, qis, prep.nulls == "error")
     release = Guarded(
-        identify(plan, resolved.ops), by, expected, count, 1 if k is None else k, labelled
+        identify(plan, resolved.ops),
+        by,
+        expected,
+        count,
+        1 if k is None else k,
+        labelled,
+        resolved.undeclared,
+        prep.rows,
     )
     suppressed = prep.rows - int(expected.get_column(count).sum())
     release.columns = columns_released(prep, levels, suppressed, roles or Roles(), resolved)

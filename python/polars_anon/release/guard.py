@@ -15,6 +15,7 @@ from polars_anon._core import ConfigError, NotAnonymousError
 from polars_anon.inputs.nulls import text
 from polars_anon.release.quiet import quiet_panics, sources
 from polars_anon.release.write import FORMATS, read_back, written_beside
+from polars_anon.roles import undeclared
 
 # A release of more rows than this is not held in memory to be checked when
 # it is collected or sunk: it is written to a temporary Parquet file,
@@ -41,8 +42,13 @@ class Guarded:
         count: str,
         k: int,
         labelled: list[str],
+        passed: dict[str, int] | None = None,
+        rows: int = 0,
     ) -> None:
         self.plan, self.by, self.count, self.k = plan, by, count, k
+        # the columns with no role passed through, with their distinct
+        # values in the table of `rows` rows checked (`roles.undeclared`)
+        self.passed, self.rows = passed or {}, rows
         # columns the plan gives as Enums of their labels: released as text
         self.labelled = labelled
         # what became of every column (`roles.fates`), set by its builder
@@ -134,6 +140,7 @@ class Guarded:
 
     def prove(self, written: pl.LazyFrame) -> None:
         prove(written, self.schema, self.by, self.expected, self.count, self.k)
+        undeclared.recheck(written, self.passed, self.rows)
 
     def unreadable(self, e: BaseException) -> NotAnonymousError:
         return unreadable(e, self.plan)
@@ -154,6 +161,7 @@ class Guarded:
         got = as_text(frame.lazy(), self.by, self.count, self.labelled).collect().sort(self.by)
         if not got.equals(self.expected):
             raise mismatch(self.expected, got, self.count, self.k, "refusing to release it")
+        undeclared.recheck(frame.lazy(), self.passed, self.rows)
 
 
 # what the file system says when it will not take a write (ENOSPC, EACCES,

@@ -289,7 +289,9 @@ class MondrianResult:
         resolved = resolve(lazy, "polars", prep.rows, qis, sens, roles)
         expected = self.expected()
         plan = identify(self._labelled(lazy), resolved.ops)
-        release = Guarded(plan, qis + sens, expected, prep.count, self.k, qis)
+        release = Guarded(
+            plan, qis + sens, expected, prep.count, self.k, qis, resolved.undeclared, prep.rows
+        )
         columns = fates(
             resolved.columns,
             dict.fromkeys(qis, 1),

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon import engines
-from polars_anon._core import ConfigError
+from polars_anon._core import ConfigError, NotAnonymousError
 
 MIN_ROWS = 20
 SHARE = 0.5
@@ -60,3 +60,25 @@ def refuse(found: dict[str, int], rows: int) -> None:
         f"or pa.Mask(...) to transform them), or insensitive={names!r} to release them "
         "unchanged"
     )
+
+
+def recheck(released: pl.LazyFrame, counted: dict[str, int], rows: int) -> None:
+    """The rule again on the rows a release gives: every column it passed
+    when the release was made (`counted`: its distinct values then, in a
+    table of `rows` rows) must pass it still, counted against the same
+    rows. The released rows are some of those, so only a source changed
+    since can fail it (a column that now names each record); the groups'
+    check does not see such a column."""
+    if rows < MIN_ROWS or not counted:
+        return
+    now = distinct_counts(released, "polars", list(counted), rows)
+    grown = identifying(now, rows)
+    if grown:
+        listed = ", ".join(
+            f"{c!r} ({n} distinct values, {counted[c]} then)" for c, n in grown.items()
+        )
+        raise NotAnonymousError(
+            f"column(s) {listed} with no role would now identify records: the source changed "
+            f"since this release was checked on its {rows} rows; refusing to release it. "
+            "Generalize the current data again."
+        )
