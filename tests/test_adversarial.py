@@ -49,6 +49,12 @@ def search_patients(**kw: Any) -> pa.SearchResult:
     return pa.search(df, ["Birthdate", "Sex", "Zipcode"], hs, **{"k": 2, **kw})
 
 
+def misnamed() -> dict[str, pa.Hierarchy]:
+    """The patients' hierarchies, Zipcode's given under "Zip"."""
+    hs = patients()[1]
+    return {"Birthdate": hs["Birthdate"], "Sex": hs["Sex"], "Zip": hs["Zipcode"]}
+
+
 def adult_with(criteria: Any, **kw: Any) -> Any:
     df, hs = adult()
     return pa.search(df, ADULT_QIS, hs, 5, criteria=criteria, progress=False, **kw)
@@ -155,6 +161,30 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         lambda: search_patients(insensitive=["*"]),
         pa.ConfigError,
         ["insensitive", "'*'"],
+    ),
+    (
+        "a hierarchy under a near name, of a quasi-identifier",
+        lambda: pa.search(patients()[0], ["Birthdate", "Sex", "Zipcode"], misnamed(), 2),
+        pa.ConfigError,
+        ["quasi-identifier 'Zipcode'", "given for 'Zip'", "did you mean 'Zipcode'"],
+    ),
+    (
+        "a hierarchy under a near name, of a column it would make one",
+        lambda: pa.generalize(patients()[0], misnamed(), {"Birthdate": 1}, k=2),
+        pa.ConfigError,
+        ["column 'Zipcode'", "released as it is", "given for 'Zip'", "did you mean"],
+    ),
+    (
+        "a bound above the height",
+        lambda: search_patients().best("min_loss", bounds={"Sex": 7}),
+        pa.ConfigError,
+        ["bounds for 'Sex'", "level 7", "height 1"],
+    ),
+    (
+        "a bound's range above the height",
+        lambda: search_patients().best("min_loss", bounds={"Sex": (3, 9)}),
+        pa.ConfigError,
+        ["bounds for 'Sex'", "level 9", "height 1"],
     ),
     # k and suppression
     ("k zero", lambda: search_patients(k=0), pa.ConfigError, ["k must be a positive"]),

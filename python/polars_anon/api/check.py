@@ -12,7 +12,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
 from polars_anon.inputs.frames import as_lazy
-from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
+from polars_anon.inputs.hierarchies import Hierarchies, check_names, resolve_hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels, check_k, columns_of, max_suppressed
 from polars_anon.prepare.f0 import prepare
@@ -199,6 +199,8 @@ def generalize(
         sensitive = set(sensitive_of(criteria))
         quasi_identifiers = [c for c in columns if c in hs and c not in sensitive]
         quasi_identifiers += [str(c) for c in levels if c not in quasi_identifiers]
+        declared = {*quasi_identifiers, *sensitive, *roles.identifiers, *roles.insensitive}
+        check_names(hs, [], columns, [c for c in columns if c not in declared])
     else:
         hs = resolve_hierarchies(hierarchies, columns_of(quasi_identifiers, sensitive_of(criteria)))
     prep = prepare(

@@ -3,7 +3,9 @@ or a folder of ``<column>.csv`` files, resolved to one Hierarchy per column."""
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TypeAlias
@@ -89,20 +91,44 @@ def resolve_hierarchies(
     return read_hierarchies(hierarchies, columns=columns)
 
 
-def check_names(hs: Mapping[str, Hierarchy], qis: Sequence[str], columns: Collection[str]) -> None:
-    """A quasi-identifier given no hierarchy while one is given under a name
-    that is no column and differs from it only in case or spaces (``sex``
-    for ``Sex``) is a typing slip, not a column to keep at its own values:
-    refused, naming both."""
-    for q in qis:
-        if q in hs:
-            continue
-        near = [c for c in hs if c not in columns and c.strip().casefold() == q.casefold()]
+def check_names(
+    hs: Mapping[str, Hierarchy],
+    qis: Sequence[str],
+    columns: Collection[str],
+    undeclared: Sequence[str] = (),
+) -> None:
+    """A quasi-identifier given no hierarchy while one is given under a
+    name that is no column and is close to its own (``sex`` for ``Sex``,
+    ``zipcode`` for ``zip``) is a typing slip, not a column to keep at its
+    own values: refused, naming both. So is a column with no role
+    (`undeclared`, released as it is) where the hierarchies name the
+    quasi-identifiers."""
+    stray = [c for c in hs if c not in columns]
+    for q in [*qis, *undeclared]:
+        near = [c for c in stray if similar(c, q)] if q not in hs else []
         if near:
-            raise ConfigError(
-                f"no hierarchy for quasi-identifier '{q}'; one is given for {near[0]!r}, "
-                f"which is no column of the data: did you mean '{q}'?"
+            what = (
+                f"quasi-identifier '{q}'"
+                if q in qis
+                else f"column '{q}' (so it is no quasi-identifier: it would be released as it is)"
             )
+            raise ConfigError(
+                f"no hierarchy for {what}; one is given for {near[0]!r}, which is no column "
+                f"of the data: did you mean '{q}'?"
+            )
+
+
+def similar(a: str, b: str) -> bool:
+    """Whether two names are alike enough to be one mistyped: equal but for
+    case, spaces and punctuation, one the other's start (of 3 characters or
+    more: ``zip``, ``zip_code``), or 80% alike."""
+    x, y = (re.sub(r"[\W_]+", "", s).casefold() for s in (a, b))
+    if not x or not y:
+        return a.strip().casefold() == b.strip().casefold()
+    short, long = sorted((x, y), key=len)
+    if len(short) >= 3 and long.startswith(short):
+        return True
+    return difflib.SequenceMatcher(None, x, y).ratio() >= 0.8
 
 
 def own_values(column: str, values: Sequence[str]) -> Hierarchy:

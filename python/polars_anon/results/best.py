@@ -171,8 +171,9 @@ def weight(q: str, w: Any) -> float:
     return out
 
 
-def bound(q: str, b: int | tuple[int, int]) -> tuple[int, int]:
-    """A bound on a quasi-identifier's level: an int (at most) or (low, high)."""
+def bound(q: str, b: int | tuple[int, int], height: int | None = None) -> tuple[int, int]:
+    """A bound on a quasi-identifier's level: an int (at most) or (low,
+    high), levels of its hierarchy (of `height`, when given)."""
     try:
         if isinstance(b, bool) or (isinstance(b, tuple) and any(isinstance(v, bool) for v in b)):
             raise TypeError
@@ -184,6 +185,11 @@ def bound(q: str, b: int | tuple[int, int]) -> tuple[int, int]:
     if lo < 0 or hi < lo:
         raise ConfigError(
             f"bounds for '{q}' must satisfy 0 <= low <= high, got low = {lo}, high = {hi}"
+        )
+    if height is not None and hi > height:
+        raise ConfigError(
+            f"bounds for '{q}' name level {hi}, above its hierarchy's height {height} "
+            f"(its levels are 0 to {height})"
         )
     return lo, hi
 

@@ -304,6 +304,9 @@ class SearchResult(Releases):
         """
         qis = self.quasi_identifiers
         criterion = best.chosen(self.algorithm, self.metric, criterion, weights, bounds, qis)
+        heights = self._prep.problem.heights
+        for q, b in (bounds or {}).items():
+            best.bound(q, b, heights[qis.index(q)])
         weights = dict(weights or {})
         if not self._nodes:
             raise NotAnonymousError(self._nothing_found())
@@ -334,9 +337,7 @@ class SearchResult(Releases):
             raise NotAnonymousError(
                 f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
             )
-        order, descending = best.key(
-            criterion, qis, w, self._prep.problem.heights, self.column, loss_col
-        )
+        order, descending = best.key(criterion, qis, w, heights, self.column, loss_col)
         sort_key = fresh_name("__key", frame.columns)
         height, suppressed = self.column("height"), self.column("suppressed")
         frame = frame.with_columns(order.alias(sort_key))
