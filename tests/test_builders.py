@@ -53,14 +53,16 @@ def test_interval_floats_negative_and_anchor() -> None:
     assert [r[1] for r in anchored.rows] == ["[1-5)", "[5-9)"]
 
 
-def test_negative_zero_is_a_value_of_its_own() -> None:
-    # The core reads a float as its text, where -0.0 and 0.0 differ; Polars'
-    # unique and group-by take them for one value. Every builder keeps both,
-    # and the preparation's F0 by Polars (a LazyFrame of more rows than
-    # ROWS_IN_CORE) counts them apart, as the release's check does.
+def test_negative_zero_is_zero() -> None:
+    # -0.0 and 0.0 are one number, read as 0.0 on every engine (DuckDB and
+    # Spark group them so); Polars' text tells them apart. Every builder
+    # gives one leaf 0.0, and the search, from a DataFrame or a LazyFrame
+    # grouped by Polars (more rows than ROWS_IN_CORE), counts them as one,
+    # as the release gives them.
     values = [-0.0, 0.0, 1.0, 2.5]
-    assert sorted(pa.hierarchy.interval(values, widths=[1]).leaves) == ["-0.0", "0.0", "1.0", "2.5"]
-    assert sorted(pa.hierarchy.masking(values).leaves) == ["-0.0", "0.0", "1.0", "2.5"]
+    assert sorted(pa.hierarchy.interval(values, widths=[1]).leaves) == ["0.0", "1.0", "2.5"]
+    assert sorted(pa.hierarchy.masking(values).leaves) == ["0.0", "1.0", "2.5"]
+    assert pa.hierarchy.interval([-0.0, 1.0], widths=[1]).leaves == ["0.0", "1.0"]
     rows = 150_000
     df = pl.DataFrame(
         {
@@ -72,13 +74,20 @@ def test_negative_zero_is_a_value_of_its_own() -> None:
         "x": pa.hierarchy.interval(df["x"], widths=[1]),
         "y": pa.hierarchy.interval(df["y"], widths=[1]),
     }
-    want = df.select(pl.col("x", "y").cast(pl.String)).group_by("x", "y").len().sort("x", "y")
-    assert want.height == 5  # (-0.0, 0.0), (0.0, -0.0), (1.0, -0.0), (1.0, 0.0), (2.5, ...)
+    assert hs["y"].leaves == ["0.0"]
+    # (no value is below 0.0: each -0.0's absolute value is 0.0)
+    want = df.select(pl.col("x", "y").abs().cast(pl.String)).group_by("x", "y").len()
+    want = want.sort("x", "y")
+    assert want.rows() == [("0.0", "0.0", 50_000), ("1.0", "0.0", 50_000), ("2.5", "0.0", 50_000)]
     for data in (df, df.lazy()):
         r = pa.search(data, ["x", "y"], hs, 2, 0.0, progress=False)
         out = r.apply(levels={"x": 0, "y": 0}).collect()
         got = out.select(pl.col("x", "y").cast(pl.String)).group_by("x", "y").len()
         assert got.sort("x", "y").equals(want)
+    # a hierarchy of -0.0 without 0.0 is refused, saying why
+    minus = pa.Hierarchy.from_rows([["-0.0", "*"], ["1.0", "*"], ["2.5", "*"]])
+    with pytest.raises(pa.ConfigError, match=r"leaf -0\.0 and none 0\.0"):
+        pa.search(df, ["x"], {"x": minus}, 2, progress=False)
 
 
 @pytest.mark.parametrize(

@@ -61,11 +61,9 @@ def risk(
         )
     qis, count = prep.quasi_identifiers, prep.count
     table = as_lazy(population)
-    if prep.engine != "polars":
-        # DuckDB and Spark group -0.0 with 0.0, as the table's classes
-        # were: the population's are read so too
-        floats = [q for q, t in table.collect_schema().items() if q in qis and t.is_float()]
-        table = table.with_columns(one_zero(q, table.collect_schema()[q]) for q in floats)
+    # -0.0 is 0.0, as the table's classes were read
+    floats = [q for q, t in table.collect_schema().items() if q in qis and t.is_float()]
+    table = table.with_columns(one_zero(q, table.collect_schema()[q]) for q in floats)
     missing = [q for q in qis if q not in table.collect_schema()]
     if missing:
         raise ConfigError(f"the population table has no column(s) {missing}")

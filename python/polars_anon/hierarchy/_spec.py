@@ -56,8 +56,9 @@ def values_of(values: Any, column: str | None = None) -> pl.Series:
     if s.is_empty():
         raise ConfigError(f"column '{name}': no values to build a hierarchy over")
     if s.dtype.is_float():
-        # one value per text, as the core reads values: Polars' unique takes
-        # -0.0 and 0.0 for one value, whose texts differ
+        # -0.0 is 0.0, as every engine reads a table's numbers; then one
+        # value per text, as the core reads them
+        s = pl.select(pl.when(s == 0).then(pl.lit(0.0, s.dtype)).otherwise(s)).to_series()
         return s.filter(s.cast(pl.String).is_first_distinct()).alias(name)
     return s.unique(maintain_order=True).alias(name)
 

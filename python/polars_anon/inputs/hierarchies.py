@@ -118,6 +118,19 @@ def check_names(
             )
 
 
+def check_zeros(hs: Mapping[str, Hierarchy], floats: Sequence[str]) -> None:
+    """A float column's hierarchy with a leaf -0.0 and none 0.0 is refused,
+    saying why: every engine reads -0.0 as 0.0, one number (its label
+    would be missing)."""
+    for q in floats:
+        h = hs.get(q)
+        if h is not None and "-0.0" in h.leaves and "0.0" not in h.leaves:
+            raise ConfigError(
+                f"the hierarchy of column '{q}' has a leaf -0.0 and none 0.0: -0.0 and 0.0 "
+                "are one number, read as 0.0 on every engine; name that leaf 0.0"
+            )
+
+
 def similar(a: str, b: str) -> bool:
     """Whether two names are alike enough to be one mistyped: equal but for
     case, spaces and punctuation, one the other's start (of 3 characters or

@@ -14,6 +14,7 @@ from polars_anon.inputs.frames import SIGNED, as_frame, check_groupable, fresh_n
 from polars_anon.inputs.hierarchies import (
     Hierarchies,
     check_names,
+    check_zeros,
     own_values,
     resolve_hierarchies,
 )
@@ -69,12 +70,13 @@ def prepare(
         frame = None if isinstance(data, pl.LazyFrame) else as_frame(data)
         lazy = data if frame is None else frame.lazy()
         schema = lazy.collect_schema()
-        zeros = [s for s in sens if s in schema and schema[s].is_float()]
+        zeros = [c for c in qis + sens if c in schema and schema[c].is_float()]
         if zeros:
-            # -0.0 and 0.0 are one number, and one sensitive value (a group
-            # of both is not 2-diverse); Polars' text tells them apart. Every
-            # path from here (F0, the batches, the release, its check) reads
-            # this plan, which makes each -0.0 a 0.0, as DuckDB and Spark do.
+            # -0.0 and 0.0 are one number: one value of a quasi-identifier
+            # (of a group's key) and one sensitive value (a group of both is
+            # not 2-diverse); Polars' text tells them apart. Every path from
+            # here (F0, the batches, the release, its check) reads this plan,
+            # which makes each -0.0 a 0.0, as DuckDB and Spark do.
             one = [one_zero(s, schema[s]) for s in zeros]
             frame = None if frame is None else frame.with_columns(one)
             lazy = lazy.with_columns(one) if frame is None else frame.lazy()
@@ -86,6 +88,7 @@ def prepare(
     check_groupable(schema, qis + sens, qis)
     hs_by_col = resolve_hierarchies(hierarchies, qis)
     check_names(hs_by_col, qis, schema.names())
+    check_zeros(hs_by_col, [q for q in qis if schema[q].is_float()])
     count = fresh_name(COUNT, schema.names())
     grouped: pl.DataFrame | None = None
     native: pl.DataFrame | None = None
