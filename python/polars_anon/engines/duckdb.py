@@ -200,7 +200,7 @@ def release(
     select = ", ".join(
         f"m{qis.index(c)}.l AS {_q(c)}"
         if c in qis and generalized[qis.index(c)]
-        else f"{as_text(f'base.{_q(c)}', types[c])} AS {_q(c)}"
+        else f"{enums_as_text(f'base.{_q(c)}', types[c])} AS {_q(c)}"
         for c in columns
     )
     try:
@@ -222,7 +222,7 @@ def release(
 ENUM = re.compile(r"ENUM\((?:'(?:[^']|'')*'(?:, )?)*\)")
 
 
-def as_text(column: str, dtype: str) -> str:
+def enums_as_text(column: str, dtype: str) -> str:
     """`column` (of DuckDB type `dtype`) with every ENUM in its type made
     VARCHAR, nested ones too: an ENUM's type lists all its values, those of
     the suppressed records too."""

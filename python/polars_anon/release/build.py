@@ -90,7 +90,8 @@ def guarded(
     # records too (a file holds the list): any other Enum leaves as text (one
     # in a list or struct too), whatever was suppressed, lest the type tell
     # that either
-    enums = {c: as_text(t) for c, t in schema.items() if c not in labelled and as_text(t) != t}
+    unlabelled = {c: enums_as_text(t) for c, t in schema.items() if c not in labelled}
+    enums = {c: t for c, t in unlabelled.items() if t != schema[c]}
     # the generalized columns come as Enums of their labels, which the check
     # groups by their codes, and leave as text
     out = prep.lazy.with_columns(
@@ -113,17 +114,17 @@ def guarded(
     return release
 
 
-def as_text(dtype: Any) -> Any:
+def enums_as_text(dtype: Any) -> Any:
     """`dtype` with every Enum in it (nested in a list, an array or a
     struct too) made text."""
     if isinstance(dtype, pl.Enum):
         return pl.String()
     if isinstance(dtype, pl.List):
-        return pl.List(as_text(dtype.inner))
+        return pl.List(enums_as_text(dtype.inner))
     if isinstance(dtype, pl.Array):
-        return pl.Array(as_text(dtype.inner), dtype.shape)
+        return pl.Array(enums_as_text(dtype.inner), dtype.shape)
     if isinstance(dtype, pl.Struct):
-        return pl.Struct([pl.Field(f.name, as_text(f.dtype)) for f in dtype.fields])
+        return pl.Struct([pl.Field(f.name, enums_as_text(f.dtype)) for f in dtype.fields])
     return dtype
 
 
@@ -197,9 +198,9 @@ def _checked(
     gen = weighted.lazy().with_columns(
         generalization_exprs(prep, levels, strings=True, schema=weighted.schema, enums=True)
     )
-    as_text = [pl.col(q).cast(pl.String) for q in qis]
+    labels = [pl.col(q).cast(pl.String) for q in qis]
     try:
-        groups = gen.group_by(qis).agg(pl.col(count).sum()).with_columns(as_text).collect()
+        groups = gen.group_by(qis).agg(pl.col(count).sum()).with_columns(labels).collect()
     except pl.exceptions.PolarsError as e:
         # the table's own values that its mapping lacks (a leaf the core did
         # not count): never released
@@ -207,7 +208,7 @@ def _checked(
             f"internal check failed: the release's mapping does not cover the table's "
             f"values ({type(e).__name__}: {str(e).splitlines()[0][:200]}); refusing to release"
         ) from None
-    gen = gen.with_columns(as_text)
+    gen = gen.with_columns(labels)
     drop = labels_of(prep, levels, prep.problem.suppressed_groups(levels, k, model))
     small = groups.filter(pl.col(count) < k)
     if small.join(drop, on=qis, how="anti").height:
