@@ -766,3 +766,22 @@ def test_cli_in_a_fresh_process_prints_no_traceback(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "no such file" in done.stderr
+
+
+def test_a_folder_file_named_near_a_column_with_none_is_refused(tmp_path: Path) -> None:
+    """sex.csv for the column Sex was not read, and Sex kept its own values
+    without a word; a file of a column the data lacks, near none of those
+    without one, is still left alone."""
+    df, hs = patients()
+    for column, h in hs.items():
+        name = "sex" if column == "Sex" else column
+        (tmp_path / f"{name}.csv").write_text(h.to_csv())
+    qis = ["Birthdate", "Sex", "Zipcode"]
+    with pytest.raises(pa.ConfigError, match=r"no file for column 'Sex'.*'sex\.csv'"):
+        pa.search(df, qis, tmp_path, 2, progress=False)
+    (tmp_path / "sex.csv").rename(tmp_path / "Sex.csv")
+    (tmp_path / "income.csv").write_text(hs["Sex"].to_csv())
+    assert (
+        pa.search(df, qis, tmp_path, 2, progress=False).best()
+        == pa.search(df, qis, hs, 2, progress=False).best()
+    )

@@ -237,6 +237,11 @@ def test_hierarchy_build_writes_arx_csv_and_specs(
         == 2
     )
     assert "not in the order" in capsys.readouterr().err
+    # a suffix that is neither was written as CSV: refused before any work
+    xml = tmp_path / "age.xml"
+    args = ["hierarchy", "build", "interval", str(adult_csv), "--column", "age"]
+    assert main([*args, "--widths", "5", "--out", str(xml)]) == 2
+    assert "as a .csv file" in capsys.readouterr().err and not xml.exists()
 
 
 def test_anonymize_writes_a_job_file_and_runs_it_on_new_data(

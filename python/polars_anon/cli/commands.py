@@ -270,6 +270,11 @@ def anonymize_command(args: argparse.Namespace) -> int:
 
 
 def build_command(args: argparse.Namespace) -> int:
+    if args.out.suffix.lower() not in (".csv", ".json"):
+        raise ConfigError(
+            f"--out {str(args.out)!r}: write the hierarchy as a .csv file (ARX's layout) "
+            "or its spec as a .json file"
+        )
     refuse_overwrite({"the hierarchy": args.out}, {"the data": args.data})
     # the column as its text: a hierarchy file's leaves are the text a job
     # reads a quasi-identifier of a hierarchy file as (`jobs.csv_types`),

@@ -63,12 +63,25 @@ def read_hierarchies(
     if not files:
         raise ConfigError(f"hierarchies: no .csv hierarchy files in the folder {str(path)!r}")
     out: dict[str, Hierarchy] = {}
+    others: dict[str, Path] = {}
     for file in files:
         stem = column_of(file, columns)
         if stem in out:
             raise ConfigError(f"{path}: two hierarchy files for column '{stem}'")
         if columns is None or stem in columns:
             out[stem] = Hierarchy.from_csv(str(file), sep=sep)
+        else:
+            others[stem] = file
+    # a column with no file while one is named close to it (sex.csv for
+    # Sex) is a slip, as a mapping's near key is (`check_names`)
+    for c in columns or ():
+        near = [f for stem, f in others.items() if c not in out and similar(stem, c)]
+        if near:
+            raise ConfigError(
+                f"hierarchies: no file for column '{c}' in {str(path)!r}, which has "
+                f"{near[0].name!r}: did you mean '{c}.csv'? (a file is named by its column, "
+                "case included; or pass a mapping of columns to hierarchies)"
+            )
     return out
 
 
