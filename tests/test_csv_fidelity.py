@@ -483,3 +483,14 @@ def test_a_copy_without_blank_lines_leaves_no_file_open(tmp_path: Path) -> None:
     copies = [csv_blank.copy_without_blank_lines(path) for _ in range(20)]
     assert len(os.listdir("/proc/self/fd")) == before
     assert {c.read_text() for c in copies} == {"a,b\n1,2\n3,4\n"}
+
+
+def test_only_the_blank_lines_ending_a_one_column_file_are_cut() -> None:
+    from polars_anon.engines.csv_blank import without_trailing_blank_lines as cut
+
+    # those between records are records of an empty value there
+    assert cut(b"a\n1\n\n2\n\r\n\n") == b"a\n1\n\n2\n"
+    assert cut(b"a\n1\n\n2") == b"a\n1\n\n2"
+    # inside a quote left open (which the reader refuses) they are kept
+    assert cut(b'a\n"1\n\n\n') == b'a\n"1\n\n\n'
+    assert cut(b'a\n"1\n\n"\n\n') == b'a\n"1\n\n"\n'

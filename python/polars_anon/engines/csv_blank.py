@@ -64,6 +64,16 @@ def without_blank_lines(data: bytes) -> bytes:
     return out.getvalue()
 
 
+def without_trailing_blank_lines(data: bytes) -> bytes:
+    """`data` with only the blank lines ending it cut (a file of one column,
+    whose blank lines between records are records of an empty value)."""
+    out = io.BytesIO()
+    body = _body(data)
+    out.write(data[:body])
+    _end(data[body:], data[:body].count(QUOTE), out)
+    return out.getvalue()
+
+
 def copy_without_blank_lines(source: Path) -> Path:
     """The file `source` without its blank lines (`without_blank_lines`),
     copied in blocks (a file of any size) into a file of this process's

@@ -18,6 +18,7 @@ from polars_anon.engines.csv_blank import (
     spool,
     trailing_blank_lines,
     without_blank_lines,
+    without_trailing_blank_lines,
 )
 from polars_anon.release.write import format_of
 
@@ -112,8 +113,7 @@ def from_bytes(data: bytes, separator: str, numbers: Collection[str] | None) -> 
     if header.width > 1:
         data = without_blank_lines(data)
     else:
-        kept = data.rstrip(b"\r\n")
-        data = kept + b"\n" if len(kept) < len(data) else data
+        data = without_trailing_blank_lines(data)
     copy = spool("table.csv")
     copy.write_bytes(data)
     return numbers_checked(lambda **kw: pl.scan_csv(copy, separator=separator, **kw), numbers)
