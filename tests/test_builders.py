@@ -88,6 +88,14 @@ def test_negative_zero_is_zero() -> None:
     minus = pa.Hierarchy.from_rows([["-0.0", "*"], ["1.0", "*"], ["2.5", "*"]])
     with pytest.raises(pa.ConfigError, match=r"leaf -0\.0 and none 0\.0"):
         pa.search(df, ["x"], {"x": minus}, 2, progress=False)
+    # the paths that read the rows again: a Mondrian release of the table
+    # given again, local recoding (which materializes the table)
+    small = pl.DataFrame({"x": [-0.0, 0.0, -0.0, 0.0, 1.5, 1.5, 2.5, 2.5]})
+    zeros = ["0.0"] * 4 + ["1.5", "1.5", "2.5", "2.5"]
+    partition = pa.mondrian(small, ["x"], 2)
+    assert partition.apply(small).collect().get_column("x").to_list() == zeros
+    built = {"x": pa.hierarchy.interval(small["x"], widths=[10])}
+    assert pa.local_recoding(small, ["x"], built, 2).data.get_column("x").to_list() == zeros
 
 
 @pytest.mark.parametrize(

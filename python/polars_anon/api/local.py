@@ -11,10 +11,11 @@ from polars_anon import _core
 from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criteria, sensitive_of, specs
 from polars_anon.inputs.frames import as_lazy, check_groupable
-from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
+from polars_anon.inputs.hierarchies import Hierarchies, check_zeros, resolve_hierarchies
 from polars_anon.inputs.nulls import no_nulls
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.encode import encode_values
+from polars_anon.prepare.f0 import zeros_folded
 from polars_anon.results.local import LocalRecoding
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import resolve
@@ -62,6 +63,8 @@ def local_recoding(
     if unknown:
         raise ConfigError(f"unknown column(s) {unknown}; the data has {frame.columns}")
     check_groupable(frame.schema, qis + sens, qis)
+    check_zeros(hs_by_col, [q for q in qis if frame.schema[q].is_float()])
+    frame = zeros_folded(frame.lazy(), qis + sens).collect()
     k = check_k(k, frame.height)
     roles = resolve(frame, "polars", frame.height, qis, sens, roles_of(identifiers, insensitive))
     hs = [hs_by_col[q] for q in qis]

@@ -214,6 +214,16 @@ def at_leaves(prep: Prepared) -> Prepared:
     return prep.leaves
 
 
+def zeros_folded(lazy: pl.LazyFrame, columns: Sequence[str]) -> pl.LazyFrame:
+    """`lazy` with every -0.0 of its float `columns` made 0.0 (`one_zero`),
+    as `prepare` reads a table: for the paths that read a table's rows
+    again without it (a Mondrian release of a table given again, local
+    recoding)."""
+    schema = lazy.collect_schema()
+    floats = [c for c in columns if c in schema and schema[c].is_float()]
+    return lazy.with_columns(one_zero(c, schema[c]) for c in floats) if floats else lazy
+
+
 def one_zero(column: str, dtype: pl.DataType) -> pl.Expr:
     """`column` (a float) with every -0.0 made 0.0, other values as they are."""
     c = pl.col(column)

@@ -19,7 +19,7 @@ from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.frames import as_lazy, fresh_name
 from polars_anon.inputs.nulls import text
 from polars_anon.inputs.params import as_bool
-from polars_anon.prepare.f0 import prepare
+from polars_anon.prepare.f0 import prepare, zeros_folded
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import recheck
 from polars_anon.release.guard import Guarded
@@ -284,8 +284,8 @@ class MondrianResult:
                 f"{prep.engine} table where it lives"
             )
         roles = self.roles if roles is None else roles
-        lazy = prep.lazy if data is None else as_lazy(data)
         qis, sens = self.quasi_identifiers, prep.sensitive
+        lazy = prep.lazy if data is None else zeros_folded(as_lazy(data), qis + sens)
         resolved = resolve(lazy, "polars", prep.rows, qis, sens, roles)
         expected = self.expected()
         plan = identify(self._labelled(lazy), resolved.ops)
