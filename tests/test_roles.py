@@ -386,3 +386,24 @@ def test_a_column_with_no_role_that_names_records_since_is_refused(
         else:
             with pytest.raises(pa.NotAnonymousError, match=r"'ward' \(51 distinct values"):
                 release.collect()
+
+
+def test_a_column_with_no_role_passes_again_as_it_passed(tmp_path: Path) -> None:
+    """An unchanged source passes the rule again however its release is
+    taken out: a CSV's -0.0 and 0.0 read back as the one number they are,
+    and, above the rows counted exactly, an Enum's estimate (of its codes
+    when made, of its text when released) near the rule's edge."""
+    sex = {"sex": pa.Hierarchy.from_rows([["M", "*"], ["F", "*"]])}
+    deltas = [-0.0, 0.0] + [float(i) for i in range(1, 19)]
+    small = pl.DataFrame({"sex": ["M", "F"] * 20, "delta": deltas * 2})
+    for suffix in ("csv", "parquet"):
+        out = pa.generalize(small, sex, {"sex": 0}, k=2, out=tmp_path / f"small.{suffix}")
+        assert out.exists()
+    n, distinct = 1_200_000, 576_000  # the rule's edge: 600,000
+    codes = pl.Series([f"{i % distinct}x" for i in range(n)])
+    large = pl.DataFrame(
+        {"sex": ["M", "F"] * (n // 2), "code": codes.cast(pl.Enum(codes.unique().sort()))}
+    )
+    release = pa.generalize(large, sex, {"sex": 0}, k=2)
+    assert release.collect().get_column("code").n_unique() == distinct
+    assert pa.generalize(large, sex, {"sex": 0}, k=2, out=tmp_path / "large.csv").exists()
