@@ -3,7 +3,6 @@ or a folder of ``<column>.csv`` files, resolved to one Hierarchy per column."""
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -113,7 +112,7 @@ def check_names(
     """A quasi-identifier given no hierarchy while one is given under a
     name that is no column and is close to its own (``sex`` for ``Sex``,
     ``zipcode`` for ``zip``) is a typing slip, not a column to keep at its
-    own values: refused, naming both. So is a column with no role
+    own values: refused, naming both (`similar`). So is a column with no role
     (`undeclared`, released as it is) where the hierarchies name the
     quasi-identifiers."""
     stray = [c for c in hs if c not in columns]
@@ -127,7 +126,8 @@ def check_names(
             )
             raise ConfigError(
                 f"no hierarchy for {what}; one is given for {near[0]!r}, which is no column "
-                f"of the data: did you mean '{q}'?"
+                f"of the data: did you mean '{q}'? (If {near[0]!r} is another table's, leave "
+                "it out of the hierarchies.)"
             )
 
 
@@ -137,24 +137,26 @@ def check_zeros(hs: Mapping[str, Hierarchy], floats: Sequence[str]) -> None:
     would be missing)."""
     for q in floats:
         h = hs.get(q)
-        if h is not None and "-0.0" in h.leaves and "0.0" not in h.leaves:
+        # which of the two are leaves, looked up in the core (not every
+        # leaf copied into Python)
+        if h is not None and h.leaf_positions(0, ["-0.0", "0.0"])[0] == [0]:
             raise ConfigError(
                 f"the hierarchy of column '{q}' has a leaf -0.0 and none 0.0: -0.0 and 0.0 "
                 "are one number, read as 0.0 on every engine; name that leaf 0.0"
             )
 
 
-def similar(a: str, b: str) -> bool:
-    """Whether two names are alike enough to be one mistyped: equal but for
-    case, spaces and punctuation, one the other's start (of 3 characters or
-    more: ``zip``, ``zip_code``), or 80% alike."""
-    x, y = (re.sub(r"[\W_]+", "", s).casefold() for s in (a, b))
-    if not x or not y:
-        return a.strip().casefold() == b.strip().casefold()
-    short, long = sorted((x, y), key=len)
-    if len(short) >= 3 and long.startswith(short):
-        return True
-    return difflib.SequenceMatcher(None, x, y).ratio() >= 0.8
+def similar(key: str, column: str) -> bool:
+    """Whether a hierarchy's name (`key`, no column of the table) is
+    `column` mistyped: equal but for case, spaces and punctuation (``sex``,
+    ``Sex``; ``zip_code``, ``ZipCode``), or that name lengthened (``zipcode``
+    for ``zip``, of 3 characters or more). Not the other way round, nor a
+    name merely alike: ``education`` of a table is not ``education-num`` of
+    another, nor ``age`` ``wage``."""
+    k, c = (re.sub(r"[\W_]+", "", s).casefold() for s in (key, column))
+    if not k or not c:
+        return key.strip().casefold() == column.strip().casefold()
+    return k == c or (len(c) >= 3 and k.startswith(c))
 
 
 def own_values(column: str, values: Sequence[str]) -> Hierarchy:
