@@ -798,3 +798,29 @@ def test_hierarchies_of_other_tables_alike_in_name_are_left_alone() -> None:
     )
     release = pa.generalize(table, shared, {"age": 2}, k=2, max_suppression=0.1)
     assert release.collect().columns == ["age", "sex", "education-num", "wage"]
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_table_given_to_apply_that_no_longer_reads_is_one_clear_error(
+    suffix: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A scan whose file changed since it was scanned (a column renamed, a
+    value of another type, a shorter Parquet file) was Polars' own error,
+    or a panic with its backtrace: now this package's, naming the file."""
+    df, hs = adult()
+    path = tmp_path / f"adult.{suffix}"
+    write = (lambda f, p: f.write_csv(p)) if suffix == "csv" else (lambda f, p: f.write_parquet(p))
+    write(df, path)
+    scan = pl.scan_csv(path) if suffix == "csv" else pl.scan_parquet(path)
+    result = pa.search(scan, ADULT_QIS, hs, 2, progress=False)
+    # a shorter CSV reads (and is checked as the table it is)
+    last = (
+        df.head(40) if suffix == "parquet" else df.with_columns(pl.col("age").cast(pl.String) + "x")
+    )
+    changes = [df.rename({"sex": "gender"}), last]
+    for changed in changes:
+        write(changed, path)
+        capfd.readouterr()
+        with pytest.raises(pa.ConfigError, match=re.escape(f"the table given ({path})")):
+            result.apply(scan)
+        assert "panicked" not in capfd.readouterr().err

@@ -20,6 +20,7 @@ from polars_anon.release.build import columns_released, generalize_prepared, gua
 from polars_anon.release.engine_write import OnEngine, writable
 from polars_anon.release.guard import Guarded
 from polars_anon.release.parts import sink_kind, write_release
+from polars_anon.release.quiet import quiet_panics, sources
 from polars_anon.release.suppressed import suppressed_groups
 from polars_anon.reports.release import ReleaseReport
 from polars_anon.roles.resolve import resolve
@@ -136,17 +137,24 @@ class Releases:
         chosen = levels if levels is not None else self.best(criterion)
         prep = self._prep
         if data is not None:
-            # on DuckDB and Spark, F0 at the floors of this release's model
-            prep = prepare(
-                data,
-                self.quasi_identifiers,
-                dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
-                prep.sensitive,
-                prep.nulls,
-                floors_for=None
-                if against_population(self.criteria)
-                else (self.k, self.suppression),
-            )
+            try:
+                # (Polars panics on a Parquet file shorter than when scanned)
+                with quiet_panics():
+                    # on DuckDB and Spark, F0 at the floors of this release's model
+                    prep = prepare(
+                        data,
+                        self.quasi_identifiers,
+                        dict(zip(self.quasi_identifiers, prep.hierarchies, strict=True)),
+                        prep.sensitive,
+                        prep.nulls,
+                        floors_for=None
+                        if against_population(self.criteria)
+                        else (self.k, self.suppression),
+                    )
+            except BaseException as e:
+                if isinstance(e, pl.exceptions.PolarsError) or type(e).__name__ == "PanicException":
+                    raise unread(data, e) from e
+                raise
         return prep, prep.levels(chosen)
 
     def sink_parquet(
@@ -235,3 +243,19 @@ class Releases:
         release = guarded(prep, lv, self.k, self.suppression, self.criteria, roles)
         assert isinstance(release, (Guarded, OnEngine))
         return write_release(release, path, kind, partition_rows, separator)
+
+
+def unread(data: Any, e: BaseException) -> ConfigError:
+    """The error for a table given to release that Polars could not read
+    (a scan whose file changed since it was scanned, say): one of this
+    package's, naming the files and what Polars said."""
+    files = sources(data) if isinstance(data, pl.LazyFrame) else []
+    which = f" ({', '.join(files)})" if files else ""
+    said = str(e).splitlines()[0][:200] if str(e) else ""
+    if type(e).__name__ == "PanicException":
+        # a panic's text is Polars' internals (an unwrap, an assertion)
+        said = "Polars' reader failed on it"
+    return ConfigError(
+        f"the table given{which} could not be read: {type(e).__name__}: {said}. "
+        "If its file changed since it was scanned, scan it again."
+    )
