@@ -20,6 +20,7 @@ from polars_anon.engines.csv_blank import (
     without_blank_lines,
     without_trailing_blank_lines,
 )
+from polars_anon.release.buffers import IPC_LEVEL
 from polars_anon.release.write import format_of
 
 
@@ -55,7 +56,7 @@ def write(release: pl.LazyFrame | pl.DataFrame, path: Path, separator: str) -> i
     if fmt == "parquet":
         frame.write_parquet(path)
     elif fmt == "ipc":
-        frame.write_ipc(path)
+        frame.write_ipc(path, compat_level=IPC_LEVEL)
     else:
         frame.write_csv(path, separator=separator)
     return frame.height

@@ -24,6 +24,7 @@ from polars_anon.inputs.nulls import text
 from polars_anon.inputs.params import check_k, max_suppressed
 from polars_anon.prepare.encode import encode_values
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.release.buffers import INLINE
 from polars_anon.release.engine_write import OnEngine
 from polars_anon.release.exprs import generalization_exprs
 from polars_anon.release.guard import Guarded
@@ -109,6 +110,14 @@ def guarded(
         resolved.undeclared,
         prep.rows,
     )
+    release.drops_rows = not drop.is_empty()
+    # a quasi-identifier kept at its values drops the groups' labels: its
+    # values (`buffers.INLINE`)
+    release.inline |= {
+        q
+        for q, lvl in zip(qis, levels, strict=True)
+        if lvl == 0 and (drop.get_column(q).str.len_bytes().max() or 0) <= INLINE  # type: ignore[operator]
+    }
     suppressed = prep.rows - int(expected.get_column(count).sum())
     release.columns = columns_released(prep, levels, suppressed, roles or Roles(), resolved)
     return release

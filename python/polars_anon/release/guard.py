@@ -13,6 +13,7 @@ from polars.io.plugins import register_io_source
 
 from polars_anon._core import ConfigError, NotAnonymousError
 from polars_anon.inputs.nulls import text
+from polars_anon.release.buffers import compacted, sink_ipc
 from polars_anon.release.quiet import quiet_panics, sources
 from polars_anon.release.write import FORMATS, read_back, written_beside
 from polars_anon.roles import undeclared
@@ -49,6 +50,11 @@ class Guarded:
         # the columns with no role passed through, with their distinct
         # values in the table of `rows` rows checked (`roles.undeclared`)
         self.passed, self.rows = passed or {}, rows
+        # whether the plan drops rows (suppressed records), whose text its
+        # columns' buffers then still hold (`buffers`), and the columns whose
+        # dropped values were all short enough to be held in the views
+        # themselves, not in buffers: set by its builder
+        self.drops_rows, self.inline = True, set(labelled)
         # columns the plan gives as Enums of their labels: released as text
         self.labelled = labelled
         # what became of every column (`roles.fates`), set by its builder
@@ -79,6 +85,8 @@ class Guarded:
         frame = self.collect()
         self.check(frame)
         frame = frame.with_columns(pl.col(self.labelled).cast(pl.String))
+        if self.drops_rows:
+            frame = compacted(frame, self.inline)
         yield narrowed(frame.lazy(), with_columns, predicate, n_rows).collect()
 
     def spooled(
@@ -114,6 +122,8 @@ class Guarded:
         def write(tmp: Path) -> None:
             if fmt == "csv":
                 self.stream(lambda plan: plan.sink_csv(tmp, separator=separator), tmp)
+            elif fmt == "ipc":
+                self.stream(lambda plan: sink_ipc(plan, tmp), tmp)
             else:
                 self.stream(lambda plan: getattr(plan, f"sink_{fmt}")(tmp), tmp)
             self.prove(read_back(tmp, fmt, separator))

@@ -15,6 +15,7 @@ import polars as pl
 from polars.io.partition import FileProviderArgs
 
 from polars_anon._core import ConfigError
+from polars_anon.release.buffers import sink_ipc
 from polars_anon.release.write import beside, format_of, target, written_beside
 
 # the name of the i-th part of a folder
@@ -60,6 +61,8 @@ class Unproven:
         def write(tmp: Path) -> None:
             if fmt == "csv":
                 self.plan.sink_csv(tmp, separator=separator)
+            elif fmt == "ipc":
+                sink_ipc(self.plan, tmp)
             else:
                 getattr(self.plan, f"sink_{fmt}")(tmp)
 

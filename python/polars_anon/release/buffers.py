@@ -1,0 +1,62 @@
+"""A release's text in buffers of its own. Polars holds text as views into
+shared buffers, and a filter or a join keeps the views of the rows it keeps
+pointing into the table's buffers: the text of the suppressed records (and
+of any row the table's buffers held) stays in them. An Arrow IPC file or a
+pickle of the frame writes such buffers whole (a CSV or Parquet writer
+writes values, not buffers). So an in-memory release's text columns are
+copied into buffers of their own, and IPC files are written in Arrow's
+classic layout (offsets and one buffer of the values written)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+# Arrow's layout without views: a writer copies each value it writes
+IPC_LEVEL = pl.CompatLevel.oldest()
+
+
+def sink_ipc(plan: pl.LazyFrame, path: Path) -> Any:
+    """`plan` streamed into an IPC file at `path` (`IPC_LEVEL`)."""
+    return plan.sink_ipc(path, compat_level=IPC_LEVEL)
+
+
+# text of at most this many bytes is held in its 16-byte view, not in a buffer
+INLINE = 12
+
+
+def compacted(frame: pl.DataFrame, kept: Collection[str] = ()) -> pl.DataFrame:
+    """`frame` with every column holding text (or bytes, nested too) in
+    buffers of its own: flat text rebuilt value by value, other kinds (rare)
+    through an in-memory IPC copy in the classic layout. The `kept` columns
+    are left as they are: a generalized one's text is a level's labels (cast
+    from an Enum of them, not the table's), and one whose dropped values
+    were all of at most INLINE bytes left none in its buffers."""
+    columns = {c: t for c, t in frame.schema.items() if c not in kept}
+    flat = [c for c, t in columns.items() if t == pl.String]
+    other = [c for c, t in columns.items() if t != pl.String and holds_bytes(t)]
+    out = frame
+    if flat:
+        out = out.with_columns(pl.concat_str([pl.col(c), pl.lit("")]).alias(c) for c in flat)
+    if other:
+        buffer = io.BytesIO()
+        out.select(other).write_ipc(buffer, compat_level=IPC_LEVEL)
+        buffer.seek(0)
+        out = out.with_columns(pl.read_ipc(buffer).get_columns())
+    return out
+
+
+def holds_bytes(dtype: Any) -> bool:
+    """Whether `dtype` holds text or bytes, at any depth (an Enum's or a
+    Categorical's are its categories, not views of its rows)."""
+    if dtype in (pl.String, pl.Binary):
+        return True
+    if isinstance(dtype, pl.List | pl.Array):
+        return holds_bytes(dtype.inner)
+    if isinstance(dtype, pl.Struct):
+        return any(holds_bytes(f.dtype) for f in dtype.fields)
+    return False
