@@ -494,3 +494,27 @@ def test_only_the_blank_lines_ending_a_one_column_file_are_cut() -> None:
     # inside a quote left open (which the reader refuses) they are kept
     assert cut(b'a\n"1\n\n\n') == b'a\n"1\n\n\n'
     assert cut(b'a\n"1\n\n"\n\n') == b'a\n"1\n\n"\n'
+
+
+def test_a_record_of_more_fields_than_the_header_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Polars refuses such a record only when a plan reads every column: a
+    release dropping the identifier cut the comment's unquoted tail off
+    without a word (exit 0), and a plan reading all refused it as a
+    changed source. Refused as what it is, before any work."""
+    (tmp_path / "sex.csv").write_text("F;*\nM;*\n")
+    lines = ["id,sex,comment"] + [f"{i},{'FM'[i % 2]},fine" for i in range(30)]
+    for n, extra in ((3, "99,F,too long, boring and rude"), (2, "F,too long, boring")):
+        header = "id,sex,comment" if n == 3 else "sex,comment"
+        rows = lines[1:] if n == 3 else [r.split(",", 1)[1] for r in lines[1:]]
+        path = tmp_path / f"in{n}.csv"
+        path.write_text("\n".join([header, *rows, extra]) + "\n")
+        args = ["anonymize", str(path), "--qi", "sex", "--hierarchy", f"sex={tmp_path / 'sex.csv'}"]
+        args += ["--insensitive", "comment", "--k", "2", "--out", str(tmp_path / f"out{n}.csv")]
+        if n == 3:
+            args += ["--identifier", "id"]
+        assert main(args) == 2
+        said = capsys.readouterr().err
+        assert f"more fields than the header's {n} columns" in said and str(path) in said
+        assert not (tmp_path / f"out{n}.csv").exists()

@@ -21,6 +21,7 @@ from polars_anon.engines.csv_blank import (
     without_trailing_blank_lines,
 )
 from polars_anon.release.buffers import IPC_LEVEL
+from polars_anon.release.quiet import sources
 from polars_anon.release.write import format_of
 
 
@@ -163,14 +164,29 @@ def numbers_checked(
     candidates = {c: t for c, t in schema.items() if t.is_numeric() and c in wanted}
     # with `numbers`, every other column as its text (a Boolean, TRUE, too)
     kept = [] if numbers is None else [c for c in schema.names() if c not in candidates]
-    if candidates:
-        texts = scan(infer_schema=False).select(
+    texts = scan(infer_schema=False).select(
+        *(
             (
                 pl.col(c).str.contains(LEADING_ZERO)
                 | (pl.col(c).is_not_null() & ~is_number(pl.col(c), t))
             ).any()
             for c, t in candidates.items()
-        )
+        ),
+        # every column read: Polars refuses a record of more fields than
+        # the header only when it reads them all, and a plan that reads
+        # fewer (an identifier dropped) cuts the record's last value short
+        *(pl.col(c).null_count() for c in schema.names() if c not in candidates),
+    )
+    try:
         found = texts.collect(engine="streaming").row(0)
-        kept += [c for c, text in zip(candidates, found, strict=True) if text]
+    except pl.exceptions.ComputeError as e:
+        if "more fields" not in str(e):
+            raise
+        which = ", ".join(sources(lazy)) or "the CSV"
+        raise ConfigError(
+            f"{which}: a record holds more fields than the header's {len(schema)} columns "
+            "(a separator inside a value that is not quoted?): quote such values, or give "
+            "the separator the file uses"
+        ) from None
+    kept += [c for c, text in zip(candidates, found, strict=False) if text]
     return scan(schema_overrides=dict.fromkeys(kept, pl.String)) if kept else lazy
