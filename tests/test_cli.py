@@ -671,3 +671,40 @@ def test_a_release_written_as_arrow_ipc_is_read_back(
     assert f"records / classes        {released.height}" in printed
     assert main(["risk", str(out), "--qi", "sex,race", "--engine", "duckdb"]) == 2
     assert "an Arrow IPC file is read on the polars engine" in capsys.readouterr().err
+
+
+def test_a_hierarchy_given_by_file_reads_none_of_the_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--hierarchy sex=FILE beside a folder holding another table's Sex.csv:
+    the file given wins (the folder's near name was refused); a --qi of the
+    wrong case is asked about both ways."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "Sex.csv").write_text("Female;*\nMale;*\n")
+    (shared / "age.csv").write_text("20;*\n21;*\n22;*\n")
+    (tmp_path / "my_sex.csv").write_text("f;*\nm;*\n")
+    data = tmp_path / "in.csv"
+    pl.DataFrame({"sex": ["f", "m"] * 20, "age": [str(20 + i % 3) for i in range(40)]}).write_csv(
+        data
+    )
+    args = ["check", str(data), "--hierarchies", str(shared), "--k", "2", "--levels", "age=1"]
+    assert main([*args, "--qi", "sex,age", "--hierarchy", f"sex={tmp_path / 'my_sex.csv'}"]) == 0
+    assert "k-anonymous                       True" in capsys.readouterr().out
+    (shared / "Sex.csv").rename(shared / "sex.csv")
+    assert main([*args, "--qi", "Sex,age"]) == 2
+    assert "is the column named 'sex', or is that file meant for 'Sex'" in capsys.readouterr().err
+
+
+def test_hierarchy_build_on_a_column_with_nulls_names_the_way_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it said "1 null value(s)" (of the distinct values) and pointed to
+    # the search's option, which hierarchy build takes too
+    data = tmp_path / "nulls.csv"
+    data.write_text("a,b\n1,x\n,y\n2,z\n,w\n")
+    args = ["hierarchy", "build", "interval", str(data), "--column", "a", "--widths", "5"]
+    assert main([*args, "--out", str(tmp_path / "a.csv")]) == 2
+    said = capsys.readouterr().err
+    assert "column 'a' holds nulls" in said and "--nulls value here" in said
+    assert main([*args, "--nulls", "value", "--out", str(tmp_path / "a.csv")]) == 0

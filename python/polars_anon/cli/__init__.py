@@ -82,10 +82,11 @@ def parser() -> argparse.ArgumentParser:
         "Search, write the release and its resolved job file "
         "(<out>.job.toml); with --config, run a job file (its recorded levels, if any, "
         "are applied and re-checked instead of searching). --algorithm mondrian "
-        "partitions the table by Mondrian instead (a run of its job file partitions "
-        "its input again); --epsilon E --delta D releases it differentially private by "
-        "SafePub (the quasi-identifiers only; a run of its job file releases its input "
-        "again).",
+        "partitions the table by Mondrian instead (a run of its resolved job file "
+        "re-applies the splits written beside the release, re-checked; [search] coarsen "
+        "= true coarsens those a new input cannot hold); --epsilon E --delta D releases "
+        "it differentially private by SafePub (the quasi-identifiers only; a run of its "
+        "job file releases its input again).",
     )
     data_options(p, data_required=False)
     model_options(p)

@@ -281,6 +281,12 @@ def build_command(args: argparse.Namespace) -> int:
     # and the builders read numbers from text (1.50 stays a leaf 1.50)
     data = read_table(args.data, args.sep, args.encoding, args.engine, numbers=())
     values = distinct_values(data, args.column, nulls=nulls_of(args))
+    if values.null_count():
+        # (the values are distinct: the column's nulls are one of them)
+        raise ConfigError(
+            f"column '{args.column}' holds nulls; a hierarchy is built over values: drop or "
+            "fill them first, or pass --nulls value here and to the search (it places them)"
+        )
     fields = dataclasses.fields(hierarchy.BUILDERS[args.kind])  # type: ignore[arg-type]
     spec = hierarchy.from_dict(
         {"builder": args.kind, **{f.name: getattr(args, f.name) for f in fields}}

@@ -349,8 +349,11 @@ def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     quasi-identifiers (it may hold other columns'), and each --hierarchy's
     (a column the data lacks is refused when it is resolved)."""
     sources = {}
+    # a column given its file by --hierarchy reads none of the folder's
+    given = {item.partition("=")[0] for item in args.hierarchy}
     if args.hierarchies is not None:
-        sources.update(folder_sources(args.hierarchies, args.hierarchy_sep, args.qi or None))
+        wanted = [q for q in args.qi if q not in given] if args.qi else None
+        sources.update(folder_sources(args.hierarchies, args.hierarchy_sep, wanted))
     for item in args.hierarchy:
         col, eq, file = item.partition("=")
         if not eq or not col or not file:

@@ -76,10 +76,11 @@ def read_hierarchies(
     for c in columns or ():
         near = [f for stem, f in others.items() if c not in out and similar(stem, c)]
         if near:
+            stem = column_of(near[0])
             raise ConfigError(
                 f"hierarchies: no file for column '{c}' in {str(path)!r}, which has "
-                f"{near[0].name!r}: did you mean '{c}.csv'? (a file is named by its column, "
-                "case included; or pass a mapping of columns to hierarchies)"
+                f"{near[0].name!r}: is the column named {stem!r}, or is that file meant for "
+                f"'{c}' (then name it '{c}.csv': a file is named by its column, case included)?"
             )
     return out
 
