@@ -175,6 +175,12 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
         ["column 'Zipcode'", "released as it is", "given for 'ZipCodes'", "leave it out"],
     ),
     (
+        "a table read with another separator than its own",
+        lambda: pa.search(pl.DataFrame({"a;b": ["1;2"] * 5}), ["a"], None, 1),
+        pa.ConfigError,
+        ["unknown column(s) ['a']", "wrong separator", "holds ';'"],
+    ),
+    (
         "a bound above the height",
         lambda: search_patients().best("min_loss", bounds={"Sex": 7}),
         pa.ConfigError,
@@ -295,7 +301,7 @@ REFUSED: list[tuple[str, Callable[[], Any], type[BaseException], list[str]]] = [
             nulls="value",
         ),
         pa.MissingValueError,
-        ["'s'", "sensitive attribute", "fill_null('(missing)')", "for the quasi-identifiers"],
+        ["'s'", "sensitive attribute", "'(missing)'", "fill_null", "for the quasi-identifiers"],
     ),
     (
         "an empty string in a quasi-identifier without a hierarchy",

@@ -58,12 +58,12 @@ def no_nulls(col: pl.Series, counts: pl.Series | None, column: str, role: str) -
     nulls = col.null_count() if counts is None else int(counts.filter(col.is_null()).sum())
     if nulls:
         if role.startswith("a quasi-identifier"):
-            way = "(e.g. fill_null with a value the hierarchy knows)"
-            way += ", or pass nulls='value'" if role == "a quasi-identifier" else ""
+            way = "(a value the hierarchy knows: in the file, or by Polars' fill_null)"
+            way += ", or pass nulls='value' (--nulls value)" if role == "a quasi-identifier" else ""
         else:
             way = (
-                "(e.g. fill_null('(missing)'), a value of its own; nulls='value' is for the "
-                "quasi-identifiers)"
+                "(a value of their own, such as '(missing)': in the file, or by Polars' "
+                "fill_null; nulls='value', --nulls value, is for the quasi-identifiers)"
             )
         raise MissingValueError(
             f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first {way}"

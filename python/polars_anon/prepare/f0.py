@@ -84,7 +84,10 @@ def prepare(
         schema = engines.schema(data, where)
     unknown = [q for q in qis + sens if q not in schema]
     if unknown:
-        raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
+        raise ConfigError(
+            f"unknown column(s) {unknown}; the data has {list(schema.names())}"
+            + misread(schema.names())
+        )
     check_groupable(schema, qis + sens, qis)
     hs_by_col = resolve_hierarchies(hierarchies, qis)
     check_names(hs_by_col, qis, schema.names())
@@ -212,6 +215,17 @@ def at_leaves(prep: Prepared) -> Prepared:
         object.__setattr__(prep, "leaves", leaves)
     assert prep.leaves is not None
     return prep.leaves
+
+
+def misread(columns: list[str]) -> str:
+    """A hint for a table of one column whose name holds a separator: a
+    CSV read with another separator than its own."""
+    if len(columns) != 1:
+        return ""
+    found = [sep for sep in (";", "\t", "|", ",") if sep in columns[0]]
+    if not found:
+        return ""
+    return f": was it read with the wrong separator (its header holds {found[0]!r})?"
 
 
 def zeros_folded(lazy: pl.LazyFrame, columns: Sequence[str]) -> pl.LazyFrame:
