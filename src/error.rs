@@ -18,7 +18,7 @@ pub enum AnonError {
         shown: String,
     },
     /// Null values in a quasi-identifier.
-    #[error("column '{column}': {count} null value(s) in a quasi-identifier; fill or drop them first (e.g. fill_null with a value the hierarchy knows), or pass nulls='value' to keep null as a value of its own")]
+    #[error("column '{column}': {count} null value(s) in a quasi-identifier; fill or drop them first (a value the hierarchy knows: in the file, or by Polars' fill_null), or pass nulls='value' (--nulls value) to keep null as a value of its own")]
     NullValues { column: String, count: u64 },
     /// A request that does not fit the data: unknown column, bad k, bad levels.
     #[error("{0}")]

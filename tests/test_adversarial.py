@@ -830,3 +830,9 @@ def test_a_table_given_to_apply_that_no_longer_reads_is_one_clear_error(
         with pytest.raises(pa.ConfigError, match=re.escape(f"the table given ({path})")):
             result.apply(scan)
         assert "panicked" not in capfd.readouterr().err
+    path.unlink()  # a file gone is one too
+    with pytest.raises(pa.ConfigError, match=re.escape(f"the table given ({path})")):
+        result.apply(scan)
+    # an error of a plan reading no file is its own
+    with pytest.raises(pl.exceptions.ColumnNotFoundError):
+        result.apply(df.lazy().select(*ADULT_QIS, "nope"))

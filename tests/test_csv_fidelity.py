@@ -518,3 +518,26 @@ def test_a_record_of_more_fields_than_the_header_is_refused(
         said = capsys.readouterr().err
         assert f"more fields than the header's {n} columns" in said and str(path) in said
         assert not (tmp_path / f"out{n}.csv").exists()
+
+
+def test_a_csv_the_reader_refuses_is_named_and_said_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a stray quote was Polars' raw error (or, with the column dropped,
+    # half the rows released without a word); a file read through a copy
+    # (another encoding) named the copy
+    (tmp_path / "sex.csv").write_text("F;*\nM;*\n")
+    rows = [f"{i},{'FM'[i % 2]},fine" for i in range(30)]
+    cases = {
+        "quote.csv": ("utf8", ["id,sex,comment", *rows, '99,F,a 5" screw', *rows], "refused it"),
+        "latin.csv": ("latin-1", ["id,sex,comment", *rows, "99,F,caf\u00e9, bien"], "more fields"),
+    }
+    for name, (encoding, lines, said) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(("\n".join(lines) + "\n").encode(encoding))
+        args = ["anonymize", str(path), "--qi", "sex", "--hierarchy", f"sex={tmp_path / 'sex.csv'}"]
+        args += ["--identifier", "id", "--insensitive", "comment", "--k", "2"]
+        args += ["--encoding", encoding, "--out", str(tmp_path / f"out_{name}")]
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: " in err and said in err, err

@@ -371,3 +371,43 @@ def test_no_byte_of_a_suppressed_record_in_a_release(tmp_path: Path) -> None:
     held.append((tmp_path / "cli.arrow").read_bytes())
     for i, data in enumerate(held):
         assert not [s for s in secrets if s in data], i
+
+
+def test_no_byte_of_a_record_left_out_of_a_sample_or_of_a_recoded_cell() -> None:
+    """SafePub's sample drops records by a filter (their text stayed in the
+    buffers when nothing was suppressed), and local recoding gathered each
+    cell's label from every label of every level (a recoded cell's own
+    value stayed)."""
+    import io
+    import pickle
+
+    secret = "a secret job title long enough for a buffer"
+
+    def held(frame: pl.DataFrame) -> bool:
+        written = io.BytesIO()
+        frame.write_ipc(written)
+        return secret.encode() in written.getvalue() + pickle.dumps(frame)
+
+    n = 2000
+    jobs = [secret] + [["nurse", "teacher", "clerk"][i % 3] for i in range(1, n)]
+    table = pl.DataFrame({"job": jobs})
+    hs = {"job": pa.Hierarchy.from_rows([[j, "*"] for j in sorted(set(jobs))])}
+    # seed 11: the secret's record is not drawn, and nothing is suppressed
+    r = pa.differential_privacy(
+        table, ["job"], hs, epsilon=2.0, delta=1e-2, seed=11, generalization={"job": 0}
+    )
+    assert r.suppressed == 0 and r.sampled < n
+    out = r.apply().collect()
+    assert secret not in out.get_column("job").to_list() and not held(out)
+    sex = ["M", "F"] * 100
+    small = pl.DataFrame({"sex": sex, "job": [secret] + ["clerk"] * 199})
+    recoded = pa.local_recoding(
+        small,
+        ["sex", "job"],
+        {
+            "sex": [["M", "*"], ["F", "*"]],
+            **{"job": pa.Hierarchy.from_rows([[secret, "*"], ["clerk", "*"]])},
+        },
+        2,
+    ).data
+    assert secret not in recoded.get_column("job").to_list() and not held(recoded)

@@ -4,6 +4,7 @@ exponential mechanism, suppress the small classes."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -148,7 +149,7 @@ def differential_privacy(
         # whose rows cannot be numbered the same way twice)
         sample = on_engine.sampled(data, where, key, beta)
         columns = engines.schema(data, where).names()
-    prep = prepare(sample, qis, hs, nulls=nulls)
+    prep = dataclasses.replace(prepare(sample, qis, hs, nulls=nulls), sampled=True)
     if prep.rows < k:
         raise ConfigError(
             f"the sample holds {prep.rows} records of the table, fewer than k = {k}: every "

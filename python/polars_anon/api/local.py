@@ -16,6 +16,7 @@ from polars_anon.inputs.nulls import no_nulls
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.encode import encode_values
 from polars_anon.prepare.f0 import zeros_folded
+from polars_anon.release.buffers import compacted
 from polars_anon.results.local import LocalRecoding
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import resolve
@@ -102,8 +103,11 @@ def local_recoding(
         idx = pl.Series(offsets, dtype=pl.UInt32).gather(lv_s) + pl.Series(cd, dtype=pl.UInt32)
         out_cols.append(flat.gather(idx))
         level_cols.append(lv_s)
+    # a column gathered from every label of every level points into all of
+    # them, the recoded cells' own values too: copied out (`release.buffers`)
+    data = identify(frame.with_columns(out_cols).lazy(), roles.ops).collect()
     return LocalRecoding(
-        data=identify(frame.with_columns(out_cols).lazy(), roles.ops).collect(),
+        data=compacted(data, [c for c in data.columns if c not in qis]),
         levels=pl.DataFrame(level_cols),
         groups=groups,
         distortion_ratio=distortion,

@@ -89,7 +89,9 @@ def read(
             # skip them
             copy = copy_without_blank_lines(path)
             return numbers_checked(
-                lambda **kw: pl.scan_csv(copy, separator=separator, encoding=lossy, **kw), numbers
+                lambda **kw: pl.scan_csv(copy, separator=separator, encoding=lossy, **kw),
+                numbers,
+                str(path),
             )
         blank = trailing_blank_lines(path)
         if blank and blank_lines_are_records(separator, single):
@@ -103,10 +105,12 @@ def read(
         raise ConfigError(f"unknown encoding {encoding!r}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path} is not {encoding}: {e}") from None
-    return from_bytes(text.encode(), separator, numbers)
+    return from_bytes(text.encode(), separator, numbers, str(path))
 
 
-def from_bytes(data: bytes, separator: str, numbers: Collection[str] | None) -> pl.LazyFrame:
+def from_bytes(
+    data: bytes, separator: str, numbers: Collection[str] | None, name: str | None = None
+) -> pl.LazyFrame:
     """A CSV's bytes (UTF-8), read from a copy in this process's temporary
     folder, its blank lines no records (`engines.csv_blank`): those ending
     it cut, and in a file of two columns or more those between its records
@@ -118,7 +122,7 @@ def from_bytes(data: bytes, separator: str, numbers: Collection[str] | None) -> 
         data = without_trailing_blank_lines(data)
     copy = spool("table.csv")
     copy.write_bytes(data)
-    return numbers_checked(lambda **kw: pl.scan_csv(copy, separator=separator, **kw), numbers)
+    return numbers_checked(lambda **kw: pl.scan_csv(copy, separator=separator, **kw), numbers, name)
 
 
 @functools.cache
@@ -146,9 +150,12 @@ def is_number(text: pl.Expr, dtype: pl.DataType) -> pl.Expr:
 
 
 def numbers_checked(
-    scan: Callable[..., pl.LazyFrame], numbers: Collection[str] | None = None
+    scan: Callable[..., pl.LazyFrame],
+    numbers: Collection[str] | None = None,
+    name: str | None = None,
 ) -> pl.LazyFrame:
-    """A CSV read by `scan` (given Polars' reader options) with the types
+    """A CSV read by `scan` (given Polars' reader options; `name`: the file
+    its errors name, when `scan` reads a copy of it) with the types
     Polars infers from its first rows, except that a column of numbers stays
     text when any of its values is written with a leading zero (read as a
     number, ZIP code 01069 would be released as 1069) or is not a number of
@@ -180,13 +187,16 @@ def numbers_checked(
     try:
         found = texts.collect(engine="streaming").row(0)
     except pl.exceptions.ComputeError as e:
-        if "more fields" not in str(e):
-            raise
-        which = ", ".join(sources(lazy)) or "the CSV"
-        raise ConfigError(
-            f"{which}: a record holds more fields than the header's {len(schema)} columns "
-            "(a separator inside a value that is not quoted?): quote such values, or give "
-            "the separator the file uses"
-        ) from None
+        which = name or ", ".join(sources(lazy)) or "the CSV"
+        if "more fields" in str(e):
+            raise ConfigError(
+                f"{which}: a record holds more fields than the header's {len(schema)} "
+                "columns (a separator inside a value that is not quoted, or one ending the "
+                "line?): quote such values, or give the separator the file uses"
+            ) from None
+        if "malformed" not in str(e):
+            raise  # (text that is not UTF-8: the command line names the way out)
+        first = str(e).splitlines()[0][:200]
+        raise ConfigError(f"{which}: the CSV reader refused it: {first}") from None
     kept += [c for c, text in zip(candidates, found, strict=False) if text]
     return scan(schema_overrides=dict.fromkeys(kept, pl.String)) if kept else lazy

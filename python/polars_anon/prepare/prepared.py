@@ -72,6 +72,9 @@ class Prepared:
     # this table prepared at its leaves, when `floors` are above them
     # (`prepare.f0.at_leaves`), made when first asked for
     leaves: Prepared | None = None
+    # whether `lazy` keeps some of another table's rows (SafePub's sample):
+    # its text then points into that table's buffers (`release.buffers`)
+    sampled: bool = False
 
     @property
     def rows(self) -> int:

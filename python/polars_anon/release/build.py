@@ -110,14 +110,15 @@ def guarded(
         resolved.undeclared,
         prep.rows,
     )
-    release.drops_rows = not drop.is_empty()
-    # a quasi-identifier kept at its values drops the groups' labels: its
-    # values (`buffers.INLINE`)
-    release.inline |= {
-        q
-        for q, lvl in zip(qis, levels, strict=True)
-        if lvl == 0 and (drop.get_column(q).str.len_bytes().max() or 0) <= INLINE  # type: ignore[operator]
-    }
+    release.drops_rows = prep.sampled or not drop.is_empty()
+    if not prep.sampled:
+        # a quasi-identifier kept at its values drops the groups' labels:
+        # its values (`buffers.INLINE`); a sample drops rows of any value
+        release.inline |= {
+            q
+            for q, lvl in zip(qis, levels, strict=True)
+            if lvl == 0 and (drop.get_column(q).str.len_bytes().max() or 0) <= INLINE  # type: ignore[operator]
+        }
     suppressed = prep.rows - int(expected.get_column(count).sum())
     release.columns = columns_released(prep, levels, suppressed, roles or Roles(), resolved)
     return release

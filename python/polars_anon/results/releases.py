@@ -152,7 +152,10 @@ class Releases:
                         else (self.k, self.suppression),
                     )
             except BaseException as e:
-                if isinstance(e, pl.exceptions.PolarsError) or type(e).__name__ == "PanicException":
+                # a file the scan reads that does not read as it did; any
+                # other error (a plan's own, the core's) is raised as it is
+                read = isinstance(e, pl.exceptions.PolarsError | OSError)
+                if (read or type(e).__name__ == "PanicException") and scanned(data):
                     raise unread(data, e) from e
                 raise
         return prep, prep.levels(chosen)
@@ -243,6 +246,11 @@ class Releases:
         release = guarded(prep, lv, self.k, self.suppression, self.criteria, roles)
         assert isinstance(release, (Guarded, OnEngine))
         return write_release(release, path, kind, partition_rows, separator)
+
+
+def scanned(data: Any) -> bool:
+    """Whether `data` is a LazyFrame that reads files."""
+    return isinstance(data, pl.LazyFrame) and bool(sources(data))
 
 
 def unread(data: Any, e: BaseException) -> ConfigError:
