@@ -1063,3 +1063,12 @@ def test_each_starting_job_runs(name: str) -> None:
 def test_pinned_an_empty_encoding(case: Case) -> None:
     # the check of a CSV's header raised Python's LookupError for it
     _pins_cli(case)
+
+
+@PINNED
+@example(case=("anonymize", ("set", "DATA", "{short.csv}")))
+@given(case=CLI_CASES)
+def test_pinned_a_header_naming_a_column_star(case: Case) -> None:
+    # the CSV's typing pass read its columns by name: `*` (a hierarchy
+    # file's top, read as data) was every column to Polars
+    _pins_cli(case)

@@ -407,3 +407,14 @@ def test_a_column_with_no_role_passes_again_as_it_passed(tmp_path: Path) -> None
     release = pa.generalize(large, sex, {"sex": 0}, k=2)
     assert release.collect().get_column("code").n_unique() == distinct
     assert pa.generalize(large, sex, {"sex": 0}, k=2, out=tmp_path / "large.csv").exists()
+
+
+def test_columns_with_no_role_named_as_polars_patterns_are_counted_as_one() -> None:
+    # `*` and `^...$` are every column, or a pattern, to pl.col: the rule
+    # for columns with no role counted them so (a duplicate-name error)
+    table = pl.DataFrame({"sex": ["M", "F"] * 15, "*": list(range(30)), "^b$": [1, 2] * 15})
+    sex = {"sex": pa.Hierarchy.from_rows([["M", "*"], ["F", "*"]])}
+    with pytest.raises(pa.ConfigError, match=r"'\*' \(30 distinct values\)"):
+        pa.generalize(table, sex, {"sex": 0}, k=2)
+    out = pa.generalize(table.with_columns(pl.lit(7).alias("*")), sex, {"sex": 0}, k=2).collect()
+    assert out.columns == ["sex", "*", "^b$"] and out.height == 30

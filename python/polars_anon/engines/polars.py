@@ -171,18 +171,24 @@ def numbers_checked(
     candidates = {c: t for c, t in schema.items() if t.is_numeric() and c in wanted}
     # with `numbers`, every other column as its text (a Boolean, TRUE, too)
     kept = [] if numbers is None else [c for c in schema.names() if c not in candidates]
+    # columns by position: a header may name one `*` or `^...$`, which
+    # pl.col reads as every column or a pattern
+    at = {c: pl.nth(i) for i, c in enumerate(schema.names())}
     texts = scan(infer_schema=False).select(
         *(
-            (
-                pl.col(c).str.contains(LEADING_ZERO)
-                | (pl.col(c).is_not_null() & ~is_number(pl.col(c), t))
-            ).any()
-            for c, t in candidates.items()
+            (at[c].str.contains(LEADING_ZERO) | (at[c].is_not_null() & ~is_number(at[c], t)))
+            .any()
+            .alias(f"number {i}")
+            for i, (c, t) in enumerate(candidates.items())
         ),
         # every column read: Polars refuses a record of more fields than
         # the header only when it reads them all, and a plan that reads
         # fewer (an identifier dropped) cuts the record's last value short
-        *(pl.col(c).null_count() for c in schema.names() if c not in candidates),
+        *(
+            e.null_count().alias(f"read {i}")
+            for i, (c, e) in enumerate(at.items())
+            if c not in candidates
+        ),
     )
     try:
         found = texts.collect(engine="streaming").row(0)
@@ -194,8 +200,13 @@ def numbers_checked(
                 "columns (a separator inside a value that is not quoted, or one ending the "
                 "line?): quote such values, or give the separator the file uses"
             ) from None
+        if "utf-8" in str(e):
+            raise ConfigError(
+                f"{which} is not UTF-8 (invalid utf-8 sequence): give its encoding with "
+                "--encoding (latin-1, cp1252, ...), or as encoding under [input] in a job file"
+            ) from None
         if "malformed" not in str(e):
-            raise  # (text that is not UTF-8: the command line names the way out)
+            raise
         first = str(e).splitlines()[0][:200]
         raise ConfigError(f"{which}: the CSV reader refused it: {first}") from None
     kept += [c for c, text in zip(candidates, found, strict=False) if text]

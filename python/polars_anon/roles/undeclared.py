@@ -38,12 +38,16 @@ def distinct_counts(data: Any, engine: str, columns: list[str], rows: int) -> di
         module = engines.module(engine)
         return module.distinct_counts(data, columns, exact)[1]  # type: ignore[no-any-return]
     lazy = data.lazy()
+    # by position: a column with no role may be named `*` or `^...$`, which
+    # pl.col reads as every column or a pattern
+    at = {c: i for i, c in enumerate(lazy.collect_schema().names())}
 
     def count(c: str) -> pl.Expr:
-        values = pl.col(c).drop_nulls()
+        values = pl.nth(at[c]).drop_nulls()
         return values.n_unique() if exact else values.approx_n_unique()
 
-    row = lazy.select([count(c).alias(c) for c in columns]).collect(engine="streaming").row(0)
+    counts = [count(c).alias(f"count {i}") for i, c in enumerate(columns)]
+    row = lazy.select(counts).collect(engine="streaming").row(0)
     return {c: int(v) for c, v in zip(columns, row, strict=True)}
 
 
