@@ -625,8 +625,10 @@ def test_models_against_a_population_and_mu_argus_take_any_column_name(name: str
         masked = pa.mu_argus(data, qis, hier, k=30).mu_argus.masked
         return [*out, masked.rename({column: "z"})]
 
+    # (mu-Argus's masked frequency set comes in the order Polars grouped
+    # F0, which varies between runs: compared as sets of rows)
     for mine, plain in zip(runs(name), runs("z"), strict=True):
-        assert mine.equals(plain)
+        assert mine.sort(mine.columns).equals(plain.sort(plain.columns))
 
 
 def test_accepted_spellings_of_parameters() -> None:
