@@ -409,7 +409,9 @@ def test_a_column_with_no_role_passes_again_as_it_passed(tmp_path: Path) -> None
     assert pa.generalize(large, sex, {"sex": 0}, k=2, out=tmp_path / "large.csv").exists()
 
 
-def test_columns_with_no_role_named_as_polars_patterns_are_counted_as_one() -> None:
+def test_columns_with_no_role_named_as_polars_patterns_are_counted_as_one(
+    tmp_path: Path,
+) -> None:
     # `*` and `^...$` are every column, or a pattern, to pl.col: the rule
     # for columns with no role counted them so (a duplicate-name error)
     table = pl.DataFrame({"sex": ["M", "F"] * 15, "*": list(range(30)), "^b$": [1, 2] * 15})
@@ -418,3 +420,15 @@ def test_columns_with_no_role_named_as_polars_patterns_are_counted_as_one() -> N
         pa.generalize(table, sex, {"sex": 0}, k=2)
     out = pa.generalize(table.with_columns(pl.lit(7).alias("*")), sex, {"sex": 0}, k=2).collect()
     assert out.columns == ["sex", "*", "^b$"] and out.height == 30
+    # nor by the copy of a release's text when records are suppressed (it
+    # made `*` every column joined: 'Ma long note')
+    notes = pl.DataFrame({"sex": ["M", "F"] * 15 + ["X"], "*": ["a long note"] * 31})
+    hs = {"sex": pa.Hierarchy.from_rows([["M", "*"], ["F", "*"], ["X", "*"]])}
+    out = pa.generalize(notes, hs, {"sex": 0}, k=2, max_suppression=1).collect()
+    assert out.equals(notes.head(30))
+    # nor by a CSV's proof, which reads the date-times it holds as text back
+    # as date-times (`*` cast them all: a duplicate-name error)
+    day = pl.datetime(2020, 1, 1, time_zone="UTC") + pl.duration(days=pl.int_range(pl.len()) % 5)
+    times = notes.with_columns(day.alias("*"), day.alias("other"))
+    path = pa.generalize(times, hs, {"sex": 0}, k=2, max_suppression=1, out=tmp_path / "t.csv")
+    assert pl.read_csv(path).height == 30

@@ -36,15 +36,17 @@ def compacted(frame: pl.DataFrame, kept: Collection[str] = ()) -> pl.DataFrame:
     are left as they are: a generalized one's text is a level's labels (cast
     from an Enum of them, not the table's), and one whose dropped values
     were all of at most INLINE bytes left none in its buffers."""
-    columns = {c: t for c, t in frame.schema.items() if c not in kept}
-    flat = [c for c, t in columns.items() if t == pl.String]
-    other = [c for c, t in columns.items() if t != pl.String and holds_bytes(t)]
+    # columns by position: one may be named `*` or `^...$`, which pl.col
+    # reads as every column or a pattern
+    columns = [(i, c, t) for i, (c, t) in enumerate(frame.schema.items()) if c not in kept]
+    flat = [(i, c) for i, c, t in columns if t == pl.String]
+    other = [i for i, _, t in columns if t != pl.String and holds_bytes(t)]
     out = frame
     if flat:
-        out = out.with_columns(pl.concat_str([pl.col(c), pl.lit("")]).alias(c) for c in flat)
+        out = out.with_columns(pl.concat_str([pl.nth(i), pl.lit("")]).alias(c) for i, c in flat)
     if other:
         buffer = io.BytesIO()
-        out.select(other).write_ipc(buffer, compat_level=IPC_LEVEL)
+        out.select(pl.nth(i) for i in other).write_ipc(buffer, compat_level=IPC_LEVEL)
         buffer.seek(0)
         out = out.with_columns(pl.read_ipc(buffer).get_columns())
     return out

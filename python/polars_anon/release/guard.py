@@ -222,19 +222,22 @@ def typed(written: pl.LazyFrame, schema: pl.Schema, by: list[str]) -> pl.LazyFra
     to text, which the checked groups hold. Text that does not parse reads
     as null and fails the proof."""
     have = written.collect_schema()
+    # by position: a column with no role may be named `*` or `^...$`
+    at = {c: pl.nth(i) for i, c in enumerate(have.names())}
     parsed = []
     for c in by:
-        dtype = schema[c]
+        dtype, col = schema[c], at[c]
         if have[c] != pl.String:
             continue
         if isinstance(dtype, pl.Datetime):
             unit, zone = dtype.time_unit, dtype.time_zone
-            parsed.append(pl.col(c).str.to_datetime(time_unit=unit, time_zone=zone, strict=False))
+            to = col.str.to_datetime(time_unit=unit, time_zone=zone, strict=False)
+            parsed.append(to.alias(c))
         elif isinstance(dtype, pl.Time):
-            parsed.append(pl.col(c).str.to_time(strict=False))
+            parsed.append(col.str.to_time(strict=False).alias(c))
         elif dtype.is_float():
             # DuckDB writes NaN as nan; one number reads back as one text
-            parsed.append(pl.col(c).cast(dtype, strict=False))
+            parsed.append(col.cast(dtype, strict=False).alias(c))
     return written.with_columns(parsed) if parsed else written
 
 
