@@ -10,12 +10,11 @@ import polars as pl
 from polars_anon import _core
 from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criteria, sensitive_of, specs
-from polars_anon.inputs.frames import as_lazy, check_groupable
+from polars_anon.inputs.frames import as_lazy, check_groupable, zeros_folded
 from polars_anon.inputs.hierarchies import Hierarchies, check_zeros, resolve_hierarchies
 from polars_anon.inputs.nulls import no_nulls
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.encode import encode_values
-from polars_anon.prepare.f0 import zeros_folded
 from polars_anon.release.buffers import compacted
 from polars_anon.results.local import LocalRecoding
 from polars_anon.roles.polars import identify

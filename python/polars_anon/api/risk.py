@@ -11,11 +11,11 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError, MissingValueError
-from polars_anon.inputs.frames import as_lazy
+from polars_anon.inputs.frames import as_lazy, zeros_folded
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels, is_bool
-from polars_anon.prepare.f0 import one_zero, prepare
+from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import group_sizes
 from polars_anon.release.population import classes_in
 from polars_anon.reports.risk import RiskReport, report
@@ -62,8 +62,7 @@ def risk(
     qis, count = prep.quasi_identifiers, prep.count
     table = as_lazy(population)
     # -0.0 is 0.0, as the table's classes were read
-    floats = [q for q, t in table.collect_schema().items() if q in qis and t.is_float()]
-    table = table.with_columns(one_zero(q, table.collect_schema()[q]) for q in floats)
+    table = zeros_folded(table, qis)
     missing = [q for q in qis if q not in table.collect_schema()]
     if missing:
         raise ConfigError(f"the population table has no column(s) {missing}")

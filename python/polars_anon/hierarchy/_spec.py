@@ -14,6 +14,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.exceptions import ParameterError
+from polars_anon.inputs.frames import one_zero
 
 TOP = "*"
 
@@ -58,7 +59,7 @@ def values_of(values: Any, column: str | None = None) -> pl.Series:
     if s.dtype.is_float():
         # -0.0 is 0.0, as every engine reads a table's numbers; then one
         # value per text, as the core reads them
-        s = pl.select(pl.when(s == 0).then(pl.lit(0.0, s.dtype)).otherwise(s)).to_series()
+        s = s.to_frame("v").select(one_zero("v", s.dtype)).to_series()
         return s.filter(s.cast(pl.String).is_first_distinct()).alias(name)
     return s.unique(maintain_order=True).alias(name)
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import polars as pl
@@ -78,3 +78,20 @@ def groupable(dtype: pl.DataType) -> bool:
 
 def duration(dtype: pl.DataType) -> bool:
     return isinstance(dtype, pl.Duration)
+
+
+def zeros_folded(lazy: pl.LazyFrame, columns: Sequence[str]) -> pl.LazyFrame:
+    """`lazy` with every -0.0 of its float `columns` made 0.0 (`one_zero`),
+    as `prepare` reads a table: for the paths that read a table's rows
+    again without it (a Mondrian release of a table given again, local
+    recoding, a population)."""
+    schema = lazy.collect_schema()
+    floats = [c for c in columns if c in schema and schema[c].is_float()]
+    return lazy.with_columns(one_zero(c, schema[c]) for c in floats) if floats else lazy
+
+
+def one_zero(column: str, dtype: pl.DataType) -> pl.Expr:
+    """`column` (a float) with every -0.0 made 0.0, other values as they are:
+    one number, as every engine reads it (Polars' text tells them apart)."""
+    c = pl.col(column)
+    return pl.when(c == 0).then(pl.lit(0.0, dtype)).otherwise(c).alias(column)

@@ -10,7 +10,7 @@ import polars as pl
 
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon.inputs.frames import SIGNED, as_frame, check_groupable, fresh_name
+from polars_anon.inputs.frames import SIGNED, as_frame, check_groupable, fresh_name, one_zero
 from polars_anon.inputs.hierarchies import (
     Hierarchies,
     check_names,
@@ -226,19 +226,3 @@ def misread(columns: list[str]) -> str:
     if not found:
         return ""
     return f": was it read with the wrong separator (its header holds {found[0]!r})?"
-
-
-def zeros_folded(lazy: pl.LazyFrame, columns: Sequence[str]) -> pl.LazyFrame:
-    """`lazy` with every -0.0 of its float `columns` made 0.0 (`one_zero`),
-    as `prepare` reads a table: for the paths that read a table's rows
-    again without it (a Mondrian release of a table given again, local
-    recoding)."""
-    schema = lazy.collect_schema()
-    floats = [c for c in columns if c in schema and schema[c].is_float()]
-    return lazy.with_columns(one_zero(c, schema[c]) for c in floats) if floats else lazy
-
-
-def one_zero(column: str, dtype: pl.DataType) -> pl.Expr:
-    """`column` (a float) with every -0.0 made 0.0, other values as they are."""
-    c = pl.col(column)
-    return pl.when(c == 0).then(pl.lit(0.0, dtype)).otherwise(c).alias(column)

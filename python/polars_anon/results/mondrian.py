@@ -16,10 +16,10 @@ from polars_anon import engines
 from polars_anon._core import AnonError, ConfigError, CoreCriterion, MondrianOutcome
 from polars_anon.criteria.base import Criterion, specs
 from polars_anon.inputs.counts import FrequencySet
-from polars_anon.inputs.frames import as_lazy, fresh_name
+from polars_anon.inputs.frames import as_lazy, fresh_name, zeros_folded
 from polars_anon.inputs.nulls import text
 from polars_anon.inputs.params import as_bool
-from polars_anon.prepare.f0 import prepare, zeros_folded
+from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import recheck
 from polars_anon.release.guard import Guarded
