@@ -14,7 +14,7 @@ from polars.io.plugins import register_io_source
 from polars_anon._core import ConfigError, NotAnonymousError
 from polars_anon.inputs.nulls import text
 from polars_anon.release.buffers import compacted, sink_ipc
-from polars_anon.release.quiet import quiet_panics, sources
+from polars_anon.release.quiet import quiet_panics, said, sources
 from polars_anon.release.write import FORMATS, read_back, written_beside
 from polars_anon.roles import undeclared
 
@@ -265,14 +265,11 @@ def as_text(
 def unreadable(e: BaseException, plan: pl.LazyFrame | None = None) -> NotAnonymousError:
     """The error for a source Polars could not read as it was, naming the
     files `plan` scans."""
-    first = str(e).splitlines()[0][:200] if str(e) else ""
-    # a panic's text is Polars' internals (an unwrap, an assertion)
-    what = "Polars' reader failed on it" if type(e).__name__ == "PanicException" else first
     files = sources(plan) if plan is not None else []
     which = f" ({', '.join(files)})" if files else ""
     return NotAnonymousError(
         f"the source{which} could not be read as it was when this release was checked: "
-        f"it changed since ({what}); refusing to release it. "
+        f"it changed since ({said(e)}); refusing to release it. "
         "Generalize the current data again."
     )
 

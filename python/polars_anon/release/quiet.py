@@ -54,3 +54,12 @@ def sources(plan: pl.LazyFrame) -> list[str]:
             raise
         return []
     return re.findall(r"SCAN \[(.*?)\]", shown)
+
+
+def said(e: BaseException) -> str:
+    """What a failed read says, for an error of this package's: its first
+    line, or for a panic (whose text is Polars' internals: an unwrap, an
+    assertion) that the reader failed."""
+    if type(e).__name__ == "PanicException":
+        return "Polars' reader failed on it"
+    return str(e).splitlines()[0][:200] if str(e) else ""

@@ -20,7 +20,7 @@ from polars_anon.release.build import columns_released, generalize_prepared, gua
 from polars_anon.release.engine_write import OnEngine, writable
 from polars_anon.release.guard import Guarded
 from polars_anon.release.parts import sink_kind, write_release
-from polars_anon.release.quiet import quiet_panics, sources
+from polars_anon.release.quiet import quiet_panics, said, sources
 from polars_anon.release.suppressed import suppressed_groups
 from polars_anon.reports.release import ReleaseReport
 from polars_anon.roles.resolve import resolve
@@ -155,8 +155,14 @@ class Releases:
                 # a file the scan reads that does not read as it did; any
                 # other error (a plan's own, the core's) is raised as it is
                 read = isinstance(e, pl.exceptions.PolarsError | OSError)
-                if (read or type(e).__name__ == "PanicException") and scanned(data):
-                    raise unread(data, e) from e
+                if read or type(e).__name__ == "PanicException":
+                    files = sources(data) if isinstance(data, pl.LazyFrame) else []
+                    if files:
+                        raise ConfigError(
+                            f"the table given ({', '.join(files)}) could not be read: "
+                            f"{type(e).__name__}: {said(e)}. If its file changed since it "
+                            "was scanned, scan it again."
+                        ) from e
                 raise
         return prep, prep.levels(chosen)
 
@@ -246,24 +252,3 @@ class Releases:
         release = guarded(prep, lv, self.k, self.suppression, self.criteria, roles)
         assert isinstance(release, (Guarded, OnEngine))
         return write_release(release, path, kind, partition_rows, separator)
-
-
-def scanned(data: Any) -> bool:
-    """Whether `data` is a LazyFrame that reads files."""
-    return isinstance(data, pl.LazyFrame) and bool(sources(data))
-
-
-def unread(data: Any, e: BaseException) -> ConfigError:
-    """The error for a table given to release that Polars could not read
-    (a scan whose file changed since it was scanned, say): one of this
-    package's, naming the files and what Polars said."""
-    files = sources(data) if isinstance(data, pl.LazyFrame) else []
-    which = f" ({', '.join(files)})" if files else ""
-    said = str(e).splitlines()[0][:200] if str(e) else ""
-    if type(e).__name__ == "PanicException":
-        # a panic's text is Polars' internals (an unwrap, an assertion)
-        said = "Polars' reader failed on it"
-    return ConfigError(
-        f"the table given{which} could not be read: {type(e).__name__}: {said}. "
-        "If its file changed since it was scanned, scan it again."
-    )
