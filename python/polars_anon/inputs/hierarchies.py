@@ -73,14 +73,14 @@ def read_hierarchies(
             others[stem] = file
     # a column with no file while one is named close to it (sex.csv for
     # Sex) is a slip, as a mapping's near key is (`check_names`)
-    for c in columns or ():
-        near = [f for stem, f in others.items() if c not in out and similar(stem, c)]
+    for c in [c for c in columns or () if c not in out]:
+        near = [stem for stem in others if similar(stem, c)]
         if near:
-            stem = column_of(near[0])
             raise ConfigError(
                 f"hierarchies: no file for column '{c}' in {str(path)!r}, which has "
-                f"{near[0].name!r}: is the column named {stem!r}, or is that file meant for "
-                f"'{c}' (then name it '{c}.csv': a file is named by its column, case included)?"
+                f"{others[near[0]].name!r}: is the column named {near[0]!r}, or is that file "
+                f"meant for '{c}' (then name it '{c}.csv': a file is named by its column, "
+                "case included)?"
             )
     return out
 
