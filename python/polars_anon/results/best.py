@@ -205,16 +205,15 @@ def key(
     """The sort key of `criterion` on the answer's columns (named by
     `column`; ARX's loss, weighted, in `loss`), and whether it is descending."""
     qis, w = quasi_identifiers, weights
-    weighted = pl.sum_horizontal([pl.col(q) * w[i] for i, q in enumerate(qis)])
-    relative = pl.sum_horizontal(
-        [pl.col(q) * (w[i] / heights[i]) for i, q in enumerate(qis) if heights[i] > 0]
-        or [pl.lit(0.0)]
-    )
+    rounded = pl.col(loss).round(12)
+    if criterion == "min_loss" or criterion in BY_VALUE:
+        return rounded, False
+    if criterion == "min_height":
+        return pl.sum_horizontal([pl.col(q) * w[i] for i, q in enumerate(qis)]), False
+    if criterion == "min_relative_distance":
+        relative = [pl.col(q) * (w[i] / heights[i]) for i, q in enumerate(qis) if heights[i] > 0]
+        return pl.sum_horizontal(relative or [pl.lit(0.0)]).round(12), False
     return {
-        "min_loss": (pl.col(loss).round(12), False),
-        **{c: (pl.col(loss).round(12), False) for c in BY_VALUE},
-        "min_height": (weighted, False),
-        "min_relative_distance": (relative.round(12), False),
         "max_distribution": (pl.col(column("groups")), True),
         "min_suppression": (pl.col(column("suppressed")), False),
         "max_precision": (pl.col(column("precision")).round(12), True),

@@ -152,7 +152,7 @@ class SearchResult(Releases):
         ]
         is_minimal = [tuple(n) in minimal for n in nodes]
         series.append(pl.Series(self.column("minimal"), is_minimal, dtype=pl.Boolean))
-        return pl.DataFrame(cols).with_columns(series), table
+        return pl.DataFrame(cols).hstack(series), table
 
     def __getstate__(self) -> dict[str, Any]:
         """What a pickle keeps: the answer, and what it takes to prepare the
@@ -326,17 +326,15 @@ class SearchResult(Releases):
         if criterion == "min_loss":
             assert table is not None
             loss = table.weighted_loss(w) if weights else frame.get_column(self.column("loss"))
-            frame = frame.with_columns(pl.Series(loss_col, loss, dtype=pl.Float64))
+            frame = frame.hstack([pl.Series(loss_col, loss, dtype=pl.Float64)])
         elif criterion in best.BY_VALUE:
             assert table is not None
-            frame = frame.with_columns(pl.Series(loss_col, table.values(), dtype=pl.Float64))
+            frame = frame.hstack([pl.Series(loss_col, table.values(), dtype=pl.Float64)])
         for q, b in (bounds or {}).items():
             lo, hi = best.bound(q, b)
             frame = frame.filter(pl.col(q).is_between(lo, hi))
         if frame.is_empty():
-            raise NotAnonymousError(
-                f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
-            )
+            raise self._out_of_bounds(bounds)
         order, descending = best.key(criterion, qis, w, heights, self.column, loss_col)
         sort_key = fresh_name("__key", frame.columns)
         height, suppressed = self.column("height"), self.column("suppressed")
@@ -344,18 +342,23 @@ class SearchResult(Releases):
         if by_levels:
             # the nodes tied on the key and height, with their suppressed
             # tuples: the rest of the order below
-            first = frame.sort([sort_key, height]).row(0, named=True)
-            frame = frame.filter(
-                (pl.col(sort_key) == first[sort_key]) & (pl.col(height) == first[height])
-            )
+            first = min(frame.select(sort_key, height).rows())
+            frame = frame.filter((pl.col(sort_key) == first[0]) & (pl.col(height) == first[1]))
             tied, _ = self._figures([list(n) for n in frame.select(qis).rows()])
-            frame = frame.with_columns(tied.get_column(suppressed))
-        ranked = frame.sort(
-            [sort_key, height, suppressed, *qis],
-            descending=[descending, False, False] + [False] * len(qis),
+            frame = frame.hstack([tied.get_column(suppressed)])
+        # the least row by the key (negated when descending: the keys are
+        # numbers), then height, suppression and the levels; in Python, as
+        # Polars' sort costs more than the few nodes' own work here
+        sign = -1 if descending else 1
+        rows = frame.select(sort_key, height, suppressed, *qis).rows()
+        chosen = min(rows, key=lambda r: (sign * r[0], *r[1:]))
+        return {q: int(level) for q, level in zip(qis, chosen[3:], strict=True)}
+
+    def _out_of_bounds(self, bounds: Mapping[str, int | tuple[int, int]] | None) -> Exception:
+        """The error for bounds that leave no anonymous node."""
+        return NotAnonymousError(
+            f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
         )
-        row = ranked.row(0, named=True)
-        return {q: int(row[q]) for q in qis}
 
     def _nothing_found(self) -> str:
         """Why `best` has no node to answer with (`best.nothing_found`)."""
