@@ -342,7 +342,7 @@ class SearchResult(Releases):
         if by_levels:
             # the nodes tied on the key and height, with their suppressed
             # tuples: the rest of the order below
-            first = min(frame.select(sort_key, height).rows())
+            first = min(zip(frame.get_column(sort_key), frame.get_column(height), strict=True))
             frame = frame.filter((pl.col(sort_key) == first[0]) & (pl.col(height) == first[1]))
             tied, _ = self._figures([list(n) for n in frame.select(qis).rows()])
             frame = frame.hstack([tied.get_column(suppressed)])
@@ -350,7 +350,9 @@ class SearchResult(Releases):
         # numbers), then height, suppression and the levels; in Python, as
         # Polars' sort costs more than the few nodes' own work here
         sign = -1 if descending else 1
-        rows = frame.select(sort_key, height, suppressed, *qis).rows()
+        # (columns read one by one: a select is a query of its own)
+        columns = [frame.get_column(c).to_list() for c in (sort_key, height, suppressed, *qis)]
+        rows = zip(*columns, strict=True)
         chosen = min(rows, key=lambda r: (sign * r[0], *r[1:]))
         return {q: int(level) for q, level in zip(qis, chosen[3:], strict=True)}
 
