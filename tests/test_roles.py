@@ -432,3 +432,12 @@ def test_columns_with_no_role_named_as_polars_patterns_are_counted_as_one(
     times = notes.with_columns(day.alias("*"), day.alias("other"))
     path = pa.generalize(times, hs, {"sex": 0}, k=2, max_suppression=1, out=tmp_path / "t.csv")
     assert pl.read_csv(path).height == 30
+    # nor an Enum's cast to text (`^a$` read as a pattern was left an Enum
+    # whose type lists the suppressed record's category; `*` a duplicate)
+    kinds = pl.Enum(["kept", "the suppressed record's category"])
+    for name in ("^a$", "*"):
+        enums = notes.with_columns(
+            pl.Series(name, ["kept"] * 30 + ["the suppressed record's category"], dtype=kinds)
+        )
+        out = pa.generalize(enums, hs, {"sex": 0}, k=2, max_suppression=1).collect()
+        assert out.schema[name] == pl.String and out.get_column(name).to_list() == ["kept"] * 30

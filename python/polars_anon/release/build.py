@@ -95,8 +95,11 @@ def guarded(
     enums = {c: t for c, t in unlabelled.items() if t != schema[c]}
     # the generalized columns come as Enums of their labels, which the check
     # groups by their codes, and leave as text
+    # by position: a column may be named `*` or `^...$`, which pl.col reads
+    # as every column or a pattern
+    names = list(schema.names())
     out = prep.lazy.with_columns(
-        *(pl.col(c).cast(t) for c, t in enums.items()),
+        *(pl.nth(names.index(c)).cast(t) for c, t in enums.items()),
         *generalization_exprs(prep, levels, strings=False, schema=schema, enums=True),
     )
     plan = out if drop.is_empty() else without(out, drop, qis, prep.nulls == "error")
