@@ -74,6 +74,36 @@ def test_a_source_changed_under_the_write_leaves_nothing(
         assert list(out.parent.iterdir()) == []
 
 
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_pickled_release_of_a_source_gone_or_changed_is_refused(
+    suffix: str, tmp_path: Path
+) -> None:
+    """A release read from a pickle knows its source's schema only by
+    reading it again: a file gone or changed is refused as a changed
+    source, not as Polars' own error (the copy of a release's text asked
+    the plan its schema outside the read that refuses)."""
+    import pickle
+
+    path = tmp_path / f"t.{suffix}"
+    table = pl.DataFrame({"sex": ["M", "F"] * 50, "job": ["ceo"] + ["clerk"] * 99})
+    (table.write_csv if suffix == "csv" else table.write_parquet)(path)
+    scan = pl.scan_csv(path) if suffix == "csv" else pl.scan_parquet(path)
+    sex = {"sex": pa.Hierarchy.from_rows([["M", "*"], ["F", "*"]])}
+    release = pa.generalize(
+        scan, sex, {"sex": 1}, k=2, quasi_identifiers=["sex", "job"], max_suppression=1
+    )
+    blob = pickle.dumps(release)
+    assert pickle.loads(blob).collect().height == 99
+    table.rename({"job": "role"}).pipe(
+        lambda t: t.write_csv(path) if suffix == "csv" else t.write_parquet(path)
+    )
+    with pytest.raises(pa.NotAnonymousError, match="source"):
+        pickle.loads(blob).collect()
+    path.unlink()
+    with pytest.raises(pa.NotAnonymousError, match="source"):
+        pickle.loads(blob).collect()
+
+
 def test_a_target_that_cannot_be_written_is_refused_before_any_work(
     searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult],
     tmp_path: Path,

@@ -29,27 +29,50 @@ def sink_ipc(plan: pl.LazyFrame, path: Path) -> Any:
 INLINE = 12
 
 
+def copied(
+    plan: pl.LazyFrame, kept: Collection[str] = (), schema: pl.Schema | None = None
+) -> pl.LazyFrame:
+    """`plan` with its text columns (but the `kept` ones) rebuilt value by
+    value after its rows are chosen, into buffers of their own. In the plan,
+    not after it: collected so, each column's views into the table's buffers
+    are dropped as its copy is made, where copying a collected frame held
+    the release's text twice (and Polars' allocator kept the freed half).
+    The `kept` columns are left as they are: a generalized one's text is a
+    level's labels (cast from an Enum of them, not the table's), and one
+    whose dropped values were all of at most INLINE bytes left none in its
+    buffers. Text inside other kinds: `nested`. `schema`: the plan's, when
+    known (asking the plan may read its source)."""
+    # by position: a column may be named `*` or `^...$`, which pl.col reads
+    # as every column or a pattern
+    flat = [
+        pl.concat_str([pl.nth(i), pl.lit("")]).alias(c)
+        for i, (c, t) in enumerate((schema or plan.collect_schema()).items())
+        if c not in kept and t == pl.String
+    ]
+    return plan.with_columns(flat) if flat else plan
+
+
+def nested(frame: pl.DataFrame, kept: Collection[str] = ()) -> pl.DataFrame:
+    """`frame` with its columns holding text or bytes inside other kinds
+    (lists, structs, binary: rare) in buffers of their own, through an
+    in-memory IPC copy in the classic layout (`kept`: as `copied`)."""
+    other = [
+        i
+        for i, (c, t) in enumerate(frame.schema.items())
+        if c not in kept and t != pl.String and holds_bytes(t)
+    ]
+    if not other:
+        return frame
+    buffer = io.BytesIO()
+    frame.select(pl.nth(i) for i in other).write_ipc(buffer, compat_level=IPC_LEVEL)
+    buffer.seek(0)
+    return frame.with_columns(pl.read_ipc(buffer).get_columns())
+
+
 def compacted(frame: pl.DataFrame, kept: Collection[str] = ()) -> pl.DataFrame:
     """`frame` with every column holding text (or bytes, nested too) in
-    buffers of its own: flat text rebuilt value by value, other kinds (rare)
-    through an in-memory IPC copy in the classic layout. The `kept` columns
-    are left as they are: a generalized one's text is a level's labels (cast
-    from an Enum of them, not the table's), and one whose dropped values
-    were all of at most INLINE bytes left none in its buffers."""
-    # columns by position: one may be named `*` or `^...$`, which pl.col
-    # reads as every column or a pattern
-    columns = [(i, c, t) for i, (c, t) in enumerate(frame.schema.items()) if c not in kept]
-    flat = [(i, c) for i, c, t in columns if t == pl.String]
-    other = [i for i, _, t in columns if t != pl.String and holds_bytes(t)]
-    out = frame
-    if flat:
-        out = out.with_columns(pl.concat_str([pl.nth(i), pl.lit("")]).alias(c) for i, c in flat)
-    if other:
-        buffer = io.BytesIO()
-        out.select(pl.nth(i) for i in other).write_ipc(buffer, compat_level=IPC_LEVEL)
-        buffer.seek(0)
-        out = out.with_columns(pl.read_ipc(buffer).get_columns())
-    return out
+    buffers of its own (`copied`, `nested`)."""
+    return nested(copied(frame.lazy(), kept).collect(), kept)
 
 
 def holds_bytes(dtype: Any) -> bool:

@@ -13,7 +13,7 @@ from polars.io.plugins import register_io_source
 
 from polars_anon._core import ConfigError, NotAnonymousError
 from polars_anon.inputs.nulls import text
-from polars_anon.release.buffers import compacted, sink_ipc
+from polars_anon.release.buffers import copied, nested, sink_ipc
 from polars_anon.release.quiet import quiet_panics, said, sources
 from polars_anon.release.write import FORMATS, read_back, written_beside
 from polars_anon.roles import undeclared
@@ -82,11 +82,17 @@ class Guarded:
         if int(self.expected.get_column(self.count).sum()) > SPOOL_ROWS:
             yield from self.spooled(with_columns, predicate, n_rows, batch_size)
             return
-        frame = self.collect()
+        # where rows were dropped, the text copied in the plan (`buffers`):
+        # each column made once. The labels stay Enums through the check (a
+        # group-by of their codes holds a fraction of one of their text).
+        # (the schema taken when made: asking a plan read from a pickle
+        # reads its source, outside the collect that refuses a changed one)
+        plan = copied(self.plan, self.inline, self.schema) if self.drops_rows else self.plan
+        frame = self.collect(plan)
         self.check(frame)
         frame = frame.with_columns(pl.col(self.labelled).cast(pl.String))
         if self.drops_rows:
-            frame = compacted(frame, self.inline)
+            frame = nested(frame, self.inline)
         yield narrowed(frame.lazy(), with_columns, predicate, n_rows).collect()
 
     def spooled(
@@ -157,10 +163,12 @@ class Guarded:
     def unreadable(self, e: BaseException) -> NotAnonymousError:
         return unreadable(e, self.plan)
 
-    def collect(self) -> pl.DataFrame:
+    def collect(self, plan: pl.LazyFrame) -> pl.DataFrame:
+        """`plan` (the release's, or one made of it) collected; a source
+        changed so that Polars cannot read it is refused."""
         try:
             with quiet_panics():
-                return self.plan.collect()
+                return plan.collect()
         except BaseException as e:
             # Polars panics (a BaseException) on some sources changed under a
             # plan, such as a Parquet file shorter than when it was scanned
