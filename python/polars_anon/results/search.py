@@ -334,7 +334,9 @@ class SearchResult(Releases):
             lo, hi = best.bound(q, b)
             frame = frame.filter(pl.col(q).is_between(lo, hi))
         if frame.is_empty():
-            raise self._out_of_bounds(bounds)
+            raise NotAnonymousError(
+                f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
+            )
         order, descending = best.key(criterion, qis, w, heights, self.column, loss_col)
         sort_key = fresh_name("__key", frame.columns)
         height, suppressed = self.column("height"), self.column("suppressed")
@@ -355,12 +357,6 @@ class SearchResult(Releases):
         rows = zip(*columns, strict=True)
         chosen = min(rows, key=lambda r: (sign * r[0], *r[1:]))
         return {q: int(level) for q, level in zip(qis, chosen[3:], strict=True)}
-
-    def _out_of_bounds(self, bounds: Mapping[str, int | tuple[int, int]] | None) -> Exception:
-        """The error for bounds that leave no anonymous node."""
-        return NotAnonymousError(
-            f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
-        )
 
     def _nothing_found(self) -> str:
         """Why `best` has no node to answer with (`best.nothing_found`)."""
