@@ -20,6 +20,7 @@ from polars_anon.engines.csv_blank import (
     without_blank_lines,
     without_trailing_blank_lines,
 )
+from polars_anon.inputs.frames import by_position
 from polars_anon.release.buffers import IPC_LEVEL
 from polars_anon.release.quiet import sources
 from polars_anon.release.write import format_of
@@ -171,9 +172,7 @@ def numbers_checked(
     candidates = {c: t for c, t in schema.items() if t.is_numeric() and c in wanted}
     # with `numbers`, every other column as its text (a Boolean, TRUE, too)
     kept = [] if numbers is None else [c for c in schema.names() if c not in candidates]
-    # columns by position: a header may name one `*` or `^...$`, which
-    # pl.col reads as every column or a pattern
-    at = {c: pl.nth(i) for i, c in enumerate(schema.names())}
+    at = by_position(schema)
     texts = scan(infer_schema=False).select(
         *(
             (at[c].str.contains(LEADING_ZERO) | (at[c].is_not_null() & ~is_number(at[c], t)))

@@ -80,6 +80,13 @@ def duration(dtype: pl.DataType) -> bool:
     return isinstance(dtype, pl.Duration)
 
 
+def by_position(schema: pl.Schema) -> dict[str, pl.Expr]:
+    """Each column of `schema` as an expression reading it by position: a
+    user's column may be named `*` or `^...$`, which pl.col reads as every
+    column or as a pattern."""
+    return {c: pl.nth(i) for i, c in enumerate(schema.names())}
+
+
 def zeros_folded(lazy: pl.LazyFrame, columns: Sequence[str]) -> pl.LazyFrame:
     """`lazy` with every -0.0 of its float `columns` made 0.0 (`one_zero`),
     as `prepare` reads a table: for the paths that read a table's rows

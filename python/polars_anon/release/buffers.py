@@ -16,6 +16,8 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon.inputs.frames import by_position
+
 # Arrow's layout without views: a writer copies each value it writes
 IPC_LEVEL = pl.CompatLevel.oldest()
 
@@ -42,11 +44,11 @@ def copied(
     whose dropped values were all of at most INLINE bytes left none in its
     buffers. Text inside other kinds: `nested`. `schema`: the plan's, when
     known (asking the plan may read its source)."""
-    # by position: a column may be named `*` or `^...$`, which pl.col reads
-    # as every column or a pattern
+    schema = plan.collect_schema() if schema is None else schema
+    at = by_position(schema)
     flat = [
-        pl.concat_str([pl.nth(i), pl.lit("")]).alias(c)
-        for i, (c, t) in enumerate((schema or plan.collect_schema()).items())
+        pl.concat_str([at[c], pl.lit("")]).alias(c)
+        for c, t in schema.items()
         if c not in kept and t == pl.String
     ]
     return plan.with_columns(flat) if flat else plan
@@ -56,15 +58,16 @@ def nested(frame: pl.DataFrame, kept: Collection[str] = ()) -> pl.DataFrame:
     """`frame` with its columns holding text or bytes inside other kinds
     (lists, structs, binary: rare) in buffers of their own, through an
     in-memory IPC copy in the classic layout (`kept`: as `copied`)."""
+    at = by_position(frame.schema)
     other = [
-        i
-        for i, (c, t) in enumerate(frame.schema.items())
+        at[c]
+        for c, t in frame.schema.items()
         if c not in kept and t != pl.String and holds_bytes(t)
     ]
     if not other:
         return frame
     buffer = io.BytesIO()
-    frame.select(pl.nth(i) for i in other).write_ipc(buffer, compat_level=IPC_LEVEL)
+    frame.select(other).write_ipc(buffer, compat_level=IPC_LEVEL)
     buffer.seek(0)
     return frame.with_columns(pl.read_ipc(buffer).get_columns())
 

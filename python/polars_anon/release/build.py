@@ -19,7 +19,7 @@ from polars_anon._core import (
     Problem,
 )
 from polars_anon.criteria.base import Criteria
-from polars_anon.inputs.frames import fresh_name
+from polars_anon.inputs.frames import by_position, fresh_name
 from polars_anon.inputs.nulls import text
 from polars_anon.inputs.params import check_k, max_suppressed
 from polars_anon.prepare.encode import encode_values
@@ -95,11 +95,9 @@ def guarded(
     enums = {c: t for c, t in unlabelled.items() if t != schema[c]}
     # the generalized columns come as Enums of their labels, which the check
     # groups by their codes, and leave as text
-    # by position: a column may be named `*` or `^...$`, which pl.col reads
-    # as every column or a pattern
-    names = list(schema.names())
+    at = by_position(schema)
     out = prep.lazy.with_columns(
-        *(pl.nth(names.index(c)).cast(t) for c, t in enums.items()),
+        *(at[c].cast(t) for c, t in enums.items()),
         *generalization_exprs(prep, levels, strings=False, schema=schema, enums=True),
     )
     plan = out if drop.is_empty() else without(out, drop, qis, prep.nulls == "error")

@@ -12,6 +12,7 @@ import polars as pl
 from polars.io.plugins import register_io_source
 
 from polars_anon._core import ConfigError, NotAnonymousError
+from polars_anon.inputs.frames import by_position
 from polars_anon.inputs.nulls import text
 from polars_anon.release.buffers import copied, nested, sink_ipc
 from polars_anon.release.quiet import quiet_panics, said, sources
@@ -230,8 +231,7 @@ def typed(written: pl.LazyFrame, schema: pl.Schema, by: list[str]) -> pl.LazyFra
     to text, which the checked groups hold. Text that does not parse reads
     as null and fails the proof."""
     have = written.collect_schema()
-    # by position: a column with no role may be named `*` or `^...$`
-    at = {c: pl.nth(i) for i, c in enumerate(have.names())}
+    at = by_position(have)
     parsed = []
     for c in by:
         dtype, col = schema[c], at[c]

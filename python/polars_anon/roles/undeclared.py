@@ -16,6 +16,7 @@ import polars as pl
 
 from polars_anon import engines
 from polars_anon._core import ConfigError, NotAnonymousError
+from polars_anon.inputs.frames import by_position
 
 MIN_ROWS = 20
 SHARE = 0.5
@@ -38,12 +39,10 @@ def distinct_counts(data: Any, engine: str, columns: list[str], rows: int) -> di
         module = engines.module(engine)
         return module.distinct_counts(data, columns, exact)[1]  # type: ignore[no-any-return]
     lazy = data.lazy()
-    # by position: a column with no role may be named `*` or `^...$`, which
-    # pl.col reads as every column or a pattern
-    at = {c: i for i, c in enumerate(lazy.collect_schema().names())}
+    at = by_position(lazy.collect_schema())
 
     def count(c: str) -> pl.Expr:
-        values = pl.nth(at[c]).drop_nulls()
+        values = at[c].drop_nulls()
         return values.n_unique() if exact else values.approx_n_unique()
 
     counts = [count(c).alias(f"count {i}") for i, c in enumerate(columns)]
