@@ -118,7 +118,7 @@ def test_best_by_levels_ranks_as_every_anonymous_nodes_figures_do(
         for weights in ({}, {qis[0]: 2.5, qis[-1]: 0.3}):
             w = {q: weights.get(q, 1.0) for q in qis}
             keys = {
-                "min_height": sum(pl.col(q) * w[q] for q in qis),
+                "min_height": sum(pl.col(q) * w[q] for q in qis).round(12),
                 "min_relative_distance": sum(
                     pl.col(q) * (w[q] / heights[q]) for q in qis if heights[q]
                 ).round(12),
@@ -135,6 +135,19 @@ def test_best_by_levels_ranks_as_every_anonymous_nodes_figures_do(
                     )
                     got = r.best(criterion, weights=weights, bounds=bounds)
                     assert got == {q: top[q] for q in qis}, (qis, criterion, weights, bounds)
+
+
+def test_weighted_steps_equal_but_for_float_rounding_tie_and_go_by_height() -> None:
+    """3 steps of weight 0.3 and 1 of 0.9 are 0.9 steps each (as floats
+    0.8999999999999999 and 0.9): tied, broken by height as documented, and
+    the same answer as the weights scaled by 10 give (helper-81)."""
+    ha = pa.Hierarchy.from_rows([["a0", "x0", "y0", "*"], ["a1", "x1", "y1", "*"]])
+    hb = pa.Hierarchy.from_rows([["b0", "*"], ["b1", "*"]])
+    df = pl.DataFrame({"a": ["a0", "a0", "a1", "a1"], "b": ["b0", "b1", "b0", "b1"]})
+    r = pa.search(df, ["a", "b"], {"a": ha, "b": hb}, k=2, progress=False)
+    assert {(3, 0), (0, 1)} <= {tuple(n) for n in r.anonymous.select("a", "b").rows()}
+    assert r.best("min_height", weights={"a": 0.3, "b": 0.9}) == {"a": 0, "b": 1}
+    assert r.best("min_height", weights={"a": 3, "b": 9}) == {"a": 0, "b": 1}
 
 
 def test_minimal_nodes_alone_have_the_figures_of_every_anonymous_node(

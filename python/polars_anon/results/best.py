@@ -209,7 +209,9 @@ def key(
     if criterion == "min_loss" or criterion in BY_VALUE:
         return rounded, False
     if criterion == "min_height":
-        return pl.sum_horizontal([pl.col(q) * w[i] for i, q in enumerate(qis)]), False
+        # rounded as every float key is: weighted steps equal but for the
+        # float sum (3 x 0.3 and 0.9) tie, and go by height
+        return pl.sum_horizontal([pl.col(q) * w[i] for i, q in enumerate(qis)]).round(12), False
     if criterion == "min_relative_distance":
         relative = [pl.col(q) * (w[i] / heights[i]) for i, q in enumerate(qis) if heights[i] > 0]
         return pl.sum_horizontal(relative or [pl.lit(0.0)]).round(12), False
