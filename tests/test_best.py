@@ -120,3 +120,22 @@ def test_an_optimal_result_answers_its_own_metric_alone() -> None:
     assert released.equals(full.apply(levels=full.best("min_loss")).collect())
     by_height = pa.search(df, qis, hs, 5, 0.01, algorithm="optimal", metric="height")
     assert by_height.best() == full.best("min_height")
+
+
+def test_weights_and_bounds_out_of_place_are_refused_saying_why(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    # weights given to a criterion no weight enters were dropped without a
+    # word; a negative level was reported as a pair the user never wrote
+    df, hs = adult
+    r = pa.search(df, ["age", "sex", "race"], hs, 5, 0.02, progress=False)
+    for criterion in ("max_distribution", "min_suppression", "max_precision", "min_aecs"):
+        with pytest.raises(pa.ConfigError, match=f"'{criterion}' takes no weights"):
+            r.best(criterion, weights={"age": 2.0})
+        assert r.best(criterion, weights={}) == r.best(criterion)
+    for criterion in ("min_loss", "min_height", "min_relative_distance", "min_entropy"):
+        assert set(r.best(criterion, weights={"age": 2.0})) == {"age", "sex", "race"}
+    with pytest.raises(pa.ConfigError, match=r"'age' must be a level >= 0 .*got -1$"):
+        r.best("min_loss", bounds={"age": -1})
+    with pytest.raises(pa.ConfigError, match="got low = 2, high = 1"):
+        r.best("min_loss", bounds={"age": (2, 1)})

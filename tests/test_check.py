@@ -175,6 +175,17 @@ def test_errors_name_columns_and_values() -> None:
     lf, hs = pa.datasets.patients()
     with pytest.raises(pa.ConfigError, match=r"unknown column.*'Age'"):
         pa.check(lf, ["Age"], 2, hs)
+    # a slip of case or of a letter is named with the column it stands for;
+    # a name like no column gets no guess
+    for entry in (pa.check, pa.search, pa.mondrian, pa.local_recoding):
+        with pytest.raises(pa.ConfigError) as caught:
+            entry(lf, ["sex", "zipcodes", "Nationality"], k=2, hierarchies=hs)  # type: ignore[operator]
+        said = str(caught.value)
+        assert said.endswith("did you mean 'Sex' for 'sex', 'Zipcode' for 'zipcodes'?"), said
+    with pytest.raises(pa.ConfigError) as caught:
+        pa.search(lf, ["Sex", "religion"], 2, hs, progress=False)
+    assert "unknown column(s) ['religion']" in str(caught.value)
+    assert "did you mean" not in str(caught.value)
     bad = lf.with_columns(pl.col("Zipcode").replace(53703, 99999))
     with pytest.raises(pa.MissingValueError, match=r"'Zipcode'.*\"99999\""):
         pa.check(bad, ["Zipcode"], 2, hs)

@@ -410,6 +410,12 @@ def test_results_print_as_short_aligned_text(
     text = repr(r)
     assert max(len(line) for line in text.splitlines()) <= 100
     assert f"minimal (5 of {r.minimal.height})" in text
+    assert "kept as they are" not in text
+    # a quasi-identifier given no hierarchy is never generalized: said so
+    bare = pa.search(df, ["age", "sex", "education"], {"age": hs["age"]}, 5, 0.01, progress=False)
+    assert bare.minimal.get_column("education").unique().to_list() == [0]
+    said = [line for line in repr(bare).splitlines() if "kept as they are" in line]
+    assert said and said[0].split("kept as they are")[1].strip().startswith("sex, education (no")
     # the first minimal node's levels are a row of the table
     first = r.minimal.row(0, named=True)
     assert any(

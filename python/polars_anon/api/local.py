@@ -10,7 +10,7 @@ import polars as pl
 from polars_anon import _core
 from polars_anon._core import ConfigError
 from polars_anon.criteria.base import Criteria, sensitive_of, specs
-from polars_anon.inputs.frames import as_lazy, check_groupable, zeros_folded
+from polars_anon.inputs.frames import as_lazy, check_groupable, unknown_columns, zeros_folded
 from polars_anon.inputs.hierarchies import Hierarchies, check_zeros, resolve_hierarchies
 from polars_anon.inputs.nulls import no_nulls
 from polars_anon.inputs.params import check_k, columns_of
@@ -52,16 +52,16 @@ def local_recoding(
     """
     qis = columns_of(quasi_identifiers, sensitive_of(criteria))
     frame = as_lazy(data).collect()
+    sens = sensitive_of(criteria)
+    unknown = [c for c in qis + sens if c not in frame.columns]
+    if unknown:
+        raise ConfigError(unknown_columns(unknown, frame.columns))
     hs_by_col = resolve_hierarchies(hierarchies, qis)
     missing_h = [q for q in qis if q not in hs_by_col]
     if missing_h:
         raise ConfigError(
             f"local recoding needs a hierarchy for every quasi-identifier: {missing_h}"
         )
-    sens = sensitive_of(criteria)
-    unknown = [c for c in qis + sens if c not in frame.columns]
-    if unknown:
-        raise ConfigError(f"unknown column(s) {unknown}; the data has {frame.columns}")
     check_groupable(frame.schema, qis + sens, qis)
     check_zeros(hs_by_col, [q for q in qis if frame.schema[q].is_float()])
     frame = zeros_folded(frame.lazy(), qis + sens).collect()

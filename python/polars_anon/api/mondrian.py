@@ -11,7 +11,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError, HierarchyError, MissingValueError
 from polars_anon.criteria.base import Criteria, listed, sensitive_of, specs
-from polars_anon.inputs.frames import as_frame
+from polars_anon.inputs.frames import as_frame, unknown_columns
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.params import as_bool, check_k, columns_of
 from polars_anon.prepare.f0 import prepare
@@ -112,7 +112,7 @@ def mondrian(
     schema = data.collect_schema() if where == "polars" else engines.schema(data, where)
     unknown = [q for q in qis + sens if q not in schema]
     if unknown:
-        raise ConfigError(f"unknown column(s) {unknown}; the data has {list(schema.names())}")
+        raise ConfigError(unknown_columns(unknown, schema.names()))
     if numeric is None:
         numbers = [q for q in qis if ordered(schema[q])]
     else:

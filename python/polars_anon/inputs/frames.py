@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -10,6 +11,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError
 from polars_anon.exceptions import ParameterError
+from polars_anon.inputs.hierarchies import similar
 
 SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
 
@@ -23,6 +25,28 @@ def fresh_name(base: str, taken: Iterable[str]) -> str:
         i += 1
         name = f"{base}_{i}"
     return name
+
+
+def unknown_columns(unknown: Sequence[str], columns: Sequence[str]) -> str:
+    """The message for names the data has no column of: the columns it has,
+    and for a name close to one of them (a case or a typing slip: ``Sex``
+    for ``sex``, ``agee`` for ``age``) that column."""
+    msg = f"unknown column(s) {list(unknown)}; the data has {list(columns)}"
+    near = [(u, c) for u in unknown if (c := nearest(u, columns)) is not None]
+    if near:
+        msg += "; did you mean " + ", ".join(f"{c!r} for {u!r}" for u, c in near) + "?"
+    return msg
+
+
+def nearest(name: str, columns: Sequence[str]) -> str | None:
+    """The column `name` is most likely a slip for: one equal to it but for
+    case and punctuation, or one of them lengthened, else the closest by
+    spelling (at least 80% alike), else none."""
+    for c in columns:
+        if similar(name, c) or similar(c, name):
+            return c
+    close = difflib.get_close_matches(name, list(columns), n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def as_lazy(data: Any) -> pl.LazyFrame:

@@ -10,7 +10,14 @@ import polars as pl
 
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy
-from polars_anon.inputs.frames import SIGNED, as_frame, check_groupable, fresh_name, one_zero
+from polars_anon.inputs.frames import (
+    SIGNED,
+    as_frame,
+    check_groupable,
+    fresh_name,
+    one_zero,
+    unknown_columns,
+)
 from polars_anon.inputs.hierarchies import (
     Hierarchies,
     check_names,
@@ -84,10 +91,7 @@ def prepare(
         schema = engines.schema(data, where)
     unknown = [q for q in qis + sens if q not in schema]
     if unknown:
-        raise ConfigError(
-            f"unknown column(s) {unknown}; the data has {list(schema.names())}"
-            + misread(schema.names())
-        )
+        raise ConfigError(unknown_columns(unknown, schema.names()) + misread(schema.names()))
     check_groupable(schema, qis + sens, qis)
     hs_by_col = resolve_hierarchies(hierarchies, qis)
     check_names(hs_by_col, qis, schema.names())

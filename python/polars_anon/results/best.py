@@ -50,6 +50,10 @@ search's by its metric's criterion: `chosen`); the command line's
 
 # the criteria ranked by an objective of the searches that the answer's
 # columns do not hold: its values come with the nodes the core valued
+WEIGHTED = ("min_loss", "min_height", "min_relative_distance", "min_entropy")
+"""The criteria `weights` apply to (the others count groups, records or
+information that no attribute's weight enters)."""
+
 BY_VALUE = {
     "min_entropy": "entropy",
     "min_ambiguity": "ambiguity",
@@ -115,6 +119,11 @@ def chosen(
             "those only. Search "
             + (f"with {walks[0]}, or " if walks and not bounds else "")
             + "with algorithm='incognito' for any criterion, weights and bounds"
+        )
+    if weights and asked not in WEIGHTED:
+        raise ConfigError(
+            f"{asked!r} takes no weights: only {', '.join(map(repr, WEIGHTED))} weigh the "
+            "quasi-identifiers; leave weights out, or rank by one of those"
         )
     return asked
 
@@ -182,6 +191,10 @@ def bound(q: str, b: int | tuple[int, int], height: int | None = None) -> tuple[
         raise ConfigError(
             f"bounds for '{q}' must be a level (int) or a (low, high) pair of levels, got {b!r}"
         ) from None
+    if not isinstance(b, tuple) and hi < 0:
+        raise ConfigError(
+            f"bounds for '{q}' must be a level >= 0 (the highest it may take), got {hi}"
+        )
     if lo < 0 or hi < lo:
         raise ConfigError(
             f"bounds for '{q}' must satisfy 0 <= low <= high, got low = {lo}, high = {hi}"

@@ -290,9 +290,9 @@ class SearchResult(Releases):
         ``min_discernibility`` (DM), ``min_aecs`` (ARX's average class size, the
         suppressed records one class), ``min_entropy`` (ARX's non-uniform
         entropy, weighted by ``weights``), ``min_ambiguity``,
-        ``min_kl_divergence`` (the searches' ``metric=`` of those names).
-        ``bounds`` keeps each named attribute at or below a level (an int) or
-        within ``(low, high)``. Ties are broken by
+        ``min_kl_divergence`` (the searches' ``metric=`` of those names); the
+        others take no ``weights``. ``bounds`` keeps each named attribute at
+        or below a level (an int) or within ``(low, high)``. Ties are broken by
         height, then suppression, then the levels compared in quasi-identifier
         order (lowest first), so the answer is deterministic.
 
@@ -408,7 +408,7 @@ class SearchResult(Releases):
         # imported here: only a result that is shown needs it
         from polars_anon.results import summary
 
-        return summary.rows(self, self._nodes, self._minimal_nodes, at)
+        return summary.rows(self, self._nodes, self._minimal_nodes, at, self._prep.problem.heights)
 
     def __repr__(self) -> str:
         return aligned("SearchResult", self._rows())

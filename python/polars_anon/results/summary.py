@@ -32,12 +32,16 @@ def rows(
     nodes: list[list[int]],
     minimal: list[list[int]],
     floors: tuple[list[int], int] | None,
+    heights: list[int],
 ) -> list[tuple[str, Any]]:
     """The rows of a search's summary: its `nodes` (anonymous ones) and the
     `minimal` ones among them, and, where F0 was grouped at floor levels,
-    those levels and F0's rows there (`floors`)."""
+    those levels and F0's rows there (`floors`). A quasi-identifier of no
+    hierarchy (or one of height 0) is named: it is never generalized, which
+    a user who forgot its hierarchy would otherwise not see."""
     r, s = result, result.stats
     name = r.algorithm + (f" ({r.variant})" if r.variant else "")
+    flat = [q for q, h in zip(r.quasi_identifiers, heights, strict=True) if h == 0]
     return [
         ("algorithm", name),
         *([("chosen because", r.reason)] if r.reason else []),
@@ -55,6 +59,11 @@ def rows(
         *([("criteria", "; ".join(map(repr, r.criteria)))] if r.criteria else []),
         ("max suppression", r.max_suppression),
         ("quasi-identifiers", ", ".join(r.quasi_identifiers)),
+        *(
+            [("kept as they are", f"{', '.join(flat)} (no hierarchy, or one of height 0)")]
+            if flat
+            else []
+        ),
         *(
             [("stopped", f"{r.stopped}: the nodes below are those confirmed so far")]
             if r.stopped
