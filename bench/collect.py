@@ -8,8 +8,11 @@ Tables: ``synth`` (Adult drawn with replacement, ages jittered:
 `bench/synth.py`) and ``cup`` (ARX's cup table drawn with replacement),
 written once as Parquet into a temporary folder. Each cell searches k = 10,
 1% (``min_loss``) and then collects the release, from a DataFrame read
-whole (``result.apply()``) or from a Parquet scan (``result.apply(lf)``,
-which prepares and checks the table again). ``--spool-rows`` sets
+whole (``result.apply()``), from the Parquet scan searched
+(``result.apply(lf)``, the searched LazyFrame itself, released from the
+search's preparation and checked when collected) or from another scan of
+the file (``another scan``: ``result.apply(pl.scan_parquet(path))``, which
+prepares the table again). ``--spool-rows`` sets
 `release.guard.SPOOL_ROWS` in the cell (the size from which a release is
 proven on a temporary file and read back rather than held and checked in
 memory), to compare thresholds.
@@ -71,7 +74,7 @@ def child(table: str, path: str, source: str, spool_rows: int) -> dict[str, Any]
     guard.SPOOL_ROWS = spool_rows
     _, hs = getattr(pa.datasets, "adult" if table == "synth" else table)()
     lf = pl.scan_parquet(path)
-    data: pl.DataFrame | pl.LazyFrame = lf if source == "LazyFrame" else pl.read_parquet(path)
+    data: pl.DataFrame | pl.LazyFrame = lf if source != "DataFrame" else pl.read_parquet(path)
     qis = [c for c in lf.collect_schema().names() if c in hs]
     result = pa.search(data, qis, hs, 10, 0.01, progress=False)
     levels = result.best("min_loss")
@@ -79,7 +82,8 @@ def child(table: str, path: str, source: str, spool_rows: int) -> dict[str, Any]
     reset_peak()
     base = status_mib("VmRSS")
     t = time.perf_counter()
-    release = result.apply(lf if source == "LazyFrame" else None, levels=levels)
+    given = {"LazyFrame": lf, "another scan": pl.scan_parquet(path)}.get(source)
+    release = result.apply(given, levels=levels)
     frame = release.collect()
     seconds = time.perf_counter() - t
     peak = status_mib("VmHWM") - base
@@ -102,7 +106,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, nargs="+", default=[300_000, 900_000, 1_100_000, 3_000_000])
     ap.add_argument("--tables", nargs="+", default=list(TABLES))
-    ap.add_argument("--sources", nargs="+", default=["DataFrame", "LazyFrame"])
+    ap.add_argument("--sources", nargs="+", default=["DataFrame", "LazyFrame", "another scan"])
     ap.add_argument("--spool-rows", type=int, nargs="+", default=[1_000_000, 100_000])
     ap.add_argument("--out", type=Path, default=Path(__file__).with_name("collect.json"))
     ap.add_argument("--child", nargs=4, metavar=("TABLE", "PATH", "SOURCE", "SPOOL_ROWS"))

@@ -826,15 +826,28 @@ def test_a_table_given_to_apply_that_no_longer_reads_is_one_clear_error(
         df.head(40) if suffix == "parquet" else df.with_columns(pl.col("age").cast(pl.String) + "x")
     )
     changes = [df.rename({"sex": "gender"}), last]
-    for changed in changes:
-        write(changed, path)
+
+    # another scan of the file is prepared anew, and fails there; the one
+    # searched is released from the search's preparation (as by
+    # `result.apply()`), and refused when it reads the file
+    def scanned() -> pl.LazyFrame:
+        write(df, path)
+        other = pl.scan_csv(path) if suffix == "csv" else pl.scan_parquet(path)
+        other.collect_schema()
+        return other
+
+    for changed in [*changes, None]:  # None: a file gone is one too
+        other = scanned()
+        if changed is None:
+            path.unlink()
+        else:
+            write(changed, path)
         capfd.readouterr()
         with pytest.raises(pa.ConfigError, match=re.escape(f"the table given ({path})")):
-            result.apply(scan)
+            result.apply(other)
+        with pytest.raises(pa.NotAnonymousError, match=re.escape(f"the source ({path})")):
+            result.apply(scan).collect()
         assert "panicked" not in capfd.readouterr().err
-    path.unlink()  # a file gone is one too
-    with pytest.raises(pa.ConfigError, match=re.escape(f"the table given ({path})")):
-        result.apply(scan)
     # an error of a plan reading no file is its own
     with pytest.raises(pl.exceptions.ColumnNotFoundError):
         result.apply(df.lazy().select(*ADULT_QIS, "nope"))

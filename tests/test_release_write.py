@@ -6,10 +6,12 @@ source changed under it leaves nothing at the target."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.io.plugins import register_io_source
 
 import polars_anon as pa
 
@@ -52,6 +54,43 @@ def test_the_written_file_is_the_release_and_passes_counted_again(
     if fmt == "csv":
         other = other.with_columns(pl.all().cast(pl.String))
     assert other.sort(other.columns).equals(got.sort(got.columns))
+
+
+@pytest.mark.parametrize("copies", [1, 4])  # read whole by the core; in batches
+def test_the_searched_lazyframe_is_released_from_the_search_s_preparation(
+    searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult], copies: int
+) -> None:
+    # result.apply(lf) of the very LazyFrame searched prepared it again: one
+    # more read of the whole table, whose memory Polars' allocator kept
+    # through the collect. Now it reads as result.apply() does, and releases
+    # the same rows as another LazyFrame over the same table (prepared anew)
+    df = pl.concat([searched[0]] * copies)
+    hs = searched[1]
+    reads: list[int] = []
+
+    def source(
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        reads.append(1)
+        frame = df if with_columns is None else df.select(with_columns)
+        frame = frame if predicate is None else frame.filter(predicate)
+        yield frame if n_rows is None else frame.head(n_rows)
+
+    def read(make: object) -> int:
+        before = len(reads)
+        make()  # type: ignore[operator]
+        return len(reads) - before
+
+    lf = register_io_source(source, schema=df.schema)
+    given, own = (pa.search(lf, QIS, hs, 5, 0.01, progress=False) for _ in range(2))
+    assert read(lambda: given.apply(lf)) == read(lambda: own.apply())
+    released = given.apply(lf).collect()
+    assert released.equals(own.apply().collect())
+    assert released.equals(own.apply(df.lazy()).collect())
+    assert int(released.group_by(QIS).len().get_column("len").min()) >= 5  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])

@@ -68,6 +68,8 @@ class Releases:
         ``data``: another table to release with the same levels (next month's
         file, say), searched or not: it is re-checked on its own, and a
         ``max_suppression`` given as a fraction is a fraction of that table.
+        The very LazyFrame searched is released as without ``data`` (from
+        the search's preparation; checked when collected).
         ``identifiers`` and ``insensitive``: roles added to the search's
         (see `polars_anon.search`); an identifier of the search's made
         insensitive is refused.
@@ -136,7 +138,12 @@ class Releases:
         levels (given, or the best by `criterion`)."""
         chosen = levels if levels is not None else self.best(criterion)
         prep = self._prep
-        if data is not None:
+        # the searched LazyFrame itself is released as `apply()` releases it,
+        # from the search's preparation: preparing the same plan again read
+        # the whole table once more (and its memory stayed with Polars'
+        # allocator through the collect); what the plan reads when collected
+        # is checked then, as always. (A DataFrame can change in place.)
+        if data is not None and not (isinstance(data, pl.LazyFrame) and data is prep.lazy):
             try:
                 # (Polars panics on a Parquet file shorter than when scanned)
                 with quiet_panics():
