@@ -182,6 +182,20 @@ def test_errors_name_columns_and_values() -> None:
             entry(lf, ["sex", "zipcodes", "Nationality"], k=2, hierarchies=hs)  # type: ignore[operator]
         said = str(caught.value)
         assert said.endswith("did you mean 'Sex' for 'sex', 'Zipcode' for 'zipcodes'?"), said
+    # a value that is a leaf in other case, or the same number written
+    # otherwise, is named with the leaf it missed
+    odd = pl.DataFrame({"b": [True, False] * 2, "n": ["12.50", "-0.0"] * 2})
+    for q, rows, said in (
+        ("b", [["True", "*"], ["False", "*"]], "'true' is in its hierarchy in other case ('True')"),
+        ("n", [["12.5", "*"], ["-0.0", "*"]], "'12.50' is in its hierarchy as the same number"),
+        ("n", [["12.50", "*"], ["0.0", "*"]], "'-0.0' is in its hierarchy as the same number"),
+    ):
+        with pytest.raises(pa.MissingValueError, match=re.escape(said)):
+            pa.check(odd, [q], 2, {q: pa.Hierarchy.from_rows(rows)})
+    with pytest.raises(pa.MissingValueError) as missed:
+        pa.check(odd, ["n"], 2, {"n": pa.Hierarchy.from_rows([["12.50", "*"], ["x", "*"]])})
+    assert "hierarchy in other case" not in str(missed.value)
+    assert "same number" not in str(missed.value)
     with pytest.raises(pa.ConfigError) as caught:
         pa.search(lf, ["Sex", "religion"], 2, hs, progress=False)
     assert "unknown column(s) ['religion']" in str(caught.value)

@@ -209,9 +209,59 @@ def test_zoned_date_times_named_at_another_offset_are_explained(tmp_path: Path) 
     rel = duckdb.read_parquet(str(tmp_path / "t.parquet"))
     with pytest.raises(pa.MissingValueError, match="same instants at another offset"):
         pa.search(rel, ["t"], {"t": h}, 2, progress=False)
+    # so with nulls read as a value (the null's label was taken for a
+    # date-time that no offset names, and the hint left out)
+    with_null = pl.concat(
+        [zoned, zoned.head(2).with_columns(pl.lit(None).cast(zoned["t"].dtype).alias("t"))]
+    )
+    with_null.write_parquet(tmp_path / "n.parquet")
+    nulls = duckdb.read_parquet(str(tmp_path / "n.parquet"))
+    for call in (
+        lambda: pa.search(nulls, ["t"], {"t": h}, 2, nulls="value", progress=False),
+        lambda: pa.generalize(nulls, {"t": h}, {"t": 1}, 2, nulls="value"),
+    ):
+        with pytest.raises(pa.MissingValueError, match="same instants at another offset"):
+            call()
     utc = zoned.get_column("t").dt.convert_time_zone("UTC")
     r = pa.search(rel, ["t"], {"t": pa.hierarchy.date(utc, levels=["year"])}, 2, progress=False)
     assert r.best() == {"t": 0}
+
+
+def test_zoned_date_times_written_by_duckdb_in_another_session_zone_are_proven(
+    tmp_path: Path,
+) -> None:
+    # DuckDB writes a zoned column in UTC; in a session of another zone the
+    # release's labels (Europe/Paris text) were compared with the file's UTC
+    # text, and a correct release was refused as a changing source
+    import duckdb
+
+    ts = pl.datetime_range(
+        dt.datetime(2024, 3, 30), dt.datetime(2024, 3, 31, 4), "1h", eager=True
+    ).dt.replace_time_zone("Europe/Paris", ambiguous="earliest", non_existent="null")
+    df = pl.DataFrame({"t": ts.drop_nulls().to_list() * 3})
+    df = df.with_columns(sex=pl.Series(["F", "M", "F"] * (df.height // 3)))
+    df.write_parquet(tmp_path / "t.parquet")
+    hs = {
+        "t": pa.hierarchy.date(df.get_column("t"), levels=["day"]),
+        "sex": pa.Hierarchy.from_rows([["F", "*"], ["M", "*"]]),
+    }
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'Europe/Paris'")
+    rel = con.read_parquet(str(tmp_path / "t.parquet"))
+    levels = {"t": 0, "sex": 1}
+    r = pa.search(rel, ["t", "sex"], hs, 2, progress=False)
+    for written in (
+        r.sink_parquet(tmp_path / "r.parquet", levels=levels),
+        pa.generalize(rel, hs, levels, 2, out=tmp_path / "g.parquet"),
+    ):
+        got = pl.read_parquet(written)
+        assert (
+            got.get_column("t")
+            .dt.convert_time_zone("Europe/Paris")
+            .sort()
+            .equals(df.get_column("t").sort())
+        )
+        assert got.get_column("sex").unique().to_list() == ["*"]
 
 
 WIDE = [*QIS, "education", "native-country", "workclass", "occupation"]

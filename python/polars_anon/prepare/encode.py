@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from polars_anon._core import Hierarchy, MissingValueError, Problem
+from polars_anon.inputs.nulls import NULL_LABEL
 
 T = TypeVar("T")
 
@@ -41,7 +42,11 @@ def with_hint(
     try:
         return make()
     except MissingValueError as e:
-        hint = _normalization_hint(table, hs, qis) or _zone_hint(table, hs, qis)
+        hint = (
+            _normalization_hint(table, hs, qis)
+            or _zone_hint(table, hs, qis)
+            or _spelling_hint(table, hs, qis)
+        )
         if hint or note:
             raise MissingValueError(f"{e}{note}" + (f"; {hint}" if hint else "")) from None
         raise
@@ -81,7 +86,8 @@ def _zone_hint(table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis:
         if h is None:
             continue
         text = table[q].drop_nulls().cast(pl.String)
-        missing = text.filter(text.is_in(h.leaves).not_()).unique()
+        # (nulls read as a value are no date-time of another offset)
+        missing = text.filter(text.is_in(h.leaves).not_() & (text != NULL_LABEL)).unique()
         at = instants(missing)
         if missing.is_empty() or at.null_count():
             continue
@@ -92,6 +98,45 @@ def _zone_hint(table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis:
                 "UTC or their session's zone; build the hierarchy from this table, or convert "
                 "the column to the hierarchy's zone first"
             )
+    return ""
+
+
+def _spelling_hint(
+    table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis: list[str]
+) -> str:
+    """When a value missing from a hierarchy is a leaf in other case
+    (``true``, ``True``) or the same number written otherwise (``12.50``,
+    ``12.5``; ``-0.0``, ``0.0``), say so: a leaf matches the column's text
+    exactly."""
+    for q in qis:
+        h = hs.get(q)
+        if h is None:
+            continue
+        text = table[q].drop_nulls().cast(pl.String).unique()
+        missing = text.filter(text.is_in(h.leaves).not_() & (text != NULL_LABEL))
+        if missing.is_empty():
+            continue
+        leaves = pl.DataFrame({"leaf": h.leaves}).with_columns(
+            folded=pl.col("leaf").str.to_lowercase(),
+            number=pl.col("leaf").cast(pl.Float64, strict=False),
+        )
+        found = pl.DataFrame({"value": missing}).with_columns(
+            folded=pl.col("value").str.to_lowercase(),
+            number=pl.col("value").cast(pl.Float64, strict=False),
+        )
+        for key, how in (
+            ("folded", "in other case"),
+            ("number", "as the same number written otherwise"),
+        ):
+            pair = found.drop_nulls(key).join(leaves.drop_nulls(key), on=key).head(1)
+            if pair.height:
+                value, leaf = pair.get_column("value")[0], pair.get_column("leaf")[0]
+                return (
+                    f"column '{q}': {value!r} is in its hierarchy {how} ({leaf!r}); a leaf "
+                    "matches the column's text exactly: write the leaves as the column's text "
+                    "(or build the hierarchy from the column; the command line reads a column "
+                    "whose hierarchy is a file as the file's text)"
+                )
     return ""
 
 

@@ -226,7 +226,8 @@ def prove(
 
 def typed(written: pl.LazyFrame, schema: pl.Schema, by: list[str]) -> pl.LazyFrame:
     """A written file's date-times, times and floats read back as the
-    release's types where the file holds them as text (CSV): a writer's text
+    release's types where the file holds them as text (CSV), and its zoned
+    date-times in the release's zone and unit: a writer's text
     for them (ISO, with a T and an offset; DuckDB's nan) is not Polars' cast
     to text, which the checked groups hold. Text that does not parse reads
     as null and fails the proof."""
@@ -235,6 +236,15 @@ def typed(written: pl.LazyFrame, schema: pl.Schema, by: list[str]) -> pl.LazyFra
     parsed = []
     for c in by:
         dtype, col = schema[c], at[c]
+        if isinstance(dtype, pl.Datetime) and isinstance(have[c], pl.Datetime):
+            # the same instants, written in another zone or unit (DuckDB
+            # writes a zoned column in UTC whatever its session's zone):
+            # read in the release's, whose text the checked groups hold
+            if have[c].time_zone is not None and dtype.time_zone is not None:
+                col = col.dt.convert_time_zone(dtype.time_zone)
+            if have[c] != dtype:
+                parsed.append(col.dt.cast_time_unit(dtype.time_unit).alias(c))
+            continue
         if have[c] != pl.String:
             continue
         if isinstance(dtype, pl.Datetime):
