@@ -57,8 +57,8 @@ def test_all_seven_agree_with_mingen(
 
 def test_a_mapping_that_misses_a_value_of_the_table_is_refused() -> None:
     """A large hierarchy is mapped through the leaves the core counted in F0;
-    were one left out (a fault in the core's count), the release's check
-    fails its cast and refuses, naming the fault, rather than release."""
+    were one left out (a fault in the core's count), the release fails its
+    cast when collected and refuses, naming the value, rather than release."""
     from polars_anon.prepare.f0 import prepare
     from polars_anon.prepare.labels import mapping
     from polars_anon.release.build import generalize_prepared
@@ -75,5 +75,7 @@ def test_a_mapping_that_misses_a_value_of_the_table_is_refused() -> None:
     held = lf.select(pl.col("ZIP").unique()).collect().to_series()
     assert sorted(leaves.to_list()) == sorted(held.to_list())
     prep.mappings[(z, 2)] = (leaves.slice(1), labels.slice(1), names)
-    with pytest.raises(pa.AnonError, match="mapping does not cover"):
-        generalize_prepared(prep, levels, 5, 0)
+    release = generalize_prepared(prep, levels, 5, 0.01)
+    gone = leaves[0]
+    with pytest.raises(pa.NotAnonymousError, match=f"column 'ZIP' .* not cover .*{gone}"):
+        release.collect()

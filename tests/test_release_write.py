@@ -63,7 +63,9 @@ def test_the_searched_lazyframe_is_released_from_the_search_s_preparation(
     # result.apply(lf) of the very LazyFrame searched prepared it again: one
     # more read of the whole table, whose memory Polars' allocator kept
     # through the collect. Now it reads as result.apply() does, and releases
-    # the same rows as another LazyFrame over the same table (prepared anew)
+    # the same rows as another LazyFrame over the same table (prepared anew).
+    # And a release of k alone read the table once more for the groups its
+    # check expects, which the search's F0 holds
     df = pl.concat([searched[0]] * copies)
     hs = searched[1]
     reads: list[int] = []
@@ -87,6 +89,14 @@ def test_the_searched_lazyframe_is_released_from_the_search_s_preparation(
     lf = register_io_source(source, schema=df.schema)
     given, own = (pa.search(lf, QIS, hs, 5, 0.01, progress=False) for _ in range(2))
     assert read(lambda: given.apply(lf)) == read(lambda: own.apply())
+    # a release of k alone takes its groups from the search's F0: the table
+    # is read for what the other columns hold (no role: each counted, lest
+    # one identify records) and when the release is collected (checked then)
+    assert read(lambda: given.apply(lf, levels=given.best("min_loss"))) == 1
+    assert read(lambda: given.apply(lf).collect()) == 2
+    only = register_io_source(source, schema=df.select(QIS).schema)
+    r = pa.search(only, QIS, hs, 5, 0.01, progress=False)
+    assert read(lambda: r.apply(only).collect()) == 1
     released = given.apply(lf).collect()
     assert released.equals(own.apply().collect())
     assert released.equals(own.apply(df.lazy()).collect())

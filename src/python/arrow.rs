@@ -1,4 +1,5 @@
-//! Columns taken out of Python: little-endian bytes, or any object exporting
+//! Columns taken out of Python, and handed to it (`PyArrowColumn`).
+//! In: little-endian bytes, or any object exporting
 //! the Arrow PyCapsule stream interface (`__arrow_c_stream__`: Polars Series,
 //! pyarrow arrays, DuckDB results, pandas through its capsule). The stream is
 //! moved out of its capsule and read by polars-arrow's C stream reader into a
@@ -6,9 +7,12 @@
 //! side needs neither numpy nor pyarrow (importing either is a noticeable
 //! part of a short run), and no Arrow struct is declared here.
 
+use std::sync::Mutex;
+
 use polars_arrow::array::Array;
-use polars_arrow::ffi::{ArrowArrayStream, ArrowArrayStreamReader};
-use pyo3::exceptions::PyTypeError;
+use polars_arrow::datatypes::{ArrowDataType, Field};
+use polars_arrow::ffi::{export_iterator, ArrowArrayStream, ArrowArrayStreamReader};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyCapsule, PyCapsuleMethods};
@@ -63,4 +67,45 @@ pub fn arrays(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Box<dyn Array>
         out.push(chunk.map_err(unreadable)?);
     }
     Ok(out)
+}
+
+/// Arrays of one type handed to Python once, through the Arrow C stream
+/// interface.
+#[pyclass(name = "ArrowColumn", module = "polars_anon._core", frozen)]
+pub struct PyArrowColumn {
+    name: &'static str,
+    dtype: ArrowDataType,
+    chunks: Mutex<Option<Vec<Box<dyn Array>>>>,
+}
+
+impl PyArrowColumn {
+    pub fn new(name: &'static str, dtype: ArrowDataType, chunks: Vec<Box<dyn Array>>) -> Self {
+        PyArrowColumn {
+            name,
+            dtype,
+            chunks: Mutex::new(Some(chunks)),
+        }
+    }
+}
+
+#[pymethods]
+impl PyArrowColumn {
+    /// The column as an Arrow C stream capsule (once: it is moved out).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema; // one type only, the column's
+        let chunks = self
+            .chunks
+            .lock()
+            .map_err(|_| PyValueError::new_err("the column's lock is poisoned"))?
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this column was already exported"))?;
+        let field = Field::new(self.name.into(), self.dtype.clone(), true);
+        let stream = export_iterator(Box::new(chunks.into_iter().map(Ok)), field);
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
 }

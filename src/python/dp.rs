@@ -6,9 +6,9 @@ use polars_arrow::datatypes::ArrowDataType;
 use pyo3::prelude::*;
 
 use super::arrow::arrays;
+use super::arrow::PyArrowColumn;
 use super::error::{run, to_py};
 use super::problem::PyProblem;
-use super::pseudonym::PyArrowColumn;
 use crate::dp::{score_nodes, Keystream, Score, MECHANISM};
 use crate::error::AnonError;
 

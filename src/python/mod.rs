@@ -37,7 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dp::sampled, m)?)?;
     m.add_function(wrap_pyfunction!(dp::uniforms, m)?)?;
     m.add_function(wrap_pyfunction!(dp::dp_scores, m)?)?;
-    m.add_class::<pseudonym::PyArrowColumn>()?;
+    m.add_class::<arrow::PyArrowColumn>()?;
     m.add_class::<risk::PyRiskFigures>()?;
     m.add_class::<hierarchy::PyHierarchy>()?;
     m.add_class::<problem::PyProblem>()?;

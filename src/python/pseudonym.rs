@@ -3,16 +3,10 @@
 //! and handed back as an object exporting an Arrow stream, which
 //! `polars.Series` reads without a copy through Python.
 
-use std::sync::Mutex;
-
-use polars_arrow::array::Array;
-use polars_arrow::datatypes::{ArrowDataType, Field};
-use polars_arrow::ffi::export_iterator;
-use pyo3::exceptions::PyValueError;
+use polars_arrow::datatypes::ArrowDataType;
 use pyo3::prelude::*;
-use pyo3::types::PyCapsule;
 
-use super::arrow::arrays;
+use super::arrow::{arrays, PyArrowColumn};
 use super::error::to_py;
 use crate::pseudonym::Pseudonymizer;
 
@@ -41,45 +35,4 @@ pub fn pseudonyms(
         ArrowDataType::Utf8View,
         out,
     ))
-}
-
-/// Arrays of one type handed to Python once, through the Arrow C stream
-/// interface.
-#[pyclass(name = "ArrowColumn", module = "polars_anon._core", frozen)]
-pub struct PyArrowColumn {
-    name: &'static str,
-    dtype: ArrowDataType,
-    chunks: Mutex<Option<Vec<Box<dyn Array>>>>,
-}
-
-impl PyArrowColumn {
-    pub fn new(name: &'static str, dtype: ArrowDataType, chunks: Vec<Box<dyn Array>>) -> Self {
-        PyArrowColumn {
-            name,
-            dtype,
-            chunks: Mutex::new(Some(chunks)),
-        }
-    }
-}
-
-#[pymethods]
-impl PyArrowColumn {
-    /// The column as an Arrow C stream capsule (once: it is moved out).
-    #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_stream__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema; // one type only, the column's
-        let chunks = self
-            .chunks
-            .lock()
-            .map_err(|_| PyValueError::new_err("the column's lock is poisoned"))?
-            .take()
-            .ok_or_else(|| PyValueError::new_err("this column was already exported"))?;
-        let field = Field::new(self.name.into(), self.dtype.clone(), true);
-        let stream = export_iterator(Box::new(chunks.into_iter().map(Ok)), field);
-        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
-    }
 }

@@ -167,9 +167,9 @@ def group_frame(prep: Prepared, levels: Sequence[int]) -> pl.DataFrame:
     and their sizes (``n``), from the core's rollup; with sensitive attributes
     a group spans several rows of the set, summed here. The frame is the
     library's own, so its column names cannot meet the user's."""
-    codes, counts = prep.problem.groups(list(levels))
-    cols: dict[str, Any] = {f"q{i}": pl.Series(c, dtype=pl.UInt32) for i, c in enumerate(codes)}
-    cols["n"] = pl.Series(counts, dtype=pl.UInt64)
+    codes, counts = prep.problem.group_columns(list(levels))
+    cols: dict[str, Any] = {f"q{i}": pl.Series(c) for i, c in enumerate(codes)}
+    cols["n"] = pl.Series(counts)
     frame = pl.DataFrame(cols)
     keys = [c for c in frame.columns if c != "n"]
     return frame.group_by(keys).agg(pl.col("n").sum())

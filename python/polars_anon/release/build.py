@@ -197,30 +197,42 @@ def _checked(
     criteria: Criteria,
 ) -> tuple[pl.DataFrame, list[str], pl.DataFrame]:
     """The groups to suppress (as labels), and the release's groups (by
-    quasi-identifier labels and sensitive values) with their sizes, after
-    checking them on F0 with Polars against the core's answer."""
+    quasi-identifier labels and sensitive values) with their sizes, checked
+    against the core's answer. Where only k is asked of a Polars table, the
+    groups are the core's (its rollup of F0): the release's own check, a
+    group-by of the rows it gives whenever it is collected or written, is
+    then the independent count, and the table is not read here (a LazyFrame
+    was read whole again for this, and its memory kept by Polars'
+    allocator). Sensitive attributes and criteria are rechecked by Polars
+    from the raw F0 with the very expressions the output plan uses."""
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     qis, count = prep.quasi_identifiers, prep.count
     model = prep.model(criteria)
-    # The release's groups, computed by Polars from the raw F0 with the very
-    # expressions the output plan uses: independent of the core's codes.
-    weighted = prep.weighted
-    gen = weighted.lazy().with_columns(
-        generalization_exprs(prep, levels, strings=True, schema=weighted.schema, enums=True)
-    )
-    labels = [pl.col(q).cast(pl.String) for q in qis]
-    try:
-        groups = gen.group_by(qis).agg(pl.col(count).sum()).with_columns(labels).collect()
-    except pl.exceptions.PolarsError as e:
-        # the table's own values that its mapping lacks (a leaf the core did
-        # not count): never released
-        raise AnonError(
-            f"internal check failed: the release's mapping does not cover the table's "
-            f"values ({type(e).__name__}: {str(e).splitlines()[0][:200]}); refusing to release"
-        ) from None
-    gen = gen.with_columns(labels)
     drop = labels_of(prep, levels, prep.problem.suppressed_groups(levels, k, model))
+    by = qis + prep.sensitive
+    gen: pl.LazyFrame | None = None
+    if prep.engine == "polars" and not prep.sensitive and not model:
+        codes, sizes = prep.problem.group_columns(list(levels))
+        groups = labelled(prep, levels, [pl.Series(c) for c in codes]).with_columns(
+            pl.Series(sizes).alias(count)
+        )
+    else:
+        weighted = prep.weighted
+        gen = weighted.lazy().with_columns(
+            generalization_exprs(prep, levels, strings=True, schema=weighted.schema, enums=True)
+        )
+        labels = [pl.col(q).cast(pl.String) for q in qis]
+        try:
+            groups = gen.group_by(qis).agg(pl.col(count).sum()).with_columns(labels).collect()
+        except pl.exceptions.PolarsError as e:
+            # the table's own values that its mapping lacks (a leaf the core
+            # did not count): never released
+            raise AnonError(
+                f"internal check failed: the release's mapping does not cover the table's "
+                f"values ({type(e).__name__}: {str(e).splitlines()[0][:200]}); refusing to release"
+            ) from None
+        gen = gen.with_columns(labels)
     small = groups.filter(pl.col(count) < k)
     if small.join(drop, on=qis, how="anti").height:
         raise AnonError("internal check failed: a group smaller than k was not suppressed")
@@ -242,10 +254,10 @@ def _checked(
     kept = groups.join(drop, on=qis, how="anti")
     if kept.height and int(kept.get_column(count).min()) < k:  # type: ignore[arg-type]
         raise AnonError("internal check failed: a released group is smaller than k")
-    by = qis + prep.sensitive
     if not prep.sensitive and not model:
         # the release's groups are the kept groups: no second pass over F0
         return drop, by, kept.with_columns(pl.col(count).cast(pl.UInt32))
+    assert gen is not None  # (the core's groups are those of k alone, returned above)
     released = gen.join(drop.lazy(), on=qis, how="anti")
     if model:
         # the models against a population table are checked on its classes
@@ -303,13 +315,18 @@ def same_groups(
 
 
 def labels_of(prep: Prepared, levels: list[int], codes: list[list[int]]) -> pl.DataFrame:
-    """Groups given by QI codes at `levels`, as a frame of labels."""
+    """Groups given by QI codes at `levels` (a list a group), as a frame of labels."""
+    n = len(prep.quasi_identifiers)
+    return labelled(prep, levels, [pl.Series([g[i] for g in codes]) for i in range(n)])
+
+
+def labelled(prep: Prepared, levels: list[int], codes: list[pl.Series]) -> pl.DataFrame:
+    """Groups given by QI codes at `levels` (a column an attribute), as a
+    frame of labels."""
     cols = {}
-    for i, (q, h, lvl) in enumerate(
-        zip(prep.quasi_identifiers, prep.hierarchies, levels, strict=True)
-    ):
+    for q, h, lvl, c in zip(prep.quasi_identifiers, prep.hierarchies, levels, codes, strict=True):
         names = pl.Series(h.labels_at(lvl), dtype=pl.String)
-        cols[q] = names.gather(pl.Series([g[i] for g in codes], dtype=pl.UInt32)).alias(q)
+        cols[q] = names.gather(c.cast(pl.UInt32)).alias(q)
     return pl.DataFrame(cols)
 
 

@@ -4,6 +4,7 @@ and written to a file proven on the file it wrote."""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -285,6 +286,17 @@ def unreadable(e: BaseException, plan: pl.LazyFrame | None = None) -> NotAnonymo
     files `plan` scans."""
     files = sources(plan) if plan is not None else []
     which = f" ({', '.join(files)})" if files else ""
+    uncovered = re.search(r"to `enum` failed in column '(.*)' for .*: \[(.*)\]", said(e))
+    if uncovered:
+        # a value the release's labels do not map: new in the source, or
+        # one the table's count missed (a fault); never released either way
+        column, values = uncovered.groups()
+        return NotAnonymousError(
+            f"the source{which} holds value(s) of column '{column}' that this release's labels "
+            f"do not cover ({values}): it changed since the release was checked, or the "
+            "count it was checked on missed them; refusing to release it. Generalize the "
+            "current data again."
+        )
     return NotAnonymousError(
         f"the source{which} could not be read as it was when this release was checked: "
         f"it changed since ({said(e)}); refusing to release it. "
