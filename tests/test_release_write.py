@@ -123,6 +123,34 @@ def test_a_source_changed_under_the_write_leaves_nothing(
         assert list(out.parent.iterdir()) == []
 
 
+@pytest.mark.parametrize("rows", [2_001, 100_001])  # read whole by the core; in batches
+def test_rows_added_to_a_suppressed_group_since_the_check_are_refused(
+    rows: int, tmp_path: Path
+) -> None:
+    # rows added under a suppressed value leave the released groups as
+    # checked: the release passed its check and suppressed 10 records where
+    # max_suppression allowed 1 (helper-84); the source's rows are counted.
+    # (A Parquet scan keeps the metadata it read first, rows included.)
+    source = tmp_path / "t.csv"
+    table = pl.DataFrame({"zip": ["10115", "10117"] * (rows // 2) + ["99999"]})
+    table.write_csv(source)
+    r = pa.search(pl.scan_csv(source), ["zip"], None, 5, max_suppression=1, progress=False)
+    release = r.apply(levels={"zip": 0})
+    assert release.collect().height == rows - 1  # as checked: released
+    pl.concat([table, pl.DataFrame({"zip": ["99999"] * 9})]).write_csv(source)
+    out = tmp_path / "out" / "release.parquet"
+    out.parent.mkdir()
+    said = f"checked as {rows} rows and now holds {rows + 9}"
+    for attempt in (
+        release.collect,
+        lambda: r.apply(levels={"zip": 0}).collect(),
+        lambda: r.sink_parquet(out, levels={"zip": 0}),
+    ):
+        with pytest.raises(pa.NotAnonymousError, match=said):
+            attempt()
+    assert list(out.parent.iterdir()) == []
+
+
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_a_pickled_release_of_a_source_gone_or_changed_is_refused(
     suffix: str, tmp_path: Path

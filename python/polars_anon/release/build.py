@@ -29,6 +29,7 @@ from polars_anon.release.engine_write import OnEngine
 from polars_anon.release.exprs import generalization_exprs
 from polars_anon.release.guard import Guarded
 from polars_anon.release.population import recheck_population
+from polars_anon.release.quiet import sources
 from polars_anon.roles.fates import fates
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import Resolved, resolve
@@ -111,6 +112,8 @@ def guarded(
         resolved.undeclared,
         prep.rows,
     )
+    if any(sources(prep.lazy)):  # files (a Python source names none; counting reads it)
+        release.counted = prep.lazy.select(pl.len())
     release.drops_rows = prep.sampled or not drop.is_empty()
     if not prep.sampled:
         # a quasi-identifier kept at its values drops the groups' labels:

@@ -57,6 +57,9 @@ class Guarded:
         # dropped values were all short enough to be held in the views
         # themselves, not in buffers: set by its builder
         self.drops_rows, self.inline = True, set(labelled)
+        # the rows of the source, counted again whenever it is released
+        # (`same_rows`; None for a source in memory, which cannot change)
+        self.counted: pl.LazyFrame | None = None
         # columns the plan gives as Enums of their labels: released as text
         self.labelled = labelled
         # what became of every column (`roles.fates`), set by its builder
@@ -84,6 +87,7 @@ class Guarded:
         if int(self.expected.get_column(self.count).sum()) > SPOOL_ROWS:
             yield from self.spooled(with_columns, predicate, n_rows, batch_size)
             return
+        self.same_rows()
         # where rows were dropped, the text copied in the plan (`buffers`):
         # each column made once. The labels stay Enums through the check (a
         # group-by of their codes holds a fraction of one of their text).
@@ -126,6 +130,7 @@ class Guarded:
         source changed under the plan cannot leak."""
         if fmt not in FORMATS:
             raise ConfigError(f"unknown format {fmt!r}; expected one of {FORMATS}")
+        self.same_rows()
 
         def write(tmp: Path) -> None:
             if fmt == "csv":
@@ -155,6 +160,25 @@ class Guarded:
                 first = said.splitlines()[0] if said else type(e).__name__
                 raise OSError(f"cannot write the release to {into.parent}: {first}") from None
             raise self.unreadable(e) from None
+
+    def same_rows(self) -> None:
+        """A source read again must hold as many rows as were checked: rows
+        added to or taken from the groups suppressed leave the released
+        groups as checked, and passed their check, releasing a table that
+        suppressed more (or fewer) records than were checked against
+        max_suppression. (Counted before the release reads it: Parquet from
+        its metadata, a CSV by its lines.)"""
+        counted = getattr(self, "counted", None)  # (a pickle from before it existed)
+        if counted is None:
+            return
+        now = int(self.collect(counted).item())
+        if now != self.rows:
+            files = ", ".join(sources(self.plan))
+            raise NotAnonymousError(
+                f"the source ({files}) changed since this release was checked: it was checked "
+                f"as {self.rows} rows and now holds {now}; refusing to release it. Generalize "
+                "the current data again."
+            )
 
     def prove(self, written: pl.LazyFrame) -> None:
         prove(written, self.schema, self.by, self.expected, self.count, self.k)
@@ -236,14 +260,14 @@ def typed(written: pl.LazyFrame, schema: pl.Schema, by: list[str]) -> pl.LazyFra
     at = by_position(have)
     parsed = []
     for c in by:
-        dtype, col = schema[c], at[c]
-        if isinstance(dtype, pl.Datetime) and isinstance(have[c], pl.Datetime):
+        dtype, col, got = schema[c], at[c], have[c]
+        if isinstance(dtype, pl.Datetime) and isinstance(got, pl.Datetime):
             # the same instants, written in another zone or unit (DuckDB
             # writes a zoned column in UTC whatever its session's zone):
             # read in the release's, whose text the checked groups hold
-            if have[c].time_zone is not None and dtype.time_zone is not None:
+            if got.time_zone is not None and dtype.time_zone is not None:
                 col = col.dt.convert_time_zone(dtype.time_zone)
-            if have[c] != dtype:
+            if got != dtype:
                 parsed.append(col.dt.cast_time_unit(dtype.time_unit).alias(c))
             continue
         if have[c] != pl.String:
