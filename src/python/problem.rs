@@ -40,6 +40,19 @@ pub struct PyProblem {
 }
 
 impl PyProblem {
+    /// The groups of one node: codes per attribute at its levels, and counts.
+    fn node_groups(&self, py: Python<'_>, levels: Vec<u32>) -> PyResult<(Vec<Vec<u32>>, Vec<u64>)> {
+        let levels = self.levels_u8(levels)?;
+        run(py, || -> crate::Result<_> {
+            let fs = self.inner.node_set(&levels, Engine::Auto)?;
+            let codes = fs
+                .attrs
+                .iter()
+                .map(|&a| fs.codes(a))
+                .collect::<crate::Result<Vec<_>>>()?;
+            Ok((codes, fs.counts()?.into_owned()))
+        })
+    }
     /// A checker of k and `criteria` on this problem.
     fn checker(&self, k: u64, criteria: Vec<PyCriterion>, engine: Engine) -> PyResult<Checker<'_>> {
         let model = Model {
@@ -229,16 +242,7 @@ impl PyProblem {
     }
     /// The groups of one node: (codes per attribute at the node's levels, counts).
     fn groups(&self, py: Python<'_>, levels: Vec<u32>) -> PyResult<(Vec<Vec<u32>>, Vec<u64>)> {
-        let levels = self.levels_u8(levels)?;
-        run(py, || -> crate::Result<_> {
-            let fs = self.inner.node_set(&levels, Engine::Auto)?;
-            let codes = fs
-                .attrs
-                .iter()
-                .map(|&a| fs.codes(a))
-                .collect::<crate::Result<Vec<_>>>()?;
-            Ok((codes, fs.counts()?.into_owned()))
-        })
+        self.node_groups(py, levels)
     }
     /// `groups` as Arrow columns (codes per attribute, UInt32; counts,
     /// UInt64), which Polars reads without making a Python integer of each:
@@ -248,16 +252,7 @@ impl PyProblem {
         py: Python<'_>,
         levels: Vec<u32>,
     ) -> PyResult<(Vec<PyArrowColumn>, PyArrowColumn)> {
-        let levels = self.levels_u8(levels)?;
-        let (codes, counts) = run(py, || -> crate::Result<_> {
-            let fs = self.inner.node_set(&levels, Engine::Auto)?;
-            let codes = fs
-                .attrs
-                .iter()
-                .map(|&a| fs.codes(a))
-                .collect::<crate::Result<Vec<_>>>()?;
-            Ok((codes, fs.counts()?.into_owned()))
-        })?;
+        let (codes, counts) = self.node_groups(py, levels)?;
         let column =
             |name, dtype, array: Box<dyn Array>| PyArrowColumn::new(name, dtype, vec![array]);
         Ok((
