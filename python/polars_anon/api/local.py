@@ -50,9 +50,9 @@ def local_recoding(
     >>> out.data.get_column("zip").to_list()
     ['14248', '14248', '1424*', '1424*']
     """
-    qis = columns_of(quasi_identifiers, sensitive_of(criteria))
-    frame = as_lazy(data).collect()
     sens = sensitive_of(criteria)
+    qis = columns_of(quasi_identifiers, sens)
+    frame = as_lazy(data).collect()
     unknown = [c for c in qis + sens if c not in frame.columns]
     if unknown:
         raise ConfigError(unknown_columns(unknown, frame.columns))

@@ -5,7 +5,7 @@ its Unicode form."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import polars as pl
@@ -52,19 +52,31 @@ def with_hint(
         raise
 
 
+def _missing(
+    table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis: list[str]
+) -> Iterator[tuple[str, Hierarchy, pl.Series]]:
+    """Each quasi-identifier given a hierarchy, with its distinct texts that
+    are no leaf of it, when there are any (the hints' subject; nulls read
+    as a value are no misspelt leaf)."""
+    for q in qis:
+        h = hs.get(q)
+        if h is None:
+            continue
+        text = table[q].drop_nulls().cast(pl.String).unique()
+        missing = text.filter(text.is_in(h.leaves).not_() & (text != NULL_LABEL))
+        if not missing.is_empty():
+            yield q, h, missing
+
+
 def _normalization_hint(
     table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis: list[str]
 ) -> str:
     """When values missing from a hierarchy are there in another Unicode form
     (NFC against NFD, say), say so: they look the same and differ by bytes."""
-    for q in qis:
-        h = hs.get(q)
-        if h is None:
-            continue
-        leaves = set(h.leaves)
-        normal = {unicodedata.normalize("NFC", v) for v in leaves}
-        for v in table[q].cast(pl.String).drop_nulls().unique().to_list():
-            if v not in leaves and unicodedata.normalize("NFC", v) in normal:
+    for q, h, missing in _missing(table, hs, qis):
+        normal = {unicodedata.normalize("NFC", v) for v in h.leaves}
+        for v in missing.to_list():
+            if unicodedata.normalize("NFC", v) in normal:
                 return (
                     f"column '{q}': {v!r} is in its hierarchy in another Unicode normalization "
                     "form (the same letters as other bytes); normalize both, e.g. "
@@ -81,15 +93,9 @@ def _zone_hint(table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis:
     def instants(texts: pl.Series) -> pl.Series:
         return texts.str.to_datetime(ZONED, time_zone="UTC", strict=False)
 
-    for q in qis:
-        h = hs.get(q)
-        if h is None:
-            continue
-        text = table[q].drop_nulls().cast(pl.String)
-        # (nulls read as a value are no date-time of another offset)
-        missing = text.filter(text.is_in(h.leaves).not_() & (text != NULL_LABEL)).unique()
+    for q, h, missing in _missing(table, hs, qis):
         at = instants(missing)
-        if missing.is_empty() or at.null_count():
+        if at.null_count():
             continue
         if at.is_in(instants(pl.Series(h.leaves)).drop_nulls().implode()).all():
             return (
@@ -108,14 +114,7 @@ def _spelling_hint(
     (``true``, ``True``) or the same number written otherwise (``12.50``,
     ``12.5``; ``-0.0``, ``0.0``), say so: a leaf matches the column's text
     exactly."""
-    for q in qis:
-        h = hs.get(q)
-        if h is None:
-            continue
-        text = table[q].drop_nulls().cast(pl.String).unique()
-        missing = text.filter(text.is_in(h.leaves).not_() & (text != NULL_LABEL))
-        if missing.is_empty():
-            continue
+    for q, h, missing in _missing(table, hs, qis):
         leaves = pl.DataFrame({"leaf": h.leaves}).with_columns(
             folded=pl.col("leaf").str.to_lowercase(),
             number=pl.col("leaf").cast(pl.Float64, strict=False),

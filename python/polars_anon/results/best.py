@@ -48,12 +48,12 @@ ranks a complete search's nodes by ``min_height`` (an optimal or heuristic
 search's by its metric's criterion: `chosen`); the command line's
 ``--preference`` is ``min_loss`` unless given."""
 
-# the criteria ranked by an objective of the searches that the answer's
-# columns do not hold: its values come with the nodes the core valued
 WEIGHTED = ("min_loss", "min_height", "min_relative_distance", "min_entropy")
 """The criteria `weights` apply to (the others count groups, records or
 information that no attribute's weight enters)."""
 
+# the criteria ranked by an objective of the searches that the answer's
+# columns do not hold: its values come with the nodes the core valued
 BY_VALUE = {
     "min_entropy": "entropy",
     "min_ambiguity": "ambiguity",
