@@ -26,7 +26,7 @@ from polars_anon.prepare.encode import encode_values
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.buffers import INLINE
 from polars_anon.release.engine_write import OnEngine
-from polars_anon.release.exprs import generalization_exprs
+from polars_anon.release.exprs import generalization_exprs, kept_as_enums
 from polars_anon.release.guard import Guarded
 from polars_anon.release.population import recheck_population
 from polars_anon.release.quiet import sources
@@ -87,19 +87,27 @@ def guarded(
         return OnEngine(prep.engine, released, by, expected, prep.count, 1 if k is None else k)
     count = prep.count
     schema = prep.lazy.collect_schema()
+    # the generalized columns come as Enums of their labels, which the check
+    # groups by their codes, and leave as text. So do the text ones kept at
+    # their values, from a table in memory: their own text is then not
+    # grouped (a transient of 40-60 bytes a row) nor copied. A scan's
+    # columns are read anew by the release and its text made as they are
+    # read: made after the check instead, from codes, it cost more
+    # (bench/README.md, "Kept text as codes")
+    kept = [] if any(sources(prep.lazy)) else kept_as_enums(prep, levels, schema)
     labelled = [q for q, lvl in zip(qis, levels, strict=True) if lvl > 0]
+    labelled += [e.meta.output_name() for e in kept]
     # an Enum's type lists all its categories, those of the suppressed
     # records too (a file holds the list): any other Enum leaves as text (one
     # in a list or struct too), whatever was suppressed, lest the type tell
     # that either
     unlabelled = {c: enums_as_text(t) for c, t in schema.items() if c not in labelled}
     enums = {c: t for c, t in unlabelled.items() if t != schema[c]}
-    # the generalized columns come as Enums of their labels, which the check
-    # groups by their codes, and leave as text
     at = by_position(schema)
     out = prep.lazy.with_columns(
         *(at[c].cast(t) for c, t in enums.items()),
         *generalization_exprs(prep, levels, strings=False, schema=schema, enums=True),
+        *kept,
     )
     plan = out if drop.is_empty() else without(out, drop, qis, prep.nulls == "error")
     release = Guarded(
