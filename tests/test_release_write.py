@@ -518,3 +518,41 @@ def test_no_byte_of_a_record_left_out_of_a_sample_or_of_a_recoded_cell() -> None
         2,
     ).data
     assert secret not in recoded.get_column("job").to_list() and not held(recoded)
+
+
+def test_a_csv_release_of_columns_named_with_quotes(tmp_path: Path) -> None:
+    """A CSV header quotes a name holding a quote (`a"b` as `"a""b"`), and
+    Polars reads such a header back with the quote doubled: the proof of the
+    written file failed with a KeyError. The file's columns are taken as
+    the release's, in order."""
+    import csv
+
+    df = pl.DataFrame({'a"b': ["x", "y", "z"] * 4, 'n "2"': ["p", "q"] * 6, "v": range(12)})
+    kw = {"quasi_identifiers": ['a"b', 'n "2"'], "insensitive": ["v"]}
+    want = pa.generalize(df, {}, {'a"b': 0, 'n "2"': 0}, k=2, **kw).collect()  # type: ignore[arg-type]
+    path = pa.generalize(df, {}, {'a"b': 0, 'n "2"': 0}, k=2, out=tmp_path / "r.csv", **kw)  # type: ignore[arg-type]
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ['a"b', 'n "2"', "v"]
+    back = pl.DataFrame(rows[1:], schema=rows[0], orient="row")
+    assert back.sort("v").equals(want.with_columns(pl.col("v").cast(pl.String)).sort("v"))
+
+
+def test_a_sample_drawing_values_not_searched_is_named_as_such() -> None:
+    """A plan in memory that draws another sample at each run brings
+    values of a kept column the release's check has no code for: refused,
+    saying that a plan may give other rows each time, and naming no file
+    where the source is none (a Python source was named as an empty one)."""
+    df = pl.DataFrame({"q": [f"value-{i % 40:03d}" for i in range(400)], "rid": range(400)})
+
+    def drawn(*_: object) -> Iterator[pl.DataFrame]:
+        yield df.sample(60)
+
+    python_source = register_io_source(drawn, schema=df.schema)
+    for lf in (df.lazy().select(pl.all().sample(n=60, seed=None)), python_source):
+        release = pa.generalize(lf, {}, {"q": 0}, k=1, quasi_identifiers=["q"], insensitive=["rid"])
+        with pytest.raises(pa.NotAnonymousError, match="other rows each time it runs") as e:
+            release.collect()
+        said = str(e.value)
+        assert "collect it first" in said or "collect the data first" in said
+        assert "source ()" not in said

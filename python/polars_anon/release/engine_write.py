@@ -57,7 +57,7 @@ class OnEngine:
 
         def write(tmp: Path) -> None:
             engine.write(self.released, tmp, separator, fmt)
-            written = read_back(tmp, fmt, separator)
+            written = read_back(tmp, fmt, separator, list(schema))
             prove(written, schema, self.by, self.expected, self.count, self.k)
 
         return written_beside(path, write)

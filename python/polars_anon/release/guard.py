@@ -139,7 +139,7 @@ class Guarded:
                 self.stream(lambda plan: sink_ipc(plan, tmp), tmp)
             else:
                 self.stream(lambda plan: getattr(plan, f"sink_{fmt}")(tmp), tmp)
-            self.prove(read_back(tmp, fmt, separator))
+            self.prove(read_back(tmp, fmt, separator, self.schema.names()))
 
         return written_beside(path, write)
 
@@ -308,7 +308,8 @@ def as_text(
 def unreadable(e: BaseException, plan: pl.LazyFrame | None = None) -> NotAnonymousError:
     """The error for a source Polars could not read as it was, naming the
     files `plan` scans."""
-    files = sources(plan) if plan is not None else []
+    # (a Python source names no file)
+    files = [f for f in sources(plan) if f] if plan is not None else []
     which = f" ({', '.join(files)})" if files else ""
     uncovered = re.search(r"to `enum` failed in column '(.*)' for .*: \[(.*)\]", said(e))
     if uncovered:
@@ -317,9 +318,10 @@ def unreadable(e: BaseException, plan: pl.LazyFrame | None = None) -> NotAnonymo
         column, values = uncovered.groups()
         return NotAnonymousError(
             f"the source{which} holds value(s) of column '{column}' that this release's labels "
-            f"do not cover ({values}): it changed since the release was checked, or the "
-            "count it was checked on missed them; refusing to release it. Generalize the "
-            "current data again."
+            f"do not cover ({values}): it changed since the release was checked, its plan "
+            "gives other rows each time it runs (a sample, a shuffle), or the count it was "
+            "checked on missed them; refusing to release it. Generalize the current data "
+            "again (a plan that draws a sample or shuffles: collect it first)."
         )
     return NotAnonymousError(
         f"the source{which} could not be read as it was when this release was checked: "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -72,10 +72,16 @@ def written_beside(path: str | os.PathLike[str], write: Callable[[Path], None]) 
     return final
 
 
-def read_back(path: Path, fmt: str, separator: str = ",") -> pl.LazyFrame:
+def read_back(
+    path: Path, fmt: str, separator: str = ",", names: Sequence[str] | None = None
+) -> pl.LazyFrame:
+    """The file written at `path`, its columns named `names` (the
+    release's, in order) where it is a CSV: Polars reads a quoted header's
+    doubled quote twice (`a"b` written `"a""b"` reads `a""b`)."""
     if fmt == "parquet":
         return pl.scan_parquet(path)
     if fmt == "ipc":
         return pl.scan_ipc(path)
     # every column as the text written: compared as text below
-    return pl.scan_csv(path, separator=separator, infer_schema=False)
+    columns = None if names is None else list(names)
+    return pl.scan_csv(path, separator=separator, infer_schema=False, new_columns=columns)
