@@ -29,8 +29,10 @@ pub struct Counting;
 /// large vector written once (a column's codes, the rows' keys) otherwise
 /// takes a page fault every 4 KiB, a sixth of preparing 10M rows' F0. Such
 /// vectors are written whole, so the larger pages add no resident memory
-/// (peak RSS measured the same).
-const HUGE_FROM: usize = 8 << 20;
+/// (peak RSS measured the same). From the size of one huge page: a column's
+/// codes at 1M rows (4 MB) faulted page by page from 8 MiB on, and cost a
+/// quarter of preparing the table (bench/README, "F0 against rows").
+const HUGE_FROM: usize = 2 << 20;
 
 /// Advise huge pages for the 2 MiB pages lying wholly inside `size` bytes
 /// from `p`, when the allocation is large.
