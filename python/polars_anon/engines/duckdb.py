@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._core import ConfigError
 from polars_anon.engines.duckdb_csv import read as read
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
@@ -80,22 +81,48 @@ def _star_joins(rel: Any) -> Iterator[None]:
 
 
 def schema(rel: Any) -> pl.Schema:
+    """`rel`'s columns and types; refused when two names differ only in
+    case, which DuckDB's SQL does not tell apart (a join's ``zip`` and
+    ``ZIP``: the release's SQL read one for the other, and released a
+    quasi-identifier's raw values under the other's name)."""
+    seen: dict[str, str] = {}
+    for c in rel.columns:
+        other = seen.get(c.casefold())
+        seen[c.casefold()] = c
+        if other is not None:
+            alike = f"two columns named {c!r}" if other == c else f"columns {other!r} and {c!r}"
+            raise ConfigError(
+                f"the relation has {alike}, which DuckDB does not tell apart in SQL "
+                "(names differing only in case are one): rename one (SELECT ... AS ...) first"
+            )
     return _frame(rel.limit(0)).schema
 
 
+# text compared by its bytes, whatever the column's or the connection's
+# collation (DuckDB's BINARY)
+BINARY = 'COLLATE "binary"'
+
+
 def zeros(rel: Any, columns: list[str]) -> Any:
-    """`rel` with each float column among `columns` plus a zero of its type,
-    which makes every -0.0 a 0.0 (IEEE) and leaves other values as they are.
-    DuckDB groups and joins -0.0 with 0.0, and would hand both back as they
-    were: a group counted here would be two values as text, which the
-    release is read and checked as. Every read of a table's quasi-identifiers
-    and sensitive values goes through this."""
+    """`rel` as its quasi-identifiers and sensitive values are read: each
+    float column among `columns` plus a zero of its type, which makes every
+    -0.0 a 0.0 (IEEE) and leaves other values as they are (DuckDB groups and
+    joins -0.0 with 0.0, and would hand both back as they were: a group
+    counted here would be two values as text, which the release is read and
+    checked as); each text column compared by its bytes: one collated
+    otherwise (NOCASE, NOACCENT, a connection's ``default_collation``)
+    groups texts that are released apart (``smith`` and ``SMITH`` counted
+    one group of 6, released as two of 3). Every read of a table's
+    quasi-identifiers and sensitive values goes through this."""
     types = dict(zip(rel.columns, map(str, rel.types), strict=True))
-    floats = [c for c in dict.fromkeys(columns) if types.get(c) in ("FLOAT", "DOUBLE")]
-    if not floats:
+    wanted = list(dict.fromkeys(columns))
+    floats = [c for c in wanted if types.get(c) in ("FLOAT", "DOUBLE")]
+    texts = [c for c in wanted if types.get(c) == "VARCHAR"]
+    if not floats and not texts:
         return rel
-    plus = ", ".join(f"({_q(c)} + CAST(0 AS {types[c]})) AS {_q(c)}" for c in floats)
-    return rel.project(f"* REPLACE ({plus})")
+    plus = [f"({_q(c)} + CAST(0 AS {types[c]})) AS {_q(c)}" for c in floats]
+    plus += [f"{_q(c)} {BINARY} AS {_q(c)}" for c in texts]
+    return rel.project(f"* REPLACE ({', '.join(plus)})")
 
 
 def group(rel: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]) -> pl.DataFrame:
@@ -348,7 +375,7 @@ def identify(released: Any, ops: list[tuple[str, Op]]) -> Any:
 
 def distinct(native: Any, column: str) -> pl.Series:
     """The distinct values of `column` as text, nulls left out."""
-    text = f"CAST({_q(column)} AS VARCHAR)"
+    text = f"CAST({_q(column)} AS VARCHAR) {BINARY}"
     sql = f"SELECT DISTINCT {text} AS {_q(column)} FROM base WHERE {_q(column)} IS NOT NULL"
     return _frame(native.query("base", sql)).get_column(column).cast(pl.String)
 
@@ -359,6 +386,7 @@ def distinct_counts(
     """The rows, and each column's distinct non-null values, counted
     (`exact`) or estimated (HyperLogLog), in one pass."""
     count = "count(DISTINCT {})" if exact else "approx_count_distinct({})"
+    native = zeros(native, columns)
     counts = ", ".join(count.format(_q(c)) for c in columns)
     row = native.aggregate(f"count(*){', ' + counts if columns else ''}").fetchall()[0]
     return int(row[0]), {c: int(n) for c, n in zip(columns, row[1:], strict=True)}

@@ -296,11 +296,31 @@ def _on_engine(
         # (a column named v or l among them: the label is computed from q)
         mappings.append(values.with_columns(pl.col("v").alias(q)).select("v", label.alias("l")))
     module = engines.module(prep.engine)
+    same_rows(prep)
     released, groups = module.release(
         prep.source, qis, mappings, [lvl > 0 for lvl in levels], drop, prep.sensitive
     )
+    same_rows(prep)
     same_groups(prep.engine, groups, by, count, expected)
     return released
+
+
+def same_rows(prep: Prepared) -> None:
+    """A DuckDB table must hold as many rows as were checked when its
+    release is snapshotted (counted before and after): rows added to or
+    taken from the groups suppressed leave the released groups as checked,
+    and passed their check, releasing a table that suppressed more (or
+    fewer) records than max_suppression was checked against. (Spark's
+    release is read again at each action: not counted here.)"""
+    if prep.engine != "duckdb":
+        return
+    now, _ = engines.module(prep.engine).distinct_counts(prep.source, [], exact=True)
+    if now != prep.rows:
+        raise NotAnonymousError(
+            f"the table changed since this release was checked: it was checked as "
+            f"{prep.rows} rows and now holds {now}; refusing to release it. Generalize the "
+            "current data again."
+        )
 
 
 def same_groups(

@@ -1,0 +1,95 @@
+"""DuckDB's SQL reads a relation its own way: text compared by a
+collation, names that differ only in case taken for one, and a table that
+may change between a search and its release (helper-87's trial)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+
+duckdb = pytest.importorskip("duckdb")
+
+NAMES = ["smith"] * 3 + ["SMITH"] * 3 + ["jones"] * 10
+HS = {"g": pa.Hierarchy.from_rows([["smith", "*"], ["SMITH", "*"], ["jones", "*"]])}
+
+
+def frame(rel: object) -> pl.DataFrame:
+    out = pl.from_arrow(rel.to_arrow_table())  # type: ignore[attr-defined]
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def sizes(df: pl.DataFrame) -> dict[str, int]:
+    return dict(df.group_by("g").len().iter_rows())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("how", ["column", "connection"])
+def test_a_collation_does_not_join_texts_released_apart(how: str, tmp_path: Path) -> None:
+    """`smith` and `SMITH` under NOCASE were one group of 6 in DuckDB's F0
+    and two of 3 in the release: apply() handed back groups under k."""
+    con = duckdb.connect()
+    if how == "column":
+        con.execute("CREATE TABLE t (g VARCHAR COLLATE NOCASE)")
+    else:
+        con.execute("SET default_collation = 'nocase'")
+        con.execute("CREATE TABLE t (g VARCHAR)")
+    con.execute("INSERT INTO t VALUES " + ", ".join(f"('{v}')" for v in NAMES))
+    df = pl.DataFrame({"g": NAMES})
+    for k, suppression in ((5, 0), (3, 0), (5, 6)):
+        on_duck = pa.search(con.table("t"), ["g"], HS, k, suppression, progress=False)
+        on_polars = pa.search(df, ["g"], HS, k, suppression, progress=False)
+        assert on_duck.best("min_loss") == on_polars.best("min_loss")
+        levels = on_duck.best("min_loss")
+        released = frame(on_duck.apply(levels=levels))
+        assert sizes(released) == sizes(on_polars.apply(levels=levels).collect())
+        assert min(sizes(released).values()) >= k
+        path = on_duck.sink_csv(tmp_path / f"{how}{k}{suppression}.csv", levels=levels)
+        assert sizes(pl.read_csv(path)) == sizes(released)
+
+
+def test_columns_named_alike_are_refused() -> None:
+    """A join's `zip` and `ZIP` are one name to DuckDB's SQL: the release
+    read one for the other and gave a quasi-identifier's raw values under
+    the other's name."""
+    con = duckdb.connect()
+    zip_of = "['53715', '53703'][i % 2 + 1]"
+    con.execute(f"CREATE TABLE a AS SELECT i AS k, {zip_of} AS zip FROM range(40) r(i)")
+    con.execute("CREATE TABLE b AS SELECT i AS k, 'home-' || i AS ZIP FROM range(40) r(i)")
+    zips = {"zip": pa.Hierarchy.from_rows([["53715", "5371*", "*"], ["53703", "5370*", "*"]])}
+    for sql in (
+        "SELECT * EXCLUDE (k) FROM a JOIN b USING (k)",
+        "SELECT a.zip, b.ZIP AS zip FROM a JOIN b USING (k)",
+    ):
+        with pytest.raises(pa.ConfigError, match="DuckDB does not tell apart"):
+            pa.search(con.sql(sql), ["zip"], zips, 20, progress=False)
+    renamed = con.sql("SELECT a.zip, b.ZIP AS home FROM a JOIN b USING (k)")
+    r = pa.search(renamed, ["zip"], zips, 20, identifiers=["home"], progress=False)
+    out = frame(r.apply(levels={"zip": 2}))
+    assert out.columns == ["zip"] and set(out.get_column("zip")) == {"*"}
+
+
+def test_rows_added_to_a_suppressed_group_are_refused(tmp_path: Path) -> None:
+    """Rows inserted under a suppressed value since the search leave the
+    released groups as checked: the release suppressed 5 records where 2
+    were allowed, in apply() and in a written file."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT ['a', 'b'][i % 2 + 1] AS g FROM range(100) r(i)")
+    con.execute("INSERT INTO t SELECT 'rare' FROM range(2)")
+    hs = {"g": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"], ["rare", "*"]])}
+    r = pa.search(con.table("t"), ["g"], hs, 5, 2, progress=False)
+    assert r.best("min_loss") == {"g": 0}
+    assert frame(r.apply(levels={"g": 0})).height == 100
+    con.execute("INSERT INTO t SELECT 'rare' FROM range(3)")
+    with pytest.raises(pa.NotAnonymousError, match="checked as 102 rows and now holds 105"):
+        r.apply(levels={"g": 0})
+    target = tmp_path / "out.parquet"
+    with pytest.raises(pa.NotAnonymousError, match="now holds 105"):
+        r.sink_parquet(target, levels={"g": 0})
+    assert not target.exists()
+    con.execute("DELETE FROM t WHERE g = 'rare'")
+    with pytest.raises(pa.NotAnonymousError, match="now holds 100"):
+        r.apply(levels={"g": 0})
