@@ -24,6 +24,8 @@ from polars_anon.inputs.counts import FrequencySet
 # engine -> the prefix of the module its data's type comes from (one line
 # per engine outside Polars); a table of any other type is read by Polars
 PREFIXES = {"duckdb": "duckdb", "spark": "pyspark"}
+# the engines as their users name them
+NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
 ENGINES = ("polars", *PREFIXES, "counts")
 
 
@@ -53,6 +55,22 @@ def module(engine: str) -> ModuleType:
 
 
 def schema(data: Any, engine: str) -> pl.Schema:
+    """`data`'s columns and types on `engine`. On DuckDB and Spark a table
+    with two names that differ only in case is refused: one name to their
+    SQL (Spark's unless `spark.sql.caseSensitive`), DuckDB's release read a
+    join's ``zip`` for its ``ZIP`` and gave a quasi-identifier's raw values
+    under the other's name, and Spark fails on an ambiguous reference."""
+    if engine in PREFIXES:
+        seen: dict[str, str] = {}
+        for c in data.columns:
+            other = seen.get(c.casefold())
+            seen[c.casefold()] = c
+            if other is not None:
+                alike = f"two columns named {c!r}" if other == c else f"columns {other!r} and {c!r}"
+                raise ConfigError(
+                    f"the table has {alike}, which {NAMES[engine]}'s SQL does not tell apart "
+                    "(names differing only in case are one): rename one first"
+                )
     return module(engine).schema(data)  # type: ignore[no-any-return]
 
 

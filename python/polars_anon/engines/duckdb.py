@@ -27,7 +27,6 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError
 from polars_anon.engines.duckdb_csv import read as read
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
@@ -81,20 +80,6 @@ def _star_joins(rel: Any) -> Iterator[None]:
 
 
 def schema(rel: Any) -> pl.Schema:
-    """`rel`'s columns and types; refused when two names differ only in
-    case, which DuckDB's SQL does not tell apart (a join's ``zip`` and
-    ``ZIP``: the release's SQL read one for the other, and released a
-    quasi-identifier's raw values under the other's name)."""
-    seen: dict[str, str] = {}
-    for c in rel.columns:
-        other = seen.get(c.casefold())
-        seen[c.casefold()] = c
-        if other is not None:
-            alike = f"two columns named {c!r}" if other == c else f"columns {other!r} and {c!r}"
-            raise ConfigError(
-                f"the relation has {alike}, which DuckDB does not tell apart in SQL "
-                "(names differing only in case are one): rename one (SELECT ... AS ...) first"
-            )
     return _frame(rel.limit(0)).schema
 
 

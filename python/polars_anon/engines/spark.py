@@ -64,19 +64,32 @@ def schema(df: Any) -> pl.Schema:
     return _frame(df.limit(0)).schema
 
 
+# text compared by its bytes (Spark 4's default collation)
+BINARY = "UTF8_BINARY"
+
+
 def zeros(df: Any, columns: list[str]) -> Any:
-    """`df` with each float column among `columns` plus a zero of its type:
-    every -0.0 made 0.0 (see the DuckDB engine's `zeros`; Spark too groups
-    and joins them as one value)."""
+    """`df` as its quasi-identifiers and sensitive values are read: each
+    float column among `columns` plus a zero of its type, every -0.0 made
+    0.0 (see the DuckDB engine's `zeros`; Spark too groups and joins them
+    as one value), and each text column of another collation (UTF8_LCASE)
+    compared by its bytes, as its values are released."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import DoubleType, FloatType
+    from pyspark.sql.types import DoubleType, FloatType, StringType
 
     types = {f.name: f.dataType for f in df.schema.fields}
     floats = {c for c in columns if isinstance(types.get(c), (DoubleType, FloatType))}
-    if not floats:
+    texts = {
+        c
+        for c in columns
+        if isinstance(types.get(c), StringType) and getattr(types[c], "collation", BINARY) != BINARY
+    }
+    if not floats and not texts:
         return df
     # only those columns replaced (by name: a dot in a name is no field)
-    return df.withColumns({c: _col(c) + F.lit(0).cast(types[c]) for c in floats})
+    out = {c: _col(c) + F.lit(0).cast(types[c]) for c in floats}
+    out.update({c: F.collate(_col(c), BINARY) for c in texts})
+    return df.withColumns(out)
 
 
 def group(df: Any, columns: list[str], count: str, maps: dict[str, pl.DataFrame]) -> pl.DataFrame:
@@ -357,6 +370,7 @@ def identify(released: Any, ops: list[tuple[str, Op]]) -> Any:
 
 def distinct(native: Any, column: str) -> pl.Series:
     """The distinct values of `column` as text, nulls left out."""
+    native = zeros(native, [column])
     text = native.where(_col(column).isNotNull()).select(_col(column).cast("string").alias(column))
     return _frame(text.distinct()).get_column(column).cast(pl.String)
 
@@ -371,6 +385,7 @@ def distinct_counts(
     from pyspark.sql import functions as F
 
     count = F.count_distinct if exact else F.approx_count_distinct
+    native = zeros(native, columns)
     aggs = [F.count(F.lit(1)), *(count(_col(c)) for c in columns)]
     row = native.agg(*aggs).first()
     return int(row[0]), {c: int(n) for c, n in zip(columns, row[1:], strict=True)}

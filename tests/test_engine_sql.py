@@ -1,10 +1,12 @@
-"""DuckDB's SQL reads a relation its own way: text compared by a
-collation, names that differ only in case taken for one, and a table that
-may change between a search and its release (helper-87's trial)."""
+"""DuckDB's and Spark's SQL read a table their own way: text compared by a
+collation, names that differ only in case taken for one, and (DuckDB) a
+table that may change between a search and its release (helper-87's
+trial)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -64,7 +66,7 @@ def test_columns_named_alike_are_refused() -> None:
         "SELECT * EXCLUDE (k) FROM a JOIN b USING (k)",
         "SELECT a.zip, b.ZIP AS zip FROM a JOIN b USING (k)",
     ):
-        with pytest.raises(pa.ConfigError, match="DuckDB does not tell apart"):
+        with pytest.raises(pa.ConfigError, match="DuckDB's SQL does not tell apart"):
             pa.search(con.sql(sql), ["zip"], zips, 20, progress=False)
     renamed = con.sql("SELECT a.zip, b.ZIP AS home FROM a JOIN b USING (k)")
     r = pa.search(renamed, ["zip"], zips, 20, identifiers=["home"], progress=False)
@@ -93,3 +95,22 @@ def test_rows_added_to_a_suppressed_group_are_refused(tmp_path: Path) -> None:
     con.execute("DELETE FROM t WHERE g = 'rare'")
     with pytest.raises(pa.NotAnonymousError, match="now holds 100"):
         r.apply(levels={"g": 0})
+
+
+def test_spark_collations_and_names_alike(spark: Any) -> None:
+    """The same on Spark: a UTF8_LCASE column counted smith and SMITH as
+    one value, and a join's zip and ZIP failed as an ambiguous reference."""
+    lcase = spark.createDataFrame([(v,) for v in NAMES], "g string collate UTF8_LCASE")
+    df = pl.DataFrame({"g": NAMES})
+    for k, suppression in ((5, 0), (3, 0), (5, 6)):
+        on_spark = pa.search(lcase, ["g"], HS, k, suppression, progress=False)
+        on_polars = pa.search(df, ["g"], HS, k, suppression, progress=False)
+        levels = on_polars.best("min_loss")
+        assert on_spark.best("min_loss") == levels
+        released = pl.from_pandas(on_spark.apply(levels=levels).toPandas())
+        assert sizes(released) == sizes(on_polars.apply(levels=levels).collect())
+    a = spark.createDataFrame([(i, "5371" + str(i % 2)) for i in range(40)], "k int, zip string")
+    b = spark.createDataFrame([(i, f"home-{i}") for i in range(40)], "k int, ZIP string")
+    zips = {"zip": pa.Hierarchy.from_rows([["53710", "5371*", "*"], ["53711", "5371*", "*"]])}
+    with pytest.raises(pa.ConfigError, match="Spark's SQL does not tell apart"):
+        pa.search(a.join(b, "k"), ["zip"], zips, 20, progress=False)
