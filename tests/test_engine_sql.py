@@ -114,3 +114,41 @@ def test_spark_collations_and_names_alike(spark: Any) -> None:
     zips = {"zip": pa.Hierarchy.from_rows([["53710", "5371*", "*"], ["53711", "5371*", "*"]])}
     with pytest.raises(pa.ConfigError, match="Spark's SQL does not tell apart"):
         pa.search(a.join(b, "k"), ["zip"], zips, 20, progress=False)
+
+
+def test_an_interval_column_is_refused_naming_it() -> None:
+    """Polars does not read DuckDB's INTERVAL: reading the relation's schema
+    was a Rust panic out of Polars' Arrow import."""
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE t AS SELECT ['a', 'b'][i % 2 + 1] AS g, INTERVAL (i) DAY AS waited "
+        "FROM range(40) r(i)"
+    )
+    hs = {"g": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])}
+    with pytest.raises(pa.ConfigError, match=r"\['waited'\] are DuckDB INTERVALs"):
+        pa.search(con.table("t"), ["g"], hs, 5, identifiers=["waited"], progress=False)
+    cast = con.sql("SELECT g, CAST(waited AS VARCHAR) AS waited FROM t")
+    r = pa.search(cast, ["g"], hs, 5, identifiers=["waited"], progress=False)
+    assert frame(r.apply(levels={"g": 0})).columns == ["g"]
+
+
+def test_a_value_changed_in_place_is_named_so() -> None:
+    """A release whose groups differ from the checked ones in the same
+    numbers (12 rows in 4 groups) said that the source changed or the
+    engine differs; it names values changed in place."""
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE t AS SELECT ['a', 'b'][i % 2 + 1] AS g, ['x', 'y'][i // 2 % 2 + 1] AS s "
+        "FROM range(12) r(i)"
+    )
+    hs = {"g": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])}
+    l2 = [pa.DistinctLDiversity(2, "s")]
+    r = pa.search(con.table("t"), ["g"], hs, 3, criteria=l2, progress=False)
+    con.execute(
+        "UPDATE t SET s = 'y' WHERE rowid = (SELECT min(rowid) FROM t WHERE g = 'a' AND s = 'x')"
+    )
+    with pytest.raises(
+        pa.NotAnonymousError,
+        match=r"4 groups of 12 rows, expected 4 of 12\): values changed in place",
+    ):
+        r.apply(levels={"g": 0})

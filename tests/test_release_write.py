@@ -425,6 +425,11 @@ def test_a_csv_release_takes_a_separator_and_is_proven_with_it(tmp_path: Path) -
     for bad in (";;", "", "é"):
         with pytest.raises(pa.ConfigError, match="separator must be one character"):
             r.sink_csv(tmp_path / "bad.csv", separator=bad)
+    # (the quote: Polars' writer failed after the work, DuckDB's binder too)
+    for bad in ('"', "\n"):
+        for result in (r, on_duckdb):
+            with pytest.raises(pa.ConfigError, match="frames a CSV's fields"):
+                result.sink_csv(tmp_path / "bad.csv", separator=bad)
     assert not (tmp_path / "bad.csv").exists()
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._core import ConfigError
 from polars_anon.engines.duckdb_csv import read as read
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
@@ -80,6 +81,15 @@ def _star_joins(rel: Any) -> Iterator[None]:
 
 
 def schema(rel: Any) -> pl.Schema:
+    """`rel`'s columns as Polars types; an INTERVAL column (which Polars
+    does not read) is refused, naming it."""
+    kinds = zip(rel.columns, map(str, rel.types), strict=True)
+    intervals = [c for c, t in kinds if t.startswith("INTERVAL")]
+    if intervals:
+        raise ConfigError(
+            f"column(s) {intervals} are DuckDB INTERVALs, which Polars does not read: "
+            "cast them (to VARCHAR, or a number of days) or leave them out of the relation"
+        )
     return _frame(rel.limit(0)).schema
 
 

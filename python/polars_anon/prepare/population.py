@@ -12,7 +12,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy, MissingValueError, Problem
 from polars_anon.engines.polars import group_strings
-from polars_anon.inputs.frames import as_lazy, check_groupable, fresh_name
+from polars_anon.inputs.frames import as_lazy, check_groupable, fresh_name, one_zero
 from polars_anon.inputs.nulls import NULL_LABEL, Nulls
 
 
@@ -43,6 +43,9 @@ def population(
             f"it has {list(schema.names())}"
         )
     check_groupable(schema, qis, qis)
+    # -0.0 is 0.0, as in the table (`prepare.f0`)
+    zeros = [one_zero(q, schema[q]) for q in qis if schema[q].is_float()]
+    lazy = lazy.with_columns(zeros) if zeros else lazy
     own = fresh_name(count, schema.names())
     grouped = group_strings(lazy, qis, own)
     if grouped.is_empty():

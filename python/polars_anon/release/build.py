@@ -337,11 +337,17 @@ def same_groups(
         .sort(by)
     )
     if not got.equals(expected.sort(by)):
+        rows, want = int(got.get_column(count).sum()), int(expected.get_column(count).sum())
+        why = (
+            "values changed in place since the check (or a setting they are read by, such "
+            "as the session's time zone)"
+            if (got.height, rows) == (expected.height, want)
+            else "the source changed or the engine differs"
+        )
         raise NotAnonymousError(
             f"the release {engine} built does not have the groups that were checked "
-            f"({got.height} groups of {int(got.get_column(count).sum())} rows, expected "
-            f"{expected.height} of {int(expected.get_column(count).sum())}): the source "
-            "changed or the engine differs; refusing to release it"
+            f"({got.height} groups of {rows} rows, expected {expected.height} of {want}): "
+            f"{why}; refusing to release it"
         )
 
 

@@ -223,6 +223,9 @@ class Releases:
         (one character of one byte)."""
         if not isinstance(separator, str) or len(separator.encode("utf8")) != 1:
             raise ConfigError(f"separator must be one character of one byte, got {separator!r}")
+        if separator in ('"', "\n", "\r"):
+            # the quote and line ends frame a CSV's fields and records
+            raise ConfigError(f"separator cannot be {separator!r}: it frames a CSV's fields")
         args = (data, levels, criterion, identifiers, insensitive)
         return self._sink(path, "csv", *args, separator=separator)
 
