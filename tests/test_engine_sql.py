@@ -152,3 +152,31 @@ def test_a_value_changed_in_place_is_named_so() -> None:
         match=r"4 groups of 12 rows, expected 4 of 12\): values changed in place",
     ):
         r.apply(levels={"g": 0})
+
+
+def test_a_uuid_released_to_parquet_by_duckdb(tmp_path: Path) -> None:
+    """DuckDB writes a UUID to Parquet as its 16 bytes, which the proof read
+    as other text than the checked groups' and refused, blaming a plan
+    that draws other rows."""
+    con = duckdb.connect()
+    ids = ["00000000-0000-0000-0000-000000000001", "12345678-1234-5678-1234-567812345678"]
+    con.execute(
+        f"CREATE TABLE t AS SELECT {ids}[i % 2 + 1]::UUID AS uid, "
+        f"{ids}[i // 2 % 2 + 1]::UUID AS other, ['a', 'b'][i % 2 + 1] AS g FROM range(100) r(i)"
+    )
+    hs = {"uid": pa.Hierarchy.from_rows([[u, "*"] for u in ids])}
+    r = pa.search(
+        con.table("t"),
+        ["uid"],
+        hs,
+        5,
+        criteria=[pa.DistinctLDiversity(2, "other")],
+        insensitive=["g"],
+        progress=False,
+    )
+    path = r.sink_parquet(tmp_path / "r.parquet", levels={"uid": 0})
+    back = pl.read_parquet(path)
+    assert back.schema["uid"] == pl.Binary  # DuckDB's own layout
+    texts = back.select(pl.col("uid").bin.encode("hex")).get_column("uid")
+    assert sorted(set(texts)) == sorted(u.replace("-", "") for u in ids)
+    assert back.height == 100
