@@ -71,7 +71,8 @@ def guarded(
     is refused before any work (`roles.undeclared`)."""
     if prep.engine == "counts":
         raise ConfigError(
-            "this was searched from a frequency set, which has no rows to release: "
+            "this result holds no rows to release (it was searched from a frequency set, "
+            "or unpickled from a search of DuckDB or Spark data, which a pickle cannot hold): "
             "pass the table itself (result.apply(table), or generalize(table, ...))"
         )
     data = prep.lazy if prep.engine == "polars" else prep.source
