@@ -561,3 +561,37 @@ def test_a_sample_drawing_values_not_searched_is_named_as_such() -> None:
         said = str(e.value)
         assert "collect it first" in said or "collect the data first" in said
         assert "source ()" not in said
+
+
+def test_no_byte_of_a_suppressed_record_under_a_released_null(tmp_path: Path) -> None:
+    """Polars' Parquet reader leaves a null's view on its neighbour's text,
+    and its IPC writer (classic layout) copied the bytes under every view:
+    a released row's null note carried the suppressed record's note in
+    every .arrow release read from Parquet (helper-86)."""
+    from polars_anon.cli import main
+
+    n = 40
+    zips = ["01069"] * n
+    zips[21] = "09999"  # alone: suppressed
+    notes: list[str | None] = [
+        None if i % 2 == 0 else f"ordinary note number {i:03d} with padding" for i in range(n)
+    ]
+    notes[21] = "SUPPRESSED-PERSON lives at 12 Secret Road"  # beside row 20's null
+    source = tmp_path / "in.parquet"
+    pl.DataFrame({"zip": zips, "note": notes}).write_parquet(source)
+    hs = {"zip": [["01069", "0****", "*"], ["09999", "0****", "*"]]}
+    kw: dict[str, object] = {"quasi_identifiers": ["zip"], "insensitive": ["note"]}
+    held = []
+    for i, data in enumerate((pl.scan_parquet(source), pl.read_parquet(source))):
+        path = pa.generalize(data, hs, {"zip": 0}, 5, 1, out=tmp_path / f"g{i}.arrow", **kw)  # type: ignore[arg-type]
+        held.append(Path(path).read_bytes())
+        r = pa.search(data, ["zip"], hs, 5, 1, insensitive=["note"], progress=False)
+        held.append(r.sink_ipc(tmp_path / f"s{i}.ipc", levels={"zip": 0}).read_bytes())
+    (tmp_path / "zip.csv").write_text("01069;0****;*\n09999;0****;*\n")
+    args = ["anonymize", str(source), "--qi", "zip", "--hierarchies", str(tmp_path), "--k", "5"]
+    args += ["--max-suppression", "1", "--insensitive", "note", "--out", str(tmp_path / "c.arrow")]
+    assert main(args) == 0
+    held.append((tmp_path / "c.arrow").read_bytes())
+    assert pl.read_ipc(tmp_path / "c.arrow").height == n - 1
+    for i, data in enumerate(held):
+        assert b"SUPPRESSED-PERSON" not in data, i

@@ -23,8 +23,12 @@ IPC_LEVEL = pl.CompatLevel.oldest()
 
 
 def sink_ipc(plan: pl.LazyFrame, path: Path) -> Any:
-    """`plan` streamed into an IPC file at `path` (`IPC_LEVEL`)."""
-    return plan.sink_ipc(path, compat_level=IPC_LEVEL)
+    """`plan` streamed into an IPC file at `path` (`IPC_LEVEL`), its text
+    columns rebuilt first (`copied`): Polars' writer copies the bytes a
+    null's view points at (Parquet's reader leaves a null's view on a
+    neighbour's text), and a released row's null carried a suppressed
+    record's note."""
+    return copied(plan).sink_ipc(path, compat_level=IPC_LEVEL)
 
 
 # text of at most this many bytes is held in its 16-byte view, not in a buffer
