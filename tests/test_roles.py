@@ -441,3 +441,19 @@ def test_columns_with_no_role_named_as_polars_patterns_are_counted_as_one(
         )
         out = pa.generalize(enums, hs, {"sex": 0}, k=2, max_suppression=1).collect()
         assert out.schema[name] == pl.String and out.get_column(name).to_list() == ["kept"] * 30
+
+
+def test_a_refused_release_adds_nothing_to_a_pseudonym_table(tmp_path: Path) -> None:
+    """A release refused for its model (here k) extended the pseudonym
+    table with the refused data's identifiers first (helper-86: the CLI's
+    guide says such a run writes nothing)."""
+    table = tmp_path / "ids.parquet"
+    ids = {"id": pa.Pseudonym(table=table)}
+    jan = pl.DataFrame({"sex": ["m", "f"] * 20, "id": [f"ID{i:04d}" for i in range(40)]})
+    pa.generalize(jan, {}, {}, k=5, quasi_identifiers=["sex"], identifiers=ids).collect()
+    before = pl.read_parquet(table)
+    feb = pl.DataFrame({"sex": ["m", "f"] * 4, "id": [f"SECRET-{i}" for i in range(8)]})
+    with pytest.raises(pa.NotAnonymousError):
+        pa.generalize(feb, {}, {}, k=5, quasi_identifiers=["sex"], identifiers=ids)
+    assert pl.read_parquet(table).equals(before)
+    assert b"SECRET" not in table.read_bytes()

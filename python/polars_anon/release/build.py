@@ -67,8 +67,9 @@ def guarded(
     asked of it (no k, no criteria), or on DuckDB and Spark the snapshot
     with its checked groups (`OnEngine`).
     Every column that is neither a quasi-identifier nor sensitive is
-    handled as `roles` say; an undeclared one that would identify records
-    is refused before any work (`roles.undeclared`)."""
+    handled as `roles` say (after the model's check, which a pseudonym
+    table is extended only after); an undeclared one that would identify
+    records is refused before the release is built (`roles.undeclared`)."""
     if prep.engine == "counts":
         raise ConfigError(
             "this result holds no rows to release (it was searched from a frequency set, "
@@ -77,11 +78,14 @@ def guarded(
         )
     data = prep.lazy if prep.engine == "polars" else prep.source
     qis = prep.quasi_identifiers
-    resolved = resolve(data, prep.engine, prep.rows, qis, prep.sensitive, roles or Roles())
     if k is None and not criteria and prep.engine == "polars":
+        resolved = resolve(data, prep.engine, prep.rows, qis, prep.sensitive, roles or Roles())
         plain = prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False))
         return identify(plain, resolved.ops)
     drop, by, expected = _checked(prep, levels, 1 if k is None else k, max_suppression, criteria)
+    # after the model's check: a pseudonym table is extended (written) here,
+    # for a release that meets the model only
+    resolved = resolve(data, prep.engine, prep.rows, qis, prep.sensitive, roles or Roles())
     if prep.engine != "polars":
         released = _on_engine(prep, levels, drop, by, expected)
         released = engines.module(prep.engine).identify(released, resolved.ops)
