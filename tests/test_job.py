@@ -280,3 +280,43 @@ def test_a_run_prepares_its_table_once(small: Path, monkeypatch: pytest.MonkeyPa
     assert len(built) == 1
     pa.Job.from_toml(run.job_file).run(write_job=False)
     assert len(built) == 2
+
+
+def test_a_job_file_that_cannot_be_rewritten_is_refused_before_the_release(
+    tmp_path: Path,
+) -> None:
+    """A run whose resolved job could not be rewritten (a read-only or
+    immutable file) failed after the release had replaced the last one,
+    beside a job file that no longer described it (helper-86)."""
+    import os
+    import subprocess
+
+    from polars_anon.cli import main
+
+    pl.DataFrame({"zip": ["01069", "01070"] * 20, "sex": ["F", "M", "M", "F"] * 10}).write_csv(
+        tmp_path / "in.csv"
+    )
+    (tmp_path / "zip.csv").write_text("01069;0106*;*\n01070;0107*;*\n")
+    (tmp_path / "sex.csv").write_text("F;*\nM;*\n")
+    out = tmp_path / "out.csv"
+    args = ["anonymize", str(tmp_path / "in.csv"), "--qi", "zip,sex"]
+    args += ["--hierarchies", str(tmp_path), "--k", "5", "--out", str(out)]
+    assert main(args) == 0
+    job = Path(f"{out}.job.toml")
+    release, recorded = out.read_bytes(), job.read_bytes()
+    job.chmod(0o444)
+    immutable = False
+    try:
+        open(job, "a").close()  # root writes read-only files: make it immutable
+        immutable = subprocess.run(["chattr", "+i", str(job)], capture_output=True).returncode == 0
+        if not immutable:
+            pytest.skip("no way to make a file unwritable here")
+    except OSError:
+        pass
+    try:
+        assert main([*args[:-4], "--k", "11", "--out", str(out)]) != 0
+        assert out.read_bytes() == release and job.read_bytes() == recorded
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(job)], check=True)
+        os.chmod(job, 0o644)

@@ -206,4 +206,14 @@ def before_work(job: JobPaths, digest: bool = True) -> str | None:
     for what, path in (("the resolved job", writes["the resolved job"]), ("the splits", splits)):
         if path.is_dir():
             raise ConfigError(f"cannot write {what} to {str(path)!r}: it is a folder")
+        # an existing file the run could not rewrite (read-only, immutable)
+        # failed the run after the release had replaced the last one, left
+        # beside a job file that no longer describes it
+        if path.exists():
+            try:
+                open(path, "a").close()
+            except OSError as e:
+                raise ConfigError(
+                    f"cannot write {what} to {str(path)!r}: {e.strerror or e}"
+                ) from None
     return sha256(job.input) if digest and job.input.exists() else None
