@@ -492,6 +492,7 @@ def test_ways_out_are_given_in_the_command_lines_words(
     assert main([*args, "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "or pass --nulls value" in err and "nulls=" not in err
+    assert err.count("--nulls value") == 1  # (it read "--nulls value (--nulls value)")
     job = tmp_path / "job.toml"
     job.write_text(
         f'[input]\npath = "{table}"\n[model]\nquasi_identifiers = ["a"]\nk = 1\n'
@@ -708,3 +709,18 @@ def test_hierarchy_build_on_a_column_with_nulls_names_the_way_out(
     said = capsys.readouterr().err
     assert "column 'a' holds nulls" in said and "--nulls value here" in said
     assert main([*args, "--nulls", "value", "--out", str(tmp_path / "a.csv")]) == 0
+
+
+def test_a_hierarchy_of_a_file_read_with_the_wrong_separator_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ;-separated file read with the default separator is one column:
+    with hierarchies given, the error blamed the hierarchy alone (helper-86)."""
+    table = tmp_path / "t.csv"
+    pl.DataFrame({"zip": ["01069", "01070"] * 5, "sex": ["F", "M"] * 5}).write_csv(
+        table, separator=";"
+    )
+    (tmp_path / "zip.csv").write_text("01069;*\n01070;*\n")
+    args = ["anonymize", str(table), "--qi", "zip", "--hierarchies", str(tmp_path)]
+    assert main([*args, "--k", "2", "--out", str(tmp_path / "r.csv")]) == 2
+    assert "wrong separator (its header holds ';')" in capsys.readouterr().err

@@ -51,7 +51,8 @@ def values_of(values: Any, column: str | None = None) -> pl.Series:
         )
     if s.null_count():
         raise ConfigError(
-            f"column '{name}': {s.null_count()} null value(s); a hierarchy is built over "
+            # (a builder may be given the distinct values: nulls, not a count)
+            f"column '{name}' holds nulls; a hierarchy is built over "
             "values: drop or fill the nulls first (or search with nulls='value')"
         )
     if s.is_empty():

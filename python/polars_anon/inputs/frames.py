@@ -126,3 +126,14 @@ def one_zero(column: str, dtype: pl.DataType) -> pl.Expr:
     one number, as every engine reads it (Polars' text tells them apart)."""
     c = pl.col(column)
     return pl.when(c == 0).then(pl.lit(0.0, dtype)).otherwise(c).alias(column)
+
+
+def misread(columns: list[str]) -> str:
+    """A hint for a table of one column whose name holds a separator: a
+    CSV read with another separator than its own."""
+    if len(columns) != 1:
+        return ""
+    found = [sep for sep in (";", "\t", "|", ",") if sep in columns[0]]
+    if not found:
+        return ""
+    return f": was it read with the wrong separator (its header holds {found[0]!r})?"

@@ -59,11 +59,12 @@ def no_nulls(col: pl.Series, counts: pl.Series | None, column: str, role: str) -
     if nulls:
         if role.startswith("a quasi-identifier"):
             way = "(a value the hierarchy knows: in the file, or by Polars' fill_null)"
-            way += ", or pass nulls='value' (--nulls value)" if role == "a quasi-identifier" else ""
+            # (the command line says --nulls value for it: `cli.words`)
+            way += ", or pass nulls='value'" if role == "a quasi-identifier" else ""
         else:
             way = (
                 "(a value of their own, such as '(missing)': in the file, or by Polars' "
-                "fill_null; nulls='value', --nulls value, is for the quasi-identifiers)"
+                "fill_null; nulls='value' is for the quasi-identifiers)"
             )
         raise MissingValueError(
             f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first {way}"

@@ -13,7 +13,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError, Hierarchy, HierarchyError
 from polars_anon.hierarchy import from_dict
-from polars_anon.inputs.frames import fresh_name
+from polars_anon.inputs.frames import fresh_name, misread
 from polars_anon.inputs.hierarchies import column_of, read_hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.jobs import toml
@@ -78,7 +78,10 @@ def has_column(schema: pl.Schema, column: str, what: str | None = None) -> None:
         names = ", ".join(repr(c) for c in schema.names()[:30])
         more = ", ..." if len(schema) > 30 else ""
         head = f"{what}: " if what else ""
-        raise ConfigError(f"{head}the data has no column {column!r}; its columns: {names}{more}")
+        hint = misread(schema.names())
+        raise ConfigError(
+            f"{head}the data has no column {column!r}; its columns: {names}{more}{hint}"
+        )
 
 
 def distinct_values(

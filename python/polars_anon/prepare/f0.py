@@ -15,6 +15,7 @@ from polars_anon.inputs.frames import (
     as_frame,
     check_groupable,
     fresh_name,
+    misread,
     one_zero,
     unknown_columns,
 )
@@ -219,14 +220,3 @@ def at_leaves(prep: Prepared) -> Prepared:
         object.__setattr__(prep, "leaves", leaves)
     assert prep.leaves is not None
     return prep.leaves
-
-
-def misread(columns: list[str]) -> str:
-    """A hint for a table of one column whose name holds a separator: a
-    CSV read with another separator than its own."""
-    if len(columns) != 1:
-        return ""
-    found = [sep for sep in (";", "\t", "|", ",") if sep in columns[0]]
-    if not found:
-        return ""
-    return f": was it read with the wrong separator (its header holds {found[0]!r})?"
