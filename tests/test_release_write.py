@@ -312,6 +312,38 @@ def test_a_write_interrupted_leaves_nothing_at_the_target(
     assert [p.name for p in tmp_path.iterdir()] == ["release.parquet"]
 
 
+def test_ctrl_c_waits_for_the_write_and_leaves_nothing(
+    searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A real SIGINT while Polars' sink runs: raised at once, it left the
+    sink's own threads to make the temporary file (whole) after it was
+    removed (helper-86: a 6.5 MB unproven release beside --out). It is held
+    until the write ends, then raised, and nothing is moved into place."""
+    import os
+    import signal
+    import time
+
+    _, _, r = searched
+    path = tmp_path / "release.parquet"
+    real = pl.LazyFrame.sink_parquet
+    after: list[bool] = []
+
+    def interrupted_while_writing(self: pl.LazyFrame, *args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # a signal raised at once interrupts this
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+        after.append(True)
+
+    monkeypatch.setattr(pl.LazyFrame, "sink_parquet", interrupted_while_writing)
+    with pytest.raises(KeyboardInterrupt):
+        r.sink_parquet(path, criterion="min_loss")
+    assert after == [True]
+    assert list(tmp_path.iterdir()) == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_numbers_kept_as_they_are_are_checked_as_the_values_they_are(
     fmt: str, tmp_path: Path

@@ -40,7 +40,7 @@ from polars_anon.jobs.tables import (
     same_file,
     write_table,
 )
-from polars_anon.release.write import SUFFIXES
+from polars_anon.release.write import SUFFIXES, write_text_whole
 
 ROLES_HINT = (
     "On the command line: --identifier COL (dropped), --identifier COL=pseudonym with "
@@ -334,7 +334,7 @@ def adult_command(args: argparse.Namespace) -> int:
         separator=";",
     )
     run = JobRun(job, levels, True, report, release.height, Path(f"{args.out}.job.toml"))
-    run.job_file.write_text(run.resolved_toml(), encoding="utf8")
+    write_text_whole(run.job_file, run.resolved_toml())
     print(result)
     print(f"chosen ({args.preference}): {levels}")
     print(report)

@@ -53,6 +53,7 @@ from polars_anon.jobs import values
 from polars_anon.jobs.csv_types import numbers_of
 from polars_anon.jobs.tables import output_format, read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps
+from polars_anon.release.write import write_text_whole
 from polars_anon.results.dp import DPResult
 from polars_anon.roles.spec import Roles
 
@@ -278,7 +279,7 @@ def run(
     job_file = Path(str(job.output) + ".job.toml")
     run = DPRun(job, result, result.released, job_file, input_sha256)
     if write_job:
-        run.job_file.write_text(run.resolved_toml(), encoding="utf8")
+        write_text_whole(run.job_file, run.resolved_toml())
     return run
 
 

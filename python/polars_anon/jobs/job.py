@@ -89,7 +89,7 @@ from polars_anon.prepare.f0 import prepare
 from polars_anon.release.build import guarded
 from polars_anon.release.engine_write import WRITES, OnEngine
 from polars_anon.release.guard import Guarded
-from polars_anon.release.write import target
+from polars_anon.release.write import interrupt_after, target, write_text_whole
 from polars_anon.reports.check import CheckReport
 from polars_anon.results.best import CRITERIA
 from polars_anon.results.search import SearchResult
@@ -270,18 +270,18 @@ class Job:
         report = check_prepared(prep, k, levels, self.max_suppression, criteria, self.roles)
         target(self.output)
         fmt = output_format(self.output, self.engine)
-        if isinstance(release, OnEngine) and release.engine not in WRITES:  # Spark's parts
-            written = write_table(release.released, self.output, self.separator)
-        else:  # Polars, DuckDB: proven on the file written
-            release.write(self.output, fmt, self.separator)
-            written = report.rows - report.suppressed
-        # what became of every column: as the release did it (on Polars), else
-        # as the report says
-        columns = release.columns if isinstance(release, Guarded) else None
-        job_file = Path(str(self.output) + ".job.toml")
-        run = JobRun(self, levels, searching, report, written, job_file, columns, digest)
-        if write_job:
-            run.job_file.write_text(run.resolved_toml(), encoding="utf8")
+        with interrupt_after():  # Ctrl-C: the release and its job file, or neither
+            if isinstance(release, OnEngine) and release.engine not in WRITES:  # Spark's parts
+                written = write_table(release.released, self.output, self.separator)
+            else:  # Polars, DuckDB: proven on the file written
+                release.write(self.output, fmt, self.separator)
+                written = report.rows - report.suppressed
+            # what became of each column: as the release did it, else the report
+            columns = release.columns if isinstance(release, Guarded) else None
+            job_file = Path(str(self.output) + ".job.toml")
+            run = JobRun(self, levels, searching, report, written, job_file, columns, digest)
+            if write_job:
+                write_text_whole(run.job_file, run.resolved_toml())
         return run
 
     def _numbers(self) -> list[str]:

@@ -35,7 +35,7 @@ from polars_anon.jobs.columns import fates_doc
 from polars_anon.jobs.tables import SPLITS, output_format, sha256
 from polars_anon.jobs.toml import dumps
 from polars_anon.release.guard import Guarded
-from polars_anon.release.write import target
+from polars_anon.release.write import target, write_text_whole
 from polars_anon.results.mondrian import MondrianResult
 from polars_anon.roles.spec import Roles
 
@@ -260,7 +260,7 @@ class MondrianRun:
             finally:
                 partial.unlink(missing_ok=True)
             self.splits_written = path
-        self.job_file.write_text(self.resolved_toml(), encoding="utf8")
+        write_text_whole(self.job_file, self.resolved_toml())
 
     def resolved_toml(self) -> str:
         """The resolved job file's text, as the run wrote it beside the output."""

@@ -5,8 +5,11 @@ file read back."""
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
@@ -61,15 +64,61 @@ def written_beside(path: str | os.PathLike[str], write: Callable[[Path], None]) 
     """The file `write` makes at a temporary path beside `path` (checked by
     `target`), renamed onto it once `write` returns; on an error, an
     interruption or a failed proof inside `write` the temporary file is
-    removed and nothing is left at `path`."""
+    removed and nothing is left at `path`. Ctrl-C waits for the write to
+    end (`interrupt_after`)."""
     final = target(path)
     tmp = beside(final)
     try:
-        write(tmp)
-        os.replace(tmp, final)
+        with interrupt_after() as held:
+            write(tmp)
+            if held:  # Ctrl-C during the write: nothing is moved into place
+                raise KeyboardInterrupt
+            os.replace(tmp, final)
     finally:
         tmp.unlink(missing_ok=True)
     return final
+
+
+@contextmanager
+def interrupt_after() -> Iterator[list[int]]:
+    """Ctrl-C (SIGINT) held until the block ends, then raised; the block
+    is given the interrupts held so far (a list), to stop short of what it
+    would leave: Polars' sinks wait on threads of their own, and an
+    interrupt raised while they ran left the temporary file to be made
+    (whole) after it was removed. Only in the main thread, where Python
+    handles signals; a block inside another shares its list."""
+    if _holding:
+        yield _holding[-1]  # (held by the enclosing block, which raises it)
+        return
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    before = signal.signal(signal.SIGINT, lambda number, _: held.append(number))
+    _holding.append(held)
+    try:
+        yield held
+    finally:
+        _holding.pop()
+        signal.signal(signal.SIGINT, before if before is not None else signal.default_int_handler)
+    if held:
+        raise KeyboardInterrupt
+
+
+# the interrupts `interrupt_after` holds now (one list while it does)
+_holding: list[list[int]] = []
+
+
+def write_text_whole(path: Path, text: str) -> None:
+    """`text` written to `path` whole or not at all (a file beside it,
+    renamed onto it; Ctrl-C waits for it)."""
+    tmp = beside(path)
+    try:
+        with interrupt_after():
+            tmp.write_text(text, encoding="utf8")
+            os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def read_back(
