@@ -135,7 +135,8 @@ def test_an_interval_column_is_refused_naming_it() -> None:
 def test_a_value_changed_in_place_is_named_so() -> None:
     """A release whose groups differ from the checked ones in the same
     numbers (12 rows in 4 groups) said that the source changed or the
-    engine differs; it names values changed in place."""
+    engine differs; it names values changed in place. Its snapshot, made
+    before the groups were compared, is dropped."""
     con = duckdb.connect()
     con.execute(
         "CREATE TABLE t AS SELECT ['a', 'b'][i % 2 + 1] AS g, ['x', 'y'][i // 2 % 2 + 1] AS s "
@@ -147,11 +148,15 @@ def test_a_value_changed_in_place_is_named_so() -> None:
     con.execute(
         "UPDATE t SET s = 'y' WHERE rowid = (SELECT min(rowid) FROM t WHERE g = 'a' AND s = 'x')"
     )
+    snapshots = "SELECT count(*) FROM duckdb_tables() WHERE database_name LIKE '__polars_anon%'"
+    held = con.sql(snapshots).fetchall()
     with pytest.raises(
         pa.NotAnonymousError,
         match=r"4 groups of 12 rows, expected 4 of 12\): values changed in place",
     ):
         r.apply(levels={"g": 0})
+    # the refused release's snapshot is dropped, not left on the connection
+    assert con.sql(snapshots).fetchall() == held
 
 
 def test_a_uuid_released_to_parquet_by_duckdb(tmp_path: Path) -> None:

@@ -192,7 +192,21 @@ def _snapshot(rel: Any, prefix: str, select: str) -> Any:
     table, and a relation over it."""
     name = f"{_snapshots(rel)}{prefix}{next(_names)}"
     rel.query("base", f"CREATE TABLE {name} AS {select}")
-    return rel.query("__polars_anon_base", f"SELECT * FROM {name}")
+    out = rel.query("__polars_anon_base", f"SELECT * FROM {name}")
+    _tables[id(out)] = name
+    return out
+
+
+# the snapshot table each relation `_snapshot` made reads, by its id
+_tables: dict[int, str] = {}
+
+
+def discard(released: Any) -> None:
+    """Drop the snapshot of a release refused after it was made: it holds
+    rows that failed their check, and stayed queryable on the connection."""
+    name = _tables.pop(id(released), None)
+    if name is not None:
+        released.query("__polars_anon_base", f"DROP TABLE IF EXISTS {name}")
 
 
 def release(
