@@ -337,11 +337,14 @@ def test_ctrl_c_waits_for_the_write_and_leaves_nothing(
         after.append(True)
 
     monkeypatch.setattr(pl.LazyFrame, "sink_parquet", interrupted_while_writing)
+    # restored after: Python's own handler, or one a library installed
+    # (Spark's, once a session ran in this process)
+    handler = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
         r.sink_parquet(path, criterion="min_loss")
     assert after == [True]
     assert list(tmp_path.iterdir()) == []
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is handler
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
