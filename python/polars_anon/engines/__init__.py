@@ -24,8 +24,6 @@ from polars_anon.inputs.counts import FrequencySet
 # engine -> the prefix of the module its data's type comes from (one line
 # per engine outside Polars); a table of any other type is read by Polars
 PREFIXES = {"duckdb": "duckdb", "spark": "pyspark"}
-# the engines as their users name them
-NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
 ENGINES = ("polars", *PREFIXES, "counts")
 
 
@@ -68,7 +66,7 @@ def schema(data: Any, engine: str) -> pl.Schema:
             if other is not None:
                 alike = f"two columns named {c!r}" if other == c else f"columns {other!r} and {c!r}"
                 raise ConfigError(
-                    f"the table has {alike}, which {NAMES[engine]}'s SQL does not tell apart "
+                    f"the table has {alike}, which {module(engine).NAME}'s SQL does not tell apart "
                     "(names differing only in case are one): rename one first"
                 )
     return module(engine).schema(data)  # type: ignore[no-any-return]

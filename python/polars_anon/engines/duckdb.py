@@ -33,6 +33,8 @@ from polars_anon.inputs.frames import fresh_name
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask
 
+# the engine as its users name it
+NAME = "DuckDB"
 _names = itertools.count()
 
 

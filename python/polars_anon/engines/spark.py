@@ -64,6 +64,8 @@ def schema(df: Any) -> pl.Schema:
     return _frame(df.limit(0)).schema
 
 
+# the engine as its users name it
+NAME = "Spark"
 # text compared by its bytes (Spark 4's default collation)
 BINARY = "UTF8_BINARY"
 
@@ -366,6 +368,11 @@ def identify(released: Any, ops: list[tuple[str, Op]]) -> Any:
             exprs[c] = _col(to)
     kept = [c for c in released.columns if not isinstance(by.get(c), Drop)]
     return out.select(*[exprs[c].alias(c) if c in exprs else _col(c) for c in kept])
+
+
+def discard(released: Any) -> None:
+    """Nothing to drop for a refused release: Spark's is a plan, not a
+    snapshot (`engines.duckdb.discard`)."""
 
 
 def distinct(native: Any, column: str) -> pl.Series:

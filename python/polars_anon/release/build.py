@@ -27,7 +27,7 @@ from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.buffers import INLINE
 from polars_anon.release.engine_write import OnEngine
 from polars_anon.release.exprs import generalization_exprs, kept_as_enums
-from polars_anon.release.guard import Guarded
+from polars_anon.release.guard import Guarded, rows_changed
 from polars_anon.release.population import recheck_population
 from polars_anon.release.quiet import sources
 from polars_anon.roles.fates import fates
@@ -309,7 +309,7 @@ def _on_engine(
         same_rows(prep)
         same_groups(prep.engine, groups, by, count, expected)
     except NotAnonymousError:
-        getattr(module, "discard", lambda _: None)(released)  # (the refused rows)
+        module.discard(released)  # (the refused rows)
         raise
     return released
 
@@ -324,11 +324,7 @@ def same_rows(prep: Prepared) -> None:
         return
     now, _ = engines.module(prep.engine).distinct_counts(prep.source, [], exact=True)
     if now != prep.rows:
-        raise NotAnonymousError(
-            f"the table changed since this release was checked: it was checked as "
-            f"{prep.rows} rows and now holds {now}; refusing to release it. Generalize the "
-            "current data again."
-        )
+        raise rows_changed("table", prep.rows, now)
 
 
 def same_groups(

@@ -173,12 +173,7 @@ class Guarded:
             return
         now = int(self.collect(counted).item())
         if now != self.rows:
-            files = ", ".join(sources(self.plan))
-            raise NotAnonymousError(
-                f"the source ({files}) changed since this release was checked: it was checked "
-                f"as {self.rows} rows and now holds {now}; refusing to release it. Generalize "
-                "the current data again."
-            )
+            raise rows_changed(f"source ({', '.join(sources(self.plan))})", self.rows, now)
 
     def prove(self, written: pl.LazyFrame) -> None:
         prove(written, self.schema, self.by, self.expected, self.count, self.k)
@@ -316,6 +311,15 @@ def as_text(
         .group_by(by)
         .len(name=count)
         .with_columns(keys)
+    )
+
+
+def rows_changed(source: str, checked: int, now: int) -> NotAnonymousError:
+    """The error for a `source` (what it is, to name it) read again with
+    another number of rows than the release was checked on."""
+    return NotAnonymousError(
+        f"the {source} changed since this release was checked: it was checked as {checked} "
+        f"rows and now holds {now}; refusing to release it. Generalize the current data again."
     )
 
 
