@@ -5,7 +5,11 @@ quasi-identifiers, and cup; k = 2, 5, 10; suppression 0, 1, 5 and 10%).
 Usage: ``python bench/answer.py [--repeat 5] [--out bench/answer.json]``
 
 Each cell records, beside the median and best of ``--repeat`` warm calls
-(from a DataFrame, so each includes building F0): the search's anonymous
+(from a DataFrame, so each includes building F0) of the answer, of
+``optimal`` and of the complete search named (``incognito`` plus the same
+``best``, what ``auto`` ran before it put the complete search off under
+suppression): what the default search ran and its nodes checked, the
+complete search's anonymous
 nodes, the nodes ``best`` valued (in order of the loss's lower bound, until
 none left can do better) and the chosen node and loss, with the same for
 ``optimal``. The node counts do not depend on the machine; the times do.
@@ -86,9 +90,19 @@ def cell(
         r = pa.search(df, qis, hs, k, sup, algorithm="optimal", progress=False)
         return r, r.best("min_loss")
 
+    def complete() -> tuple[pa.SearchResult, dict[str, int]]:
+        r = pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
+        return r, r.best("min_loss")
+
     t_answer, (r, levels) = timed(answer, repeat)
     t_search, _ = timed(lambda: pa.search(df, qis, hs, k, sup, progress=False), repeat)
     t_optimal, (o, o_levels) = timed(optimal, repeat)
+    t_complete, (_, c_levels) = timed(complete, repeat)
+    # what the default search ran for the answer (under suppression the
+    # optimal walk, the complete search put off), then the complete search
+    # for the counts below
+    algorithm, answer_checked = r.algorithm, r.stats.nodes_checked
+    r._complete()
     nodes = [list(n) for n in r._nodes]
     # as `best` asks: with the records the search could suppress (none: only
     # the nodes of the least bound are valued)
@@ -97,7 +111,9 @@ def cell(
     valued, _ = problem.best_of(nodes, k, [], "loss", None, tuples) if nodes else ([], None)
     loss = pa.check(df, qis, k, hs, levels, sup).loss
     return {
-        "algorithm": r.algorithm,
+        "algorithm": algorithm,
+        "answer_nodes_checked": answer_checked,
+        "complete_nodes_checked": r.stats.nodes_checked,
         "anonymous_nodes": len(nodes),
         "nodes_valued_by_best": len(valued),
         "levels": levels,
@@ -110,6 +126,9 @@ def cell(
         "answer_ms_best": min(t_answer),
         "optimal_ms_median": statistics.median(t_optimal),
         "optimal_ms_best": min(t_optimal),
+        "complete_levels": c_levels,
+        "complete_ms_median": statistics.median(t_complete),
+        "complete_ms_best": min(t_complete),
     }
 
 
@@ -152,7 +171,7 @@ def main() -> None:
                     # also with the day's speed taken out: as if timed on
                     # the day of results.json
                     c["arx_ms"] = arx
-                    for what in ("answer", "optimal"):
+                    for what in ("answer", "optimal", "complete"):
                         ratio = c[f"{what}_ms_median"] / arx
                         c[f"{what}_vs_arx"] = ratio
                         c[f"{what}_vs_arx_day_adjusted"] = ratio / slower
@@ -163,7 +182,8 @@ def main() -> None:
                 print(
                     f"{name:7} k={k:<2} sup={sup:<4} search {c['search_ms_median']:7.1f} ms  "
                     f"answer {c['answer_ms_median']:7.1f} ms  optimal {c['optimal_ms_median']:7.1f}"
-                    f" ms  valued {c['nodes_valued_by_best']}/{c['anonymous_nodes']}",
+                    f" ms  complete {c['complete_ms_median']:7.1f} ms  "
+                    f"valued {c['nodes_valued_by_best']}/{c['anonymous_nodes']}",
                     flush=True,
                 )
                 cells.append(c)

@@ -34,7 +34,7 @@ def test_best_by_bound_chooses_as_ranking_every_node_on_adult(
 ) -> None:
     df, hs = adult
     qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:7])
-    r = pa.search(df, qis, hs, k, sup, progress=False)
+    r = pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
     assert r.complete
     for criterion in ("min_loss", "max_precision"):
         fast, full = both_ways(r, criterion)
@@ -49,7 +49,7 @@ def test_best_by_bound_values_few_nodes_on_cup() -> None:
     lf, hs = pa.datasets.cup()
     df = lf.collect()
     qis = list(pa.datasets.CUP_QUASI_IDENTIFIERS)
-    r = pa.search(df, qis, hs, 2, 0.05, progress=False)
+    r = pa.search(df, qis, hs, 2, 0.05, algorithm="incognito", progress=False)
     nodes = [list(n) for n in r._nodes]
     valued, _ = r._prep.problem.best_of(nodes, 2, [], "loss")
     assert 0 < len(valued) * 10 < len(nodes), (len(valued), len(nodes))
@@ -65,10 +65,11 @@ def test_best_by_bound_on_random_tables(
     df, hs, qis = data
     if k > df.height:
         return
-    r = pa.search(df, qis, hs, k, int(share * df.height), progress=False)
+    sup = int(share * df.height)
+    r = pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
     if r.anonymous.is_empty():
         return
-    r = pa.search(df, qis, hs, k, int(share * df.height), progress=False)
+    r = pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
     for criterion in ("min_loss", "max_precision"):
         fast, full = both_ways(r, criterion)
         assert fast == full, criterion

@@ -406,7 +406,7 @@ def test_results_print_as_short_aligned_text(
 ) -> None:
     df, hs = adult
     qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
-    r = pa.search(df, qis, hs, 5, 0.01, progress=False)
+    r = pa.search(df, qis, hs, 5, 0.01, algorithm="incognito", progress=False)
     text = repr(r)
     assert max(len(line) for line in text.splitlines()) <= 100
     assert f"minimal (5 of {r.minimal.height})" in text

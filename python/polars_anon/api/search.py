@@ -22,6 +22,7 @@ from polars_anon.inputs.params import (
 )
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.results.deferred import Deferred
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.resolve import columns_of
 from polars_anon.roles.spec import Identifiers, Roles, roles_of
@@ -86,7 +87,9 @@ def search(
     ``algorithm="auto"`` (the default) picks by the lattice's size: the
     complete Incognito up to a million nodes, ``"optimal"`` up to 10^8, the
     ``"heuristic"`` beyond; ``result.algorithm`` and ``result.reason`` say
-    which and why. ``"optimal"`` finds one node of the least ``metric``
+    which and why. Under suppression it runs the optimal walk first and the
+    complete search only when every anonymous node is asked for (``best`` by
+    another criterion than the metric's, ``anonymous``, ``minimal``). ``"optimal"`` finds one node of the least ``metric``
     (``"loss"``, ARX's; ``"height"``; ``"precision"``, 1 - Prec;
     ``"discernibility"``; ``"aecs"``, ARX's average class size;
     ``"entropy"``, ARX's non-uniform entropy, suppressed records counted;
@@ -269,11 +272,16 @@ def searched(
     reason = None
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
+    limit, later = seconds(time_limit), None
     if algorithm == "auto":
         algorithm, reason = auto.pick(prep.problem.heights, listed(criteria), max_sup > 0)
         variant = _variant(algorithm, None)
+        first = auto.walk_first(algorithm, max_sup > 0, metric, listed(criteria), limit is not None)
+        if first is not None and not trace:
+            args = (k, max_sup, engine, progress, listed(criteria), infer_projections, limit)
+            later = Deferred(algorithm, variant, *args, _bytes(memory_budget), metric, seed)
+            algorithm, variant, reason = first[0], None, f"{reason}; {first[1]}"
     model = prep.model(criteria)
-    limit = seconds(time_limit)
     if algorithm == "heuristic" and limit is None:
         limit = HEURISTIC_SECONDS
     bar = None
@@ -300,9 +308,12 @@ def searched(
     finally:
         if bar is not None:
             bar.close()
-    return SearchResult(
+    result = SearchResult(
         prep, raw, algorithm, variant, k, max_suppression, listed(criteria), metric, reason
     )
+    # a result whose complete search is put off answers as a complete one
+    result._deferred, result.complete = later, result.complete or later is not None
+    return result
 
 
 def mu_argus(

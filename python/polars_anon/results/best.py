@@ -26,8 +26,9 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError, MetricTable, Problem
+from polars_anon._core import ConfigError, MetricTable, NotAnonymousError, Problem
 from polars_anon.exceptions import ParameterError
+from polars_anon.inputs.frames import fresh_name
 from polars_anon.results.nodes import Nodes
 
 CRITERIA = (
@@ -43,10 +44,11 @@ CRITERIA = (
     "min_ambiguity",
     "min_kl_divergence",
 )
-"""The names `SearchResult.best` takes (``criterion``). Without one it
-ranks a complete search's nodes by ``min_height`` (an optimal or heuristic
-search's by its metric's criterion: `chosen`); the command line's
-``--preference`` is ``min_loss`` unless given."""
+"""The names `SearchResult.best` takes (``criterion``). Without one, a
+search of ``algorithm="auto"`` (the default) and an optimal or heuristic
+one rank by their metric's criterion (``min_loss`` unless ``metric=``
+says otherwise), a complete search named by ``min_height`` (`chosen`); the
+command line's ``--preference`` is ``min_loss`` unless given."""
 
 WEIGHTED = ("min_loss", "min_height", "min_relative_distance", "min_entropy")
 """The criteria `weights` apply to (the others count groups, records or
@@ -63,6 +65,14 @@ BY_VALUE = {
 # the criteria ranked by a metric with a lower bound, and that metric
 BY_BOUND = {"min_loss": "loss", "max_precision": "precision", **BY_VALUE}
 
+
+# the searches that walk the lattice by a metric and hold only the nodes
+# they valued (each answers its metric's criterion alone)
+WALKS = ("optimal", "heuristic")
+
+# the criteria whose value is a column of a node's figures: of a walk's
+# result, the nodes of its best value (`minimal`) decide them
+OWN_FIGURES = ("min_loss", "max_precision")
 
 # the criterion each metric's optimal walk answers exactly
 OF_METRIC = {
@@ -84,12 +94,14 @@ def chosen(
     weights: Mapping[str, float] | None,
     bounds: Mapping[str, Any] | None,
     qis: list[str],
+    auto: bool = False,
 ) -> str:
     """The criterion `SearchResult.best` ranks by: `criterion`, or the one
-    the search aimed at (``min_height``; an optimal or heuristic walk's
-    metric). An optimal or heuristic result holds only the nodes its walk
-    valued, so it answers its own metric alone, unweighted and unbounded:
-    anything else would be the best of those nodes, not of the lattice."""
+    the search aimed at (a search `auto` picked, and an optimal or
+    heuristic walk: its metric's; a complete search named: ``min_height``).
+    An optimal or heuristic result holds only the nodes its walk valued, so
+    it answers its own metric alone, unweighted and unbounded: anything
+    else would be the best of those nodes, not of the lattice."""
     if criterion is not None and (not isinstance(criterion, str) or criterion not in CRITERIA):
         raise ConfigError(f"unknown criterion {criterion!r}; expected one of {CRITERIA}")
     for name, given in (("weights", weights), ("bounds", bounds)):
@@ -102,8 +114,8 @@ def chosen(
     bad = sorted(set(weights or {}) - set(qis)) + sorted(set(bounds or {}) - set(qis))
     if bad:
         raise ConfigError(f"weights/bounds name unknown quasi-identifier(s) {bad}")
-    walk = algorithm in ("optimal", "heuristic")
-    own = OF_METRIC.get(metric, "min_height") if walk else "min_height"
+    walk = algorithm in WALKS
+    own = OF_METRIC.get(metric, "min_height") if walk or auto else "min_height"
     asked = own if criterion is None else criterion
     if walk and (asked != own or weights or bounds):
         what = (
@@ -126,6 +138,18 @@ def chosen(
             "quasi-identifiers; leave weights out, or rank by one of those"
         )
     return asked
+
+
+def needs_all(
+    metric: str,
+    criterion: str | None,
+    weights: Mapping[str, float] | None,
+    bounds: Mapping[str, Any] | None,
+) -> bool:
+    """Whether `best` by `criterion` (None: the default), with `weights`
+    and `bounds`, needs every anonymous node, not only the optimal walk's
+    answer for `metric`."""
+    return criterion not in (None, OF_METRIC.get(metric)) or bool(weights) or bool(bounds)
 
 
 def within(
@@ -205,6 +229,60 @@ def bound(q: str, b: int | tuple[int, int], height: int | None = None) -> tuple[
             f"(its levels are 0 to {height})"
         )
     return lo, hi
+
+
+def least(
+    frame: pl.DataFrame,
+    table: MetricTable | None,
+    criterion: str,
+    weights: list[float],
+    weighted: bool,
+    bounds: Mapping[str, int | tuple[int, int]] | None,
+    k: int,
+    qis: list[str],
+    heights: Sequence[int],
+    column: Callable[[str], str],
+    figures: Callable[[list[list[int]]], pl.DataFrame],
+) -> dict[str, int]:
+    """The best node of `frame` (nodes of the answer, with their metrics
+    in `table`, or their levels alone for the criteria that rank by them)
+    by `criterion`, `weights` (`weighted`: given) and `bounds`; ties broken
+    by height, suppression (of the tied nodes' `figures`), then levels."""
+    loss_col = fresh_name("__loss", frame.columns)
+    if criterion == "min_loss":
+        assert table is not None
+        loss = table.weighted_loss(weights) if weighted else frame.get_column(column("loss"))
+        frame = frame.hstack([pl.Series(loss_col, loss, dtype=pl.Float64)])
+    elif criterion in BY_VALUE:
+        assert table is not None
+        frame = frame.hstack([pl.Series(loss_col, table.values(), dtype=pl.Float64)])
+    for q, b in (bounds or {}).items():
+        lo, hi = bound(q, b)
+        frame = frame.filter(pl.col(q).is_between(lo, hi))
+    if frame.is_empty():
+        raise NotAnonymousError(
+            f"no {k}-anonymous generalization lies within bounds {dict(bounds or {})}"
+        )
+    order, descending = key(criterion, qis, weights, heights, column, loss_col)
+    sort_key = fresh_name("__key", frame.columns)
+    height, suppressed = column("height"), column("suppressed")
+    frame = frame.with_columns(order.alias(sort_key))
+    if criterion in ("min_height", "min_relative_distance"):
+        # the nodes tied on the key and height, with their suppressed
+        # tuples: the rest of the order below
+        first = min(zip(frame.get_column(sort_key), frame.get_column(height), strict=True))
+        frame = frame.filter((pl.col(sort_key) == first[0]) & (pl.col(height) == first[1]))
+        tied = figures([list(n) for n in frame.select(qis).rows()])
+        frame = frame.hstack([tied.get_column(suppressed)])
+    # the least row by the key (negated when descending: the keys are
+    # numbers), then height, suppression and the levels; in Python, as
+    # Polars' sort costs more than the few nodes' own work here
+    sign = -1 if descending else 1
+    # (columns read one by one: a select is a query of its own)
+    columns = [frame.get_column(c).to_list() for c in (sort_key, height, suppressed, *qis)]
+    rows = zip(*columns, strict=True)
+    chosen = min(rows, key=lambda r: (sign * r[0], *r[1:]))
+    return {q: int(level) for q, level in zip(qis, chosen[3:], strict=True)}
 
 
 def key(

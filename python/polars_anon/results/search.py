@@ -16,13 +16,13 @@ from polars_anon._core import (
     SearchStats,
 )
 from polars_anon.criteria.base import Criterion
-from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.params import max_suppressed
-from polars_anon.prepare.f0 import at_leaves, prepare
+from polars_anon.prepare.f0 import at_leaves
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.reports.render import aligned, table_html
-from polars_anon.results import best
+from polars_anon.results import best, pickled
+from polars_anon.results.deferred import Deferred
 from polars_anon.results.nodes import Nodes
 from polars_anon.results.releases import Releases
 from polars_anon.roles.spec import Roles
@@ -52,6 +52,7 @@ class SearchResult(Releases):
 
     __slots__ = (
         "_anonymous",
+        "_deferred",
         "_lists",
         "_prep",
         "_table",
@@ -89,6 +90,8 @@ class SearchResult(Releases):
         self._lists = Nodes(raw)
         self._anonymous: pl.DataFrame | None = None
         self._table: MetricTable | None = None
+        # the complete search `auto` put off (`deferred`), until it runs
+        self._deferred: Deferred | None = None
         self.algorithm = algorithm
         self.variant = variant
         self.k = k
@@ -121,11 +124,30 @@ class SearchResult(Releases):
     @property
     def rejected(self) -> list[list[int]]:
         """The nodes found not anonymous (those a search records)."""
+        self._complete()
         return self._lists.get("rejected")
+
+    def _complete(self) -> None:
+        """The complete search `auto` put off, run now: the result becomes
+        its (`polars_anon.results.deferred`)."""
+        later = self._deferred
+        if later is None:
+            return
+        raw = later.run(self._prep)
+        self._deferred = None
+        self._lists, self._anonymous, self._table = Nodes(raw), None, None
+        self.algorithm, self.variant = later.algorithm, later.variant
+        self.complete, self.proven_optimal, self.stopped = (
+            raw.complete,
+            raw.proven_optimal,
+            raw.stopped,
+        )
+        self.stats, self.trace = raw.stats, raw.trace
 
     @property
     def anonymous(self) -> pl.DataFrame:
         """Every anonymous node found: its levels, metrics and ``minimal``."""
+        self._complete()
         if self._anonymous is None:
             frame, table = self._figures(self._nodes)
             object.__setattr__(self, "_anonymous", frame)
@@ -155,33 +177,10 @@ class SearchResult(Releases):
         return pl.DataFrame(cols).hstack(series), table
 
     def __getstate__(self) -> dict[str, Any]:
-        """What a pickle keeps: the answer, and what it takes to prepare the
-        searched table again (its lazy plan, which holds an in-memory table's
-        rows or a scan's path; the hierarchies)."""
-        prep = self._prep
-        slots = [n for cls in type(self).__mro__ for n in getattr(cls, "__slots__", ())]
-        lazy = ("_prep", "_anonymous", "_table", "_lists")
-        state = {k: getattr(self, k) for k in slots if k not in lazy}
-        state.update(self._lists.state())
-        # off Polars the table is a connection's: keep its frequency set,
-        # from which a release needs the table again (apply(table))
-        source = prep.lazy if prep.engine == "polars" else FrequencySet(prep.f0, prep.count)
-        qis = prep.quasi_identifiers
-        hs = dict(zip(qis, prep.hierarchies, strict=True))
-        state["_source"] = (source, qis, hs, prep.sensitive, prep.nulls, prep.floors)
-        return state
+        return pickled.kept(self, self._prep, self._lists)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        lazy, qis, hierarchies, sensitive, nulls, floors = state.pop("_source")
-        # pickles made before columns had roles
-        state.setdefault("roles", Roles())
-        state["_lists"] = Nodes.from_state(state)
-        for k, v in state.items():
-            object.__setattr__(self, k, v)
-        object.__setattr__(self, "_anonymous", None)
-        object.__setattr__(self, "_table", None)
-        prep = prepare(lazy, qis, hierarchies, sensitive, nulls, floored_at=floors)
-        object.__setattr__(self, "_prep", prep)
+        pickled.restore(self, state)
 
     def column(self, name: str) -> str:
         """The name of the answer's column ``name`` (``height``, ``suppressed``,
@@ -200,6 +199,7 @@ class SearchResult(Releases):
         search, Datafly's path) this is every node they tested; the complete
         searches also infer nodes they never test, so prefer ``anonymous`` there.
         """
+        self._complete()
         qis = self.quasi_identifiers
         tested = [(n, True) for n in self._nodes if not self.complete] + [
             (n, False) for n in self.rejected
@@ -222,6 +222,7 @@ class SearchResult(Releases):
         ``plot`` extra)."""
         from polars_anon.plot.lattice import lattice
 
+        self._complete()
         chosen = (
             tuple(self.best(criterion)[q] for q in self.quasi_identifiers) if self._nodes else None
         )
@@ -242,6 +243,7 @@ class SearchResult(Releases):
         the release's average prosecutor risk (``against="risk"``) or its share
         of suppressed records (``"suppression"``), the node ``criterion``
         picks marked (a matplotlib Figure; needs the ``plot`` extra)."""
+        self._complete()
         from polars_anon.plot.tradeoff import tradeoff
 
         return tradeoff(
@@ -261,6 +263,7 @@ class SearchResult(Releases):
         """The k-minimal generalizations: no anonymous generalization below
         them (of a search stopped by its time limit, none among those found:
         ``stopped`` says so)."""
+        self._complete()
         if self._anonymous is not None:
             return self._anonymous.filter(pl.col(self.column("minimal")))
         # only their figures (every anonymous node's can cost seconds), in
@@ -276,9 +279,13 @@ class SearchResult(Releases):
         bounds: Mapping[str, int | tuple[int, int]] | None = None,
     ) -> dict[str, int]:
         """The preferred generalization as ``{quasi-identifier: level}``, by
-        ``criterion``: by default ``min_height``, or for an optimal or
-        heuristic search its metric's, the only criterion such a result
-        answers (without weights or bounds: `best.chosen`).
+        ``criterion``: by default the search's metric's (``min_loss``)
+        where ``algorithm="auto"`` (the default) picked the search, and for
+        an optimal or heuristic search, the only criterion such a result
+        answers (without weights or bounds: `best.chosen`); ``min_height``
+        for a complete search named. Where ``auto`` put the complete
+        search off (under suppression), any other criterion, weights or
+        bounds run it first.
 
         Criteria: ``min_loss`` (ARX's loss: per attribute, the mean over records
         of (leaves under the released value - 1) / (leaves - 1), a suppressed
@@ -303,7 +310,12 @@ class SearchResult(Releases):
         other criteria value every anonymous node (as ``anonymous`` does).
         """
         qis = self.quasi_identifiers
-        criterion = best.chosen(self.algorithm, self.metric, criterion, weights, bounds, qis)
+        auto = self.reason is not None
+        if self._deferred is not None and best.needs_all(self.metric, criterion, weights, bounds):
+            # (criterion, weights and bounds checked before the search runs)
+            best.chosen("incognito", self.metric, criterion, weights, bounds, qis, auto)
+            self._complete()
+        criterion = best.chosen(self.algorithm, self.metric, criterion, weights, bounds, qis, auto)
         heights = self._prep.problem.heights
         for q, b in (bounds or {}).items():
             best.bound(q, b, heights[qis.index(q)])
@@ -317,46 +329,28 @@ class SearchResult(Releases):
         table = self._table
         if by_levels:
             frame = self._levels()
+        elif self.algorithm in best.WALKS and criterion in best.OWN_FIGURES and not bounds:
+            # the walk's nodes of its best value (`minimal`) are every node
+            # that ties for it: the others need no valuing again
+            frame, table = self._figures(self._minimal_nodes)
         elif criterion in best.BY_BOUND and (self._anonymous is None or criterion in best.BY_VALUE):
             frame, table = self._by_bound(criterion, w if weights else None, bounds)
         else:
             frame = self.anonymous
             table = self._table
-        loss_col = fresh_name("__loss", frame.columns)
-        if criterion == "min_loss":
-            assert table is not None
-            loss = table.weighted_loss(w) if weights else frame.get_column(self.column("loss"))
-            frame = frame.hstack([pl.Series(loss_col, loss, dtype=pl.Float64)])
-        elif criterion in best.BY_VALUE:
-            assert table is not None
-            frame = frame.hstack([pl.Series(loss_col, table.values(), dtype=pl.Float64)])
-        for q, b in (bounds or {}).items():
-            lo, hi = best.bound(q, b)
-            frame = frame.filter(pl.col(q).is_between(lo, hi))
-        if frame.is_empty():
-            raise NotAnonymousError(
-                f"no {self.k}-anonymous generalization lies within bounds {dict(bounds or {})}"
-            )
-        order, descending = best.key(criterion, qis, w, heights, self.column, loss_col)
-        sort_key = fresh_name("__key", frame.columns)
-        height, suppressed = self.column("height"), self.column("suppressed")
-        frame = frame.with_columns(order.alias(sort_key))
-        if by_levels:
-            # the nodes tied on the key and height, with their suppressed
-            # tuples: the rest of the order below
-            first = min(zip(frame.get_column(sort_key), frame.get_column(height), strict=True))
-            frame = frame.filter((pl.col(sort_key) == first[0]) & (pl.col(height) == first[1]))
-            tied, _ = self._figures([list(n) for n in frame.select(qis).rows()])
-            frame = frame.hstack([tied.get_column(suppressed)])
-        # the least row by the key (negated when descending: the keys are
-        # numbers), then height, suppression and the levels; in Python, as
-        # Polars' sort costs more than the few nodes' own work here
-        sign = -1 if descending else 1
-        # (columns read one by one: a select is a query of its own)
-        columns = [frame.get_column(c).to_list() for c in (sort_key, height, suppressed, *qis)]
-        rows = zip(*columns, strict=True)
-        chosen = min(rows, key=lambda r: (sign * r[0], *r[1:]))
-        return {q: int(level) for q, level in zip(qis, chosen[3:], strict=True)}
+        return best.least(
+            frame,
+            table,
+            criterion,
+            w,
+            bool(weights),
+            bounds,
+            self.k,
+            qis,
+            heights,
+            self.column,
+            lambda nodes: self._figures(nodes)[0],
+        )
 
     def _nothing_found(self) -> str:
         """Why `best` has no node to answer with (`best.nothing_found`)."""
@@ -408,7 +402,8 @@ class SearchResult(Releases):
         # imported here: only a result that is shown needs it
         from polars_anon.results import summary
 
-        return summary.rows(self, self._nodes, self._minimal_nodes, at, self._prep.problem.heights)
+        heights, put_off = self._prep.problem.heights, self._deferred is not None
+        return summary.rows(self, self._nodes, self._minimal_nodes, at, heights, put_off)
 
     def __repr__(self) -> str:
         return aligned("SearchResult", self._rows())

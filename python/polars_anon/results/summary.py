@@ -33,13 +33,36 @@ def rows(
     minimal: list[list[int]],
     floors: tuple[list[int], int] | None,
     heights: list[int],
+    put_off: bool = False,
 ) -> list[tuple[str, Any]]:
     """The rows of a search's summary: its `nodes` (anonymous ones) and the
     `minimal` ones among them, and, where F0 was grouped at floor levels,
     those levels and F0's rows there (`floors`). A quasi-identifier of no
     hierarchy (or one of height 0) is named: it is never generalized, which
-    a user who forgot its hierarchy would otherwise not see."""
+    a user who forgot its hierarchy would otherwise not see. `put_off`: the
+    complete search is yet to run (`polars_anon.results.deferred`), and
+    `minimal` holds the optimal walk's nodes of the best value."""
     r, s = result, result.stats
+    found: list[tuple[str, Any]]
+    if put_off:
+        found = [
+            ("anonymous generalizations", "not listed yet: the complete search runs when asked"),
+            (
+                f"optimum ({min(5, len(minimal))} of {len(minimal)})",
+                levels_table(r.quasi_identifiers, minimal[:5]),
+            ),
+        ]
+    else:
+        found = [
+            (
+                "anonymous generalizations",
+                len(nodes) if r.complete else f"{len(nodes)} (of those evaluated)",
+            ),
+            (
+                f"minimal ({min(5, len(minimal))} of {len(minimal)})",
+                levels_table(r.quasi_identifiers, minimal[:5]),
+            ),
+        ]
     name = r.algorithm + (f" ({r.variant})" if r.variant else "")
     flat = [q for q, h in zip(r.quasi_identifiers, heights, strict=True) if h == 0]
     return [
@@ -52,7 +75,7 @@ def rows(
                     f"{r.metric}: " + ("proven" if r.proven_optimal else "not proven (best found)"),
                 )
             ]
-            if not r.complete
+            if not r.complete or put_off
             else []
         ),
         ("k", r.k),
@@ -69,14 +92,7 @@ def rows(
             if r.stopped
             else []
         ),
-        (
-            "anonymous generalizations",
-            len(nodes) if r.complete else f"{len(nodes)} (of those evaluated)",
-        ),
-        (
-            f"minimal ({min(5, len(minimal))} of {len(minimal)})",
-            levels_table(r.quasi_identifiers, minimal[:5]),
-        ),
+        *found,
         (
             "nodes checked / marked / projected",
             f"{s.nodes_checked} / {s.nodes_marked} / {s.nodes_projected}",

@@ -1,0 +1,113 @@
+"""``algorithm="auto"`` under suppression: the optimal walk answers
+``best`` by the metric's criterion, and the complete search, put off, runs
+when more is asked; every answer equals the complete search's and a brute
+force of every node."""
+
+from __future__ import annotations
+
+import pickle
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from tests.conftest import brute_anonymous
+from tests.test_search import tables
+
+
+def nodes(result: pa.SearchResult) -> set[tuple[int, ...]]:
+    return set(map(tuple, result.anonymous.select(result.quasi_identifiers).rows()))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tables(), k=st.integers(1, 10), share=st.floats(0, 0.2))
+def test_auto_answers_as_the_complete_search_on_random_tables(
+    data: tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]], k: int, share: float
+) -> None:
+    df, hs, qis = data
+    if k > df.height:
+        return
+    sup = int(share * df.height)
+    complete = pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
+    for metric, criterion in (("loss", "min_loss"), ("height", "min_height")):
+        auto = pa.search(df, qis, hs, k, sup, metric=metric, progress=False)
+        put_off = auto.algorithm == "optimal"
+        assert put_off == (sup > 0)
+        try:
+            want = complete.best(criterion)
+        except pa.NotAnonymousError:
+            with pytest.raises(pa.NotAnonymousError):
+                auto.best()
+            continue
+        # the default is the metric's criterion, answered by the walk alone
+        assert auto.best() == auto.best(criterion) == want
+        assert auto.algorithm == ("optimal" if put_off else "incognito")
+        # another criterion runs the complete search first
+        assert auto.best("min_relative_distance") == complete.best("min_relative_distance")
+        assert auto.algorithm == "incognito" and auto.complete
+    assert nodes(auto) == nodes(complete) == set(brute_anonymous(df, qis, hs, k, sup))
+
+
+def test_auto_under_suppression_walks_first_then_completes_when_asked(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:9])
+    complete = pa.search(df, qis, hs, 2, 0.05, algorithm="incognito", progress=False)
+    auto = pa.search(df, qis, hs, 2, 0.05, progress=False)
+    assert auto.algorithm == "optimal" and auto.complete and auto.proven_optimal
+    assert "under suppression the optimal walk" in (auto.reason or "")
+    assert "not listed yet" in repr(auto) and "optimum (1 of 1)" in repr(auto)
+    assert max(len(line) for line in repr(auto).splitlines()) <= 100
+    # the answer, and the release it makes by default, from the walk alone:
+    # far fewer nodes checked than the complete search (a deterministic count)
+    assert auto.best() == auto.best("min_loss") == complete.best("min_loss")
+    assert auto.stats.nodes_checked < complete.stats.nodes_checked / 4
+    released = auto.apply().collect()
+    want = complete.apply(criterion="min_loss").collect()
+    assert released.equals(want)
+    assert auto.algorithm == "optimal"
+    # an unknown criterion or a bad weight is refused before any search runs
+    with pytest.raises(pa.ConfigError, match="unknown criterion"):
+        auto.best("min_beauty")
+    with pytest.raises(pa.ConfigError, match="takes no weights"):
+        auto.best("min_suppression", weights={"age": 2})
+    assert auto.algorithm == "optimal"
+    # a pickle keeps it put off
+    again = pickle.loads(pickle.dumps(auto))
+    assert again.algorithm == "optimal" and again.best() == auto.best()
+    # weights and bounds need every node: the complete search runs, once
+    weights = {"age": 3.0, "education": 0.5}
+    assert auto.best("min_loss", weights=weights) == complete.best("min_loss", weights=weights)
+    assert auto.algorithm == "incognito" and auto.variant == "cube"
+    assert auto.stats.nodes_checked == complete.stats.nodes_checked
+    assert auto.anonymous.equals(complete.anonymous)
+    assert auto.minimal.equals(complete.minimal)
+    assert "8720" in repr(auto) and "not listed yet" not in repr(auto)
+    assert auto.best(bounds={"age": 2}) == complete.best("min_loss", bounds={"age": 2})
+    # the unpickled one completes on its own
+    assert nodes(again) == nodes(complete) and again.algorithm == "incognito"
+
+
+@pytest.mark.parametrize("qis", [9, 7])
+def test_auto_without_suppression_or_with_what_the_walk_is_not_checked_on(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], qis: int
+) -> None:
+    """Without suppression the complete search and best take less than the
+    walk; with criteria, a time limit or a trace the complete search runs
+    as before. In each, the default criterion is the metric's (min_loss)."""
+    df, hs = adult
+    q = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:qis])
+    cases = [
+        pa.search(df, q, hs, 5, progress=False),
+        pa.search(df, q[:7], hs, 5, 0.01, criteria=[pa.DistinctLDiversity(2, "occupation")]),
+        pa.search(df, q, hs, 5, 0.01, time_limit=60, progress=False),
+        pa.search(df, q, hs, 5, 0.01, trace=True, progress=False),
+    ]
+    for result in cases:
+        assert result.algorithm == "incognito" and result.complete
+        assert result.best() == result.best("min_loss")
+    named = pa.search(df, q, hs, 5, 0.01, algorithm="incognito", progress=False)
+    assert named.best() == named.best("min_height")
