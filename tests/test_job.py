@@ -158,9 +158,9 @@ def test_a_misspelled_algorithm_is_refused_with_recorded_levels_too(files: Path)
     # a resolved job searches nothing, and once ran with (and copied) a typo
     run = pa.Job.from_toml(files / "job.toml").run()
     text = run.job_file.read_text()
-    assert 'algorithm = "incognito"' in text
+    assert 'algorithm = "auto"' in text  # the default, as in Python
     edited = files / "edited.toml"
-    edited.write_text(text.replace('algorithm = "incognito"', 'algorithm = "incognitto"'))
+    edited.write_text(text.replace('algorithm = "auto"', 'algorithm = "incognitto"'))
     with pytest.raises(pa.ConfigError, match=r"\[search\] algorithm 'incognitto' is unknown"):
         pa.Job.from_toml(edited)
 

@@ -89,13 +89,13 @@ def search(
     ``"heuristic"`` beyond; ``result.algorithm`` and ``result.reason`` say
     which and why. Under suppression it runs the optimal walk first and the
     complete search only when every anonymous node is asked for (``best`` by
-    another criterion than the metric's, ``anonymous``, ``minimal``). ``"optimal"`` finds one node of the least ``metric``
-    (``"loss"``, ARX's; ``"height"``; ``"precision"``, 1 - Prec;
-    ``"discernibility"``; ``"aecs"``, ARX's average class size;
-    ``"entropy"``, ARX's non-uniform entropy, suppressed records counted;
-    ``"ambiguity"``; ``"kl_divergence"``, which has no bound, so every node
-    reached is valued) without
-    enumerating the anonymous set: a best-first walk in order of the metric's
+    another criterion than the metric's, ``anonymous``, ``minimal``).
+    ``"optimal"`` finds one node of the least ``metric`` (``"loss"``, ARX's;
+    ``"height"``; ``"precision"``, 1 - Prec; ``"discernibility"``; ``"aecs"``,
+    ARX's average class size; ``"entropy"``, ARX's non-uniform entropy,
+    suppressed records counted; ``"ambiguity"``; ``"kl_divergence"``, which
+    has no bound, so every node reached is valued) without enumerating the
+    anonymous set: a best-first walk in order of the metric's
     lower bound; ``result.best("min_loss")`` (or ``"min_height"``,
     ``"max_precision"``) is that optimum, ``result.minimal`` the nodes of the
     best value, ``result.anonymous`` every anonymous node it evaluated.

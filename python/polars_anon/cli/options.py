@@ -295,9 +295,11 @@ def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
 
 def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
     """The search's options; `mondrian`: also Mondrian's recoding (anonymize)."""
-    choices = [*VARIANTS, "mondrian"] if mondrian else list(VARIANTS)
-    what = "the search, or mondrian (multidimensional recoding)" if mondrian else "the search"
-    p.add_argument("--algorithm", default="incognito", choices=choices, action=Given, help=what)
+    choices = ["auto", *VARIANTS, *(["mondrian"] if mondrian else [])]
+    what = "the search (auto: by the lattice's size, as the library's default)" + (
+        ", or mondrian (multidimensional recoding)" if mondrian else ""
+    )
+    p.add_argument("--algorithm", default="auto", choices=choices, action=Given, help=what)
     p.add_argument(
         "--variant", default=None, help="the algorithm's variant (None: the algorithm's default)"
     )

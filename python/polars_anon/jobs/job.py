@@ -111,7 +111,7 @@ class Job:
     hierarchies: dict[str, dict[str, Any]] = field(default_factory=dict)
     max_suppression: int | float = 0
     criteria: list[dict[str, Any]] = field(default_factory=list)
-    algorithm: str = "incognito"
+    algorithm: str = "auto"
     variant: str | None = None
     preference: str = "min_loss"
     time_limit: float | None = None
@@ -184,7 +184,7 @@ class Job:
             max_suppression=suppression(model.get("max_suppression", 0)),
             criteria=values.criteria("[model] criteria", model.get("criteria", []), base),
             hierarchies=hierarchies,
-            algorithm=values.algorithm(search.get("algorithm", "incognito")),
+            algorithm=values.algorithm(search.get("algorithm", "auto")),
             variant=search.get("variant"),
             preference=preference,
             time_limit=search.get("time_limit"),

@@ -46,7 +46,10 @@ def rows(
     found: list[tuple[str, Any]]
     if put_off:
         found = [
-            ("anonymous generalizations", "not listed yet: the complete search runs when asked"),
+            (
+                "anonymous generalizations",
+                "not listed: the optimal walk found the optimum without them",
+            ),
             (
                 f"optimum ({min(5, len(minimal))} of {len(minimal)})",
                 levels_table(r.quasi_identifiers, minimal[:5]),
