@@ -208,7 +208,9 @@ def test_random_pseudonyms_kept_in_a_table(table: Path, capsys: pytest.CaptureFi
         (["--identifier", "ssn=pseudonym"], ["ssn", "--key-env", "--key-file"], None),
         (["--identifier", "ssn=" + KEY], ["ssn", "unknown"], KEY),
         (["--identifier", "ssn=pseudonym:" + KEY, "--key-env", "X"], ["ssn"], KEY),
-        (["--identifier", "ssn=mask:x"], ["ssn", "mask:N"], None),
+        # (a mask holds no key: the message says nothing of keys)
+        (["--identifier", "ssn=mask:x"], ["ssn", "mask:N"], "key"),
+        (["--identifier", "ssn=mask:-2"], ["ssn", "mask:N", ">= 0"], "key"),
         (["--identifier", "ssn=pseudonym:4", "--key-env", "X"], ["ssn", "length"], None),
         (["--identifier", "ssn=table:ssn.txt"], ["ssn", ".parquet"], None),
         (["--identifier", "ssn", "--key-env", "X"], ["--key-env", "pseudonym"], None),

@@ -213,9 +213,13 @@ def _count(column: str, how: str, text: str, low: int = 0) -> int:
     except ValueError:
         n = -1
     if n < low:
-        what = "characters kept" if how == "mask" else "hex digits (8 to 64)"
+        if how == "mask":
+            raise ConfigError(
+                f"--identifier {column}=mask:N takes a whole number N >= 0 of the last "
+                "characters kept"
+            )
         raise ConfigError(
-            f"--identifier {column}={how}:N takes a whole number N of {what}; "
+            f"--identifier {column}=pseudonym:N takes a whole number N of hex digits (8 to 64); "
             "a key is never given on the command line (--key-env or --key-file)"
         )
     return n
