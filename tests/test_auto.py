@@ -6,6 +6,7 @@ force of every node."""
 from __future__ import annotations
 
 import pickle
+import re
 
 import polars as pl
 import pytest
@@ -48,6 +49,58 @@ def test_auto_answers_as_the_complete_search_on_random_tables(
         assert auto.best("min_relative_distance") == complete.best("min_relative_distance")
         assert auto.algorithm == "incognito" and auto.complete
     assert nodes(auto) == nodes(complete) == set(brute_anonymous(df, qis, hs, k, sup))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=tables(),
+    k=st.integers(1, 6),
+    share=st.floats(0.01, 0.3),
+    model=st.sampled_from(["distinct_l", "p_sensitive", "average_risk", "p_alpha"]),
+    seed=st.integers(0, 2**16),
+)
+def test_auto_with_criteria_answers_as_the_complete_search_on_random_tables(
+    data: tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]],
+    k: int,
+    share: float,
+    model: str,
+    seed: int,
+) -> None:
+    """The criteria monotone under suppression (the walk infers from them
+    as Incognito does): the walk first, the same answers."""
+    df, hs, qis = data
+    if k > df.height:
+        return
+    values = ["a", "b", "c"]
+    df = df.with_columns(
+        s=pl.Series([values[((seed >> (i % 16)) + i) % 3] for i in range(df.height)])
+    )
+    criterion = {
+        "distinct_l": pa.DistinctLDiversity(2, "s"),
+        "p_sensitive": pa.PSensitive(2, "s"),
+        "average_risk": pa.AverageRisk(0.6),
+        "p_alpha": pa.PAlphaSensitive(2, 0.5, "s", [["a"], ["b", "c"]]),
+    }[model]
+    sup = max(1, int(share * df.height))
+    kw = {"criteria": [criterion], "progress": False}
+    try:
+        complete = pa.search(df, qis, hs, k, sup, algorithm="incognito", **kw)  # type: ignore[arg-type]
+    except pa.ConfigError as e:  # a model no group can meet (l above the values)
+        with pytest.raises(pa.ConfigError, match=re.escape(str(e)[:30])):
+            pa.search(df, qis, hs, k, sup, **kw)  # type: ignore[arg-type]
+        return
+    auto = pa.search(df, qis, hs, k, sup, **kw)  # type: ignore[arg-type]
+    assert auto.algorithm == "optimal"
+    try:
+        want = complete.best("min_loss")
+    except pa.NotAnonymousError:
+        with pytest.raises(pa.NotAnonymousError):
+            auto.best()
+        return
+    assert auto.best() == want
+    released = auto.apply().collect()
+    assert released.equals(complete.apply(levels=want).collect())
+    assert nodes(auto) == nodes(complete)
 
 
 def test_auto_under_suppression_walks_first_then_completes_when_asked(
@@ -93,6 +146,13 @@ def test_auto_under_suppression_walks_first_then_completes_when_asked(
     assert auto.best(bounds={"age": 2}) == complete.best("min_loss", bounds={"age": 2})
     # the unpickled one completes on its own
     assert nodes(again) == nodes(complete) and again.algorithm == "incognito"
+    # with a criterion, the walk first too
+    l2 = [pa.DistinctLDiversity(2, "occupation")]
+    q7 = qis[:7]
+    complete = pa.search(df, q7, hs, 5, 0.05, criteria=l2, algorithm="incognito", progress=False)
+    auto = pa.search(df, q7, hs, 5, 0.05, criteria=l2, progress=False)
+    assert auto.algorithm == "optimal" and auto.best() == complete.best("min_loss")
+    assert auto.best("min_height") == complete.best("min_height")
 
 
 @pytest.mark.parametrize("qis", [9, 7])
@@ -100,13 +160,12 @@ def test_auto_without_suppression_or_with_what_the_walk_is_not_checked_on(
     adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], qis: int
 ) -> None:
     """Without suppression the complete search and best take less than the
-    walk; with criteria, a time limit or a trace the complete search runs
-    as before. In each, the default criterion is the metric's (min_loss)."""
+    walk; with a time limit or a trace the complete search runs as before.
+    In each, the default criterion is the metric's (min_loss)."""
     df, hs = adult
     q = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:qis])
     cases = [
         pa.search(df, q, hs, 5, progress=False),
-        pa.search(df, q[:7], hs, 5, 0.01, criteria=[pa.DistinctLDiversity(2, "occupation")]),
         pa.search(df, q, hs, 5, 0.01, time_limit=60, progress=False),
         pa.search(df, q, hs, 5, 0.01, trace=True, progress=False),
     ]

@@ -43,7 +43,7 @@ WALKED = ("loss", "height", "precision")
 
 
 def walk_first(
-    algorithm: str, suppressing: bool, metric: str, criteria: list[Criterion], limited: bool
+    algorithm: str, suppressing: bool, metric: str, limited: bool
 ) -> tuple[str, str] | None:
     """Where `auto` picked the complete search: whether the optimal walk
     answers first, the complete search put off until something needs every
@@ -51,11 +51,10 @@ def walk_first(
     suppression the walk answers ``best`` by its metric's criterion in
     0.33-1.13x the complete search's time, median 0.72x (bench/README,
     "auto under suppression"); without, the complete search and ``best``
-    take less than the walk. Not with criteria (the walk with them is not checked against
-    every node) nor a time limit (which would bound each search, not both)."""
-    if algorithm != "incognito" or not suppressing or metric not in WALKED:
-        return None
-    if criteria or limited:
+    take less than the walk. The criteria are monotone here (else `pick`
+    chose MinGen), as the walk needs. Not with a time limit, which would
+    bound each search, not both."""
+    if algorithm != "incognito" or not suppressing or metric not in WALKED or limited:
         return None
     return "optimal", (
         "under suppression the optimal walk answers best() by the metric's criterion, and "

@@ -276,7 +276,7 @@ def searched(
     if algorithm == "auto":
         algorithm, reason = auto.pick(prep.problem.heights, listed(criteria), max_sup > 0)
         variant = _variant(algorithm, None)
-        first = auto.walk_first(algorithm, max_sup > 0, metric, listed(criteria), limit is not None)
+        first = auto.walk_first(algorithm, max_sup > 0, metric, limit is not None)
         if first is not None and not trace:
             args = (k, max_sup, engine, progress, listed(criteria), infer_projections, limit)
             later = Deferred(algorithm, variant, *args, _bytes(memory_budget), metric, seed)
