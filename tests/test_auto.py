@@ -35,7 +35,8 @@ def test_auto_answers_as_the_complete_search_on_random_tables(
     for metric, criterion in (("loss", "min_loss"), ("height", "min_height")):
         auto = pa.search(df, qis, hs, k, sup, metric=metric, progress=False)
         put_off = auto.algorithm == "optimal"
-        assert put_off == (sup > 0)
+        # (a walk that finds no node hands over to the complete search at once)
+        assert put_off == (sup > 0 and not complete.anonymous.is_empty())
         try:
             want = complete.best(criterion)
         except pa.NotAnonymousError:
@@ -90,7 +91,7 @@ def test_auto_with_criteria_answers_as_the_complete_search_on_random_tables(
             pa.search(df, qis, hs, k, sup, **kw)  # type: ignore[arg-type]
         return
     auto = pa.search(df, qis, hs, k, sup, **kw)  # type: ignore[arg-type]
-    assert auto.algorithm == "optimal"
+    assert auto.algorithm == ("incognito" if complete.anonymous.is_empty() else "optimal")
     try:
         want = complete.best("min_loss")
     except pa.NotAnonymousError:
@@ -174,3 +175,45 @@ def test_auto_without_suppression_or_with_what_the_walk_is_not_checked_on(
         assert result.best() == result.best("min_loss")
     named = pa.search(df, q, hs, 5, 0.01, algorithm="incognito", progress=False)
     assert named.best() == named.best("min_height")
+
+
+def test_auto_runs_the_complete_search_at_once_where_the_walk_cannot_answer(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    """A walk stopped by the memory budget answered with the node it had
+    reached, called complete: the complete search runs at once, and refuses
+    as it did before auto walked first. A walk that finds no anonymous node
+    hands over too: the complete search says why none is."""
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+    with pytest.raises(pa.SearchTooLargeError):
+        pa.search(df, qis, hs, 5, 0.05, memory_budget=2**18, progress=False)
+    tiny = pl.DataFrame({"a": list("xyzxyz"), "b": list("121212")})
+    h = {"a": pa.Hierarchy.from_rows([["x", "*"], ["y", "*"], ["z", "*"]])}
+    none = pa.search(tiny, ["a", "b"], h, 4, 1, progress=False)
+    assert none.algorithm == "incognito" and none.complete and none.anonymous.is_empty()
+    assert "without them" not in repr(none)
+    assert (none.reason or "").endswith("under suppression the optimal walk ran first")
+    with pytest.raises(pa.NotAnonymousError, match="the complete search found no 4-anonymous"):
+        none.best()
+
+
+def test_auto_checks_bounds_and_weights_before_the_complete_search(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+) -> None:
+    df, hs = adult
+    qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:7])
+    r = pa.search(df, qis, hs, 5, 0.05, progress=False)
+    bad: list[dict[str, object]] = [
+        {"bounds": {"age": 9}},
+        {"bounds": {"age": (3, 1)}},
+        {"bounds": {"age": "x"}},
+        {"weights": {"age": -1}},
+        {"weights": {"age": float("nan")}},
+        {"weights": {"age": "heavy"}},
+    ]
+    for kw in bad:
+        with pytest.raises(pa.ConfigError, match="age"):
+            r.best("min_loss", **kw)  # type: ignore[arg-type]
+        assert r.algorithm == "optimal", kw
+    assert "found when first needed" in (r.reason or "")

@@ -43,6 +43,10 @@ def test_adult_writes_its_job_file_and_the_job_repeats_it(
     job = pa.Job.from_toml(job_file)
     assert job.quasi_identifiers == list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
     assert job.k == 5 and job.levels is not None
+    # the search asked for, not the walk auto ran first under suppression
+    assert main(["adult", "--k", "5", "--max-suppression", "0.05", "--out", str(out)]) == 0
+    assert pa.Job.from_toml(job_file).algorithm == "auto"
+    assert main(["adult", "--k", "5", "--out", str(out)]) == 0
     again = tmp_path / "again.parquet"
     assert main(["anonymize", "--config", str(job_file), "--out", str(again)]) == 0
     assert "recorded in the job file" in capsys.readouterr().out

@@ -43,12 +43,12 @@ WALKED = ("loss", "height", "precision")
 
 
 def walk_first(
-    algorithm: str, suppressing: bool, metric: str, limited: bool
+    algorithm: str, reason: str, suppressing: bool, metric: str, limited: bool
 ) -> tuple[str, str] | None:
-    """Where `auto` picked the complete search: whether the optimal walk
-    answers first, the complete search put off until something needs every
-    anonymous node (`polars_anon.results.deferred`), and why. Under
-    suppression the walk answers ``best`` by its metric's criterion in
+    """Where `auto` picked the complete search (for `reason`): whether the
+    optimal walk answers first, the complete search put off until something
+    needs every anonymous node (`polars_anon.results.deferred`), and why.
+    Under suppression the walk answers ``best`` by its metric's criterion in
     0.33-1.13x the complete search's time, median 0.72x (bench/README,
     "auto under suppression"); without, the complete search and ``best``
     take less than the walk. The criteria are monotone here (else `pick`
@@ -57,8 +57,9 @@ def walk_first(
     if algorithm != "incognito" or not suppressing or metric not in WALKED or limited:
         return None
     return "optimal", (
-        "under suppression the optimal walk answers best() by the metric's criterion, and "
-        "the complete search runs when more is asked (anonymous, minimal, another criterion)"
+        f"{reason.split(':')[0]}: under suppression the optimal walk answers best() by the "
+        "metric's criterion, and every anonymous node is found when first needed (anonymous, "
+        "minimal, rejected, evaluated, the plots, best by another criterion, weights or bounds)"
     )
 
 

@@ -276,11 +276,12 @@ def searched(
     if algorithm == "auto":
         algorithm, reason = auto.pick(prep.problem.heights, listed(criteria), max_sup > 0)
         variant = _variant(algorithm, None)
-        first = auto.walk_first(algorithm, max_sup > 0, metric, limit is not None)
+        first = auto.walk_first(algorithm, reason, max_sup > 0, metric, limit is not None)
         if first is not None and not trace:
             args = (k, max_sup, engine, progress, listed(criteria), infer_projections, limit)
-            later = Deferred(algorithm, variant, *args, _bytes(memory_budget), metric, seed)
-            algorithm, variant, reason = first[0], None, f"{reason}; {first[1]}"
+            reason = f"{reason}; under suppression the optimal walk ran first"
+            later = Deferred(algorithm, variant, reason, *args, _bytes(memory_budget), metric, seed)
+            algorithm, variant, reason = first[0], None, first[1]
     model = prep.model(criteria)
     if algorithm == "heuristic" and limit is None:
         limit = HEURISTIC_SECONDS
@@ -311,8 +312,16 @@ def searched(
     result = SearchResult(
         prep, raw, algorithm, variant, k, max_suppression, listed(criteria), metric, reason
     )
-    # a result whose complete search is put off answers as a complete one
-    result._deferred, result.complete = later, result.complete or later is not None
+    if later is not None:
+        result._deferred = later
+        if raw.stopped is not None or not raw.proven_optimal or not result._minimal_nodes:
+            # the walk stopped (on the memory budget) or found no node: the
+            # complete search now, as auto ran it before (its refusal, or
+            # its own account of why no node is anonymous)
+            result._complete()
+        else:
+            # a result whose complete search is put off answers as a complete one
+            result.complete = True
     return result
 
 

@@ -328,8 +328,8 @@ def adult_command(args: argparse.Namespace) -> int:
         output=args.out,
         hierarchies=folder_sources(folder / "hierarchies", columns=qis),
         max_suppression=args.max_suppression,
-        algorithm=result.algorithm,
-        variant=result.variant,
+        # the search asked for (auto), which gives these levels again
+        algorithm="auto",
         preference=args.preference,
         separator=";",
     )

@@ -131,6 +131,12 @@ def chosen(
             "those only. Search "
             + (f"with {walks[0]}, or " if walks and not bounds else "")
             + "with algorithm='incognito' for any criterion, weights and bounds"
+            + (
+                " (auto chose the walk: the lattice has over a million nodes, which the "
+                "complete search may not hold within memory_budget)"
+                if auto
+                else ""
+            )
         )
     if weights and asked not in WEIGHTED:
         raise ConfigError(
@@ -189,6 +195,20 @@ def valued_by_bound(
     nodes = within(found.get("anonymous"), quasi_identifiers, bounds)
     valued, table = problem.best_of(nodes, k, criteria, metric, weights, max_suppression)
     return [nodes[i] for i in valued], table
+
+
+def checked(
+    qis: list[str],
+    heights: Sequence[int],
+    weights: Mapping[str, Any] | None,
+    bounds: Mapping[str, Any] | None,
+) -> list[float]:
+    """`bounds` checked against the hierarchies' `heights`, and each
+    quasi-identifier's weight (1 unless given), checked."""
+    for q, b in (bounds or {}).items():
+        bound(q, b, heights[qis.index(q)])
+    given = dict(weights or {})
+    return [weight(q, given.get(q, 1.0)) for q in qis]
 
 
 def weight(q: str, w: Any) -> float:

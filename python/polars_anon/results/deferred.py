@@ -24,6 +24,8 @@ class Deferred:
 
     algorithm: str
     variant: str | None
+    # why `auto` picked it (the result's reason once it ran)
+    reason: str
     k: int
     max_suppressed: int
     engine: str

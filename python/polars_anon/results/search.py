@@ -136,7 +136,7 @@ class SearchResult(Releases):
         raw = later.run(self._prep)
         self._deferred = None
         self._lists, self._anonymous, self._table = Nodes(raw), None, None
-        self.algorithm, self.variant = later.algorithm, later.variant
+        self.algorithm, self.variant, self.reason = later.algorithm, later.variant, later.reason
         self.complete, self.proven_optimal, self.stopped = (
             raw.complete,
             raw.proven_optimal,
@@ -309,23 +309,20 @@ class SearchResult(Releases):
         Adult's or cup's thousands; with no suppression, the best ones); the
         other criteria value every anonymous node (as ``anonymous`` does).
         """
-        qis = self.quasi_identifiers
+        qis, heights = self.quasi_identifiers, self._prep.problem.heights
         auto = self.reason is not None
         if self._deferred is not None and best.needs_all(self.metric, criterion, weights, bounds):
-            # (criterion, weights and bounds checked before the search runs)
+            # criterion, weights and bounds checked before the search runs
             best.chosen("incognito", self.metric, criterion, weights, bounds, qis, auto)
+            best.checked(qis, heights, weights, bounds)
             self._complete()
         criterion = best.chosen(self.algorithm, self.metric, criterion, weights, bounds, qis, auto)
-        heights = self._prep.problem.heights
-        for q, b in (bounds or {}).items():
-            best.bound(q, b, heights[qis.index(q)])
-        weights = dict(weights or {})
+        w = best.checked(qis, heights, weights, bounds)
         if not self._nodes:
             raise NotAnonymousError(self._nothing_found())
         # what each criterion needs valued: see `best` (every anonymous
         # node's figures cost 3x cup's search at 5%)
         by_levels = criterion in ("min_height", "min_relative_distance")
-        w = [best.weight(q, weights.get(q, 1.0)) for q in qis]
         table = self._table
         if by_levels:
             frame = self._levels()
