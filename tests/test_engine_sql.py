@@ -5,6 +5,7 @@ trial)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,30 @@ def test_rows_added_to_a_suppressed_group_are_refused(tmp_path: Path) -> None:
         r.sink_parquet(target, levels={"g": 0})
     assert not target.exists()
     con.execute("DELETE FROM t WHERE g = 'rare'")
+    with pytest.raises(pa.NotAnonymousError, match="now holds 100"):
+        r.apply(levels={"g": 0})
+
+
+def test_spark_rows_added_to_a_suppressed_group_are_refused(spark: Any, tmp_path: Path) -> None:
+    """The same on Spark, whose DataFrame is read again by the release: its
+    checkpoint counts the rows it read, suppressed ones too."""
+    rows = tmp_path / "rows.json"
+    rows.write_text(json.dumps(["a", "b"] * 50 + ["rare"] * 2))
+    path = str(rows)
+
+    def read(_: int) -> list[tuple[str]]:  # each evaluation reads the file as it is then
+        with open(path) as f:
+            return [(g,) for g in json.load(f)]
+
+    df = spark.createDataFrame(spark.sparkContext.parallelize([0], 1).flatMap(read), "g string")
+    hs = {"g": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"], ["rare", "*"]])}
+    r = pa.search(df, ["g"], hs, 5, 2, progress=False)
+    assert r.best("min_loss") == {"g": 0}
+    assert r.apply(levels={"g": 0}).count() == 100
+    rows.write_text(json.dumps(["a", "b"] * 50 + ["rare"] * 5))
+    with pytest.raises(pa.NotAnonymousError, match="checked as 102 rows and now holds 105"):
+        r.apply(levels={"g": 0})
+    rows.write_text(json.dumps(["a", "b"] * 50))
     with pytest.raises(pa.NotAnonymousError, match="now holds 100"):
         r.apply(levels={"g": 0})
 

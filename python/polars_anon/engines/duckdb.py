@@ -218,10 +218,11 @@ def release(
     generalized: list[bool],
     drop: pl.DataFrame,
     sensitive: list[str],
-) -> tuple[Any, pl.DataFrame]:
+) -> tuple[Any, pl.DataFrame, int | None]:
     """The release of `rel`, snapshotted, and its groups (the released
     quasi-identifiers and sensitive values, native where not generalized,
-    with their counts ``n``) counted in DuckDB on the snapshot.
+    with their counts ``n``) counted in DuckDB on the snapshot (the rows
+    read: None, the table counted before and after, `release.build.same_rows`).
     `mappings[i]` has columns ``v`` (native value) and ``l`` (label)."""
     rel = zeros(rel, qis + sensitive)
     tables = [_temp(rel, m) for m in mappings]
@@ -253,7 +254,7 @@ def release(
     by = ", ".join(_q(c) for c in [*qis, *sensitive])
     n = _q(fresh_name("n", [*qis, *sensitive]))
     groups = _frame(released.aggregate(f"{by}, count(*) AS {n}", by))
-    return released, groups
+    return released, groups, None
 
 
 # an ENUM type as DuckDB writes it: ENUM('a', 'it''s')

@@ -207,11 +207,12 @@ def release(
     generalized: list[bool],
     drop: pl.DataFrame,
     sensitive: list[str],
-) -> tuple[Any, pl.DataFrame]:
-    """The release of `df`, checkpointed, and its groups counted in Spark
-    (see the DuckDB engine's `release`)."""
+) -> tuple[Any, pl.DataFrame, int | None]:
+    """The release of `df`, checkpointed, its groups counted in Spark (see
+    `engines.duckdb.release`), and the rows read (those suppressed flagged
+    until the checkpoint: rows added to them since the check are counted)."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import StringType
+    from pyspark.sql.types import BooleanType, StringType
 
     df = zeros(df, qis + sensitive)
     session = df.sparkSession
@@ -220,28 +221,33 @@ def release(
     for i, (q, m) in enumerate(zip(qis, mappings, strict=True)):
         v, lab = f"__polars_anon_v{i}", f"__polars_anon_l{i}"
         out = _join_dim(out, q, types[q], m.select("v", "l"), v, lab, StringType())
+    hit, flag = F.lit(False), "__polars_anon_hit"
     if drop.height:
         keys = [f"__polars_anon_d{i}" for i in range(len(qis))]
+        named = [pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)]
         dims = _spark_frame(
             session,
-            drop.select([pl.col(q).alias(key) for q, key in zip(qis, keys, strict=True)]),
-            [(key, StringType()) for key in keys],
+            drop.select(*named, **{flag: True}),
+            [(key, StringType()) for key in keys] + [(flag, BooleanType())],
         )
         cond = None
         for i, key in enumerate(keys):
             term = out[f"__polars_anon_l{i}"].eqNullSafe(dims[key])
             cond = term if cond is None else cond & term
-        out = out.join(F.broadcast(dims), cond, "left_anti")
+        # (distinct groups: a row meets one at most)
+        out, hit = out.join(F.broadcast(dims), cond, "left"), F.col(flag).isNotNull()
     columns = []
     for c in df.columns:
         if c in qis and generalized[qis.index(c)]:
             columns.append(F.col(f"__polars_anon_l{qis.index(c)}").alias(c))
         else:
             columns.append(_col(c))
-    released = out.select(*columns).localCheckpoint(eager=True)
+    flagged = out.select(*columns, hit.alias(flag)).localCheckpoint(eager=True)
+    released = flagged.filter(~F.col(flag)).drop(flag)
     n = fresh_name("n", [*qis, *sensitive])
-    groups = released.groupBy(*map(_col, [*qis, *sensitive])).agg(F.count(F.lit(1)).alias(n))
-    return released, _frame(groups)
+    by = [*map(_col, [*qis, *sensitive]), F.col(flag)]
+    groups = _frame(flagged.groupBy(*by).agg(F.count(F.lit(1)).alias(n)))
+    return released, groups.filter(~pl.col(flag)).drop(flag), int(groups.get_column(n).sum())
 
 
 def release_by(

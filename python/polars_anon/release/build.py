@@ -302,11 +302,11 @@ def _on_engine(
         mappings.append(values.with_columns(pl.col("v").alias(q)).select("v", label.alias("l")))
     module = engines.module(prep.engine)
     same_rows(prep)
-    released, groups = module.release(
+    released, groups, read = module.release(
         prep.source, qis, mappings, [lvl > 0 for lvl in levels], drop, prep.sensitive
     )
     try:
-        same_rows(prep)
+        same_rows(prep, read)
         same_groups(prep.engine, groups, by, count, expected)
     except NotAnonymousError:
         module.discard(released)  # (the refused rows)
@@ -314,12 +314,16 @@ def _on_engine(
     return released
 
 
-def same_rows(prep: Prepared) -> None:
-    """A DuckDB table must hold as many rows as were checked when its
-    release is snapshotted (counted before and after): rows added to or
-    taken from the groups suppressed leave the released groups as checked,
-    suppressing more (or fewer) than max_suppression was checked against.
-    (Spark's release is read again at each action: not counted here.)"""
+def same_rows(prep: Prepared, read: int | None = None) -> None:
+    """A table must hold the rows checked when its release is made: rows
+    added to or taken from suppressed groups leave the released ones as
+    checked, suppressing more (or fewer) than max_suppression allows.
+    `read`: the rows the release read (Spark's, counted in its
+    checkpoint); else a DuckDB table is counted (before and after)."""
+    if read is not None:
+        if read != prep.rows:
+            raise rows_changed("DataFrame", prep.rows, read)
+        return
     if prep.engine != "duckdb":
         return
     now, _ = engines.module(prep.engine).distinct_counts(prep.source, [], exact=True)
