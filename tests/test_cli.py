@@ -63,6 +63,9 @@ def test_the_options_come_from_the_registries(capsys: pytest.CaptureFixture[str]
         text = capsys.readouterr().out
         for f in dataclasses.fields(spec):  # type: ignore[arg-type]
             assert f"--{f.name}" in text
+        # a builder reads one column: no quasi-identifiers nor hierarchies offered
+        assert "--qi" not in text and "--hierarchies" not in text and "--hierarchy " not in text
+        assert "--hierarchy-sep" in text  # (the separator of the CSV it writes)
     assert main(["search", "--help"]) == 0
     text = capsys.readouterr().out
     offered = [c.option[0] for c in TYPES.values() if c.option is not None]

@@ -136,9 +136,12 @@ def parser() -> argparse.ArgumentParser:
     ksub = b.add_subparsers(dest="kind", required=True, parser_class=Parser)
     for kind, spec in hierarchy.BUILDERS.items():
         k = subcommand(ksub, kind, f"A hierarchy of {spec.summary}.")
-        data_options(k)
+        data_options(k, hierarchies=False)
         k.add_argument("--column", required=True, help="the column whose values it covers")
         k.add_argument("--out", type=Path, required=True, help="FILE.csv (ARX) or FILE.json (spec)")
+        k.add_argument(
+            "--hierarchy-sep", default=";", help="the separator of the hierarchy CSV written"
+        )
         for f in dataclasses.fields(spec):  # type: ignore[arg-type]
             builder_option(k, f)
         k.set_defaults(run=commands.build_command)

@@ -97,7 +97,12 @@ def valued(args: argparse.Namespace, *flags: str) -> list[str]:
     return [f for f in flags if getattr(args, f[2:].replace("-", "_"), None) not in (None, [])]
 
 
-def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None:
+def data_options(
+    p: argparse.ArgumentParser, data_required: bool = True, hierarchies: bool = True
+) -> None:
+    """DATA and how it is read; with `hierarchies`, the quasi-identifiers and
+    their hierarchies too (`hierarchy build` reads one column and writes its
+    hierarchy: it takes none)."""
     p.add_argument(
         "data",
         type=Path,
@@ -134,6 +139,8 @@ def data_options(p: argparse.ArgumentParser, data_required: bool = True) -> None
         help="nulls in the quasi-identifiers: refused (error, the default), or a value of "
         "their own (value: put at the top of a hierarchy that has no row for them)",
     )
+    if not hierarchies:
+        return
     p.add_argument("--qi", type=names, help="quasi-identifiers, separated by commas")
     p.add_argument(
         "--hierarchies",
