@@ -13,7 +13,8 @@ import pytest
 import tomllib
 
 import polars_anon as pa
-from polars_anon.cli import main
+from polars_anon.cli import main, parser
+from polars_anon.cli.options import qis_of
 from polars_anon.jobs.job import Job
 from polars_anon.roles.spec import roles_of
 
@@ -122,6 +123,13 @@ def test_identifiers_dropped_and_insensitive_passed_through(
     assert main(again) == 2
     assert "['ssn'] were declared identifiers" in capsys.readouterr().err
     assert not (table / "b.csv").exists()
+
+
+def test_a_repeated_qi_adds_to_the_others(table: Path) -> None:
+    """--qi a --qi b kept only b: a was then released raw, as a column of no
+    role (helper-89's trial); repeated, like --identifier, each adds."""
+    argv = ["search", str(table / "people.csv"), "--qi", "age,race", "--qi", "sex", "--k", "2"]
+    assert qis_of(parser().parse_args(argv)) == ["age", "race", "sex"]
 
 
 def test_comma_separated_roles(table: Path) -> None:

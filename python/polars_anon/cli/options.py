@@ -141,7 +141,12 @@ def data_options(
     )
     if not hierarchies:
         return
-    p.add_argument("--qi", type=names, help="quasi-identifiers, separated by commas")
+    p.add_argument(
+        "--qi",
+        type=names,
+        action="extend",
+        help="quasi-identifiers, separated by commas (repeatable: each adds to the others)",
+    )
     p.add_argument(
         "--hierarchies",
         type=Path,
