@@ -47,7 +47,7 @@ def walk_first(
 ) -> tuple[str, str] | None:
     """Where `auto` picked the complete search (for `reason`): whether the
     optimal walk answers first, the complete search put off until something
-    needs every anonymous node (`polars_anon.results.deferred`), and why.
+    needs every anonymous node (`polars_anon.results.call`), and why.
     Under suppression the walk answers ``best`` by its metric's criterion in
     0.33-1.13x the complete search's time, median 0.72x (bench/README,
     "auto under suppression"); without, the complete search and ``best``

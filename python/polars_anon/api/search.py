@@ -22,7 +22,7 @@ from polars_anon.inputs.params import (
 )
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
-from polars_anon.results.deferred import Deferred
+from polars_anon.results.call import SearchCall
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.resolve import columns_of
 from polars_anon.roles.spec import Identifiers, Roles, roles_of
@@ -272,43 +272,20 @@ def searched(
     reason = None
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
-    limit, later = seconds(time_limit), None
+    limit, budget, later = seconds(time_limit), _bytes(memory_budget), None
+    args = (k, max_sup, engine, progress, listed(criteria), infer_projections)
     if algorithm == "auto":
         algorithm, reason = auto.pick(prep.problem.heights, listed(criteria), max_sup > 0)
         variant = _variant(algorithm, None)
         first = auto.walk_first(algorithm, reason, max_sup > 0, metric, limit is not None)
         if first is not None and not trace:
-            args = (k, max_sup, engine, progress, listed(criteria), infer_projections, limit)
             reason = f"{reason}; under suppression the optimal walk ran first"
-            later = Deferred(algorithm, variant, reason, *args, _bytes(memory_budget), metric, seed)
+            later = SearchCall(algorithm, variant, reason, *args, limit, budget, metric, seed)
             algorithm, variant, reason = first[0], None, first[1]
-    model = prep.model(criteria)
     if algorithm == "heuristic" and limit is None:
         limit = HEURISTIC_SECONDS
-    bar = None
-    if progress:
-        from polars_anon.api.progress import SearchProgress
-
-        bar = SearchProgress(f"polars-anon {algorithm}", metric)
-    try:
-        raw = prep.problem.search(
-            algorithm,
-            variant,
-            k,
-            max_sup,
-            engine,
-            trace,
-            bar,
-            model,
-            infer_projections,
-            limit,
-            _bytes(memory_budget),
-            metric,
-            seed,
-        )
-    finally:
-        if bar is not None:
-            bar.close()
+    call = SearchCall(algorithm, variant, reason, *args, limit, budget, metric, seed, trace)
+    raw = call.run(prep)
     result = SearchResult(
         prep, raw, algorithm, variant, k, max_suppression, listed(criteria), metric, reason
     )

@@ -22,7 +22,7 @@ from polars_anon.prepare.f0 import at_leaves
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.reports.render import aligned, table_html
 from polars_anon.results import best, pickled
-from polars_anon.results.deferred import Deferred
+from polars_anon.results.call import SearchCall
 from polars_anon.results.nodes import Nodes
 from polars_anon.results.releases import Releases
 from polars_anon.roles.spec import Roles
@@ -87,11 +87,8 @@ class SearchResult(Releases):
     ) -> None:
         self._prep = prep
         self.criteria: list[Criterion] = list(criteria or [])
-        self._lists = Nodes(raw)
-        self._anonymous: pl.DataFrame | None = None
-        self._table: MetricTable | None = None
-        # the complete search `auto` put off (`deferred`), until it runs
-        self._deferred: Deferred | None = None
+        # the complete search `auto` put off (`call`), until it runs
+        self._deferred: SearchCall | None = None
         self.algorithm = algorithm
         self.variant = variant
         self.k = k
@@ -99,16 +96,10 @@ class SearchResult(Releases):
         # released), and as tuples of the searched table
         self.suppression = max_suppression
         self.max_suppression = max_suppressed(max_suppression, prep.rows)
-        self.complete: bool = raw.complete
-        # the answer holds a node of the best `metric` in the whole lattice
-        self.proven_optimal: bool = raw.proven_optimal
         self.metric = metric
         # why algorithm="auto" chose this algorithm
         self.reason = reason
-        # why the search stopped before its end (its time limit), if it did
-        self.stopped: str | None = raw.stopped
-        self.stats: SearchStats = raw.stats
-        self.trace: list[IterationTrace] = raw.trace
+        self._take(raw)
         self.quasi_identifiers = list(prep.quasi_identifiers)
         # the columns' roles given to the search, carried to its releases
         self.roles = Roles()
@@ -127,22 +118,29 @@ class SearchResult(Releases):
         self._complete()
         return self._lists.get("rejected")
 
+    def _take(self, raw: SearchOutcome) -> None:
+        """What the search found (its nodes, figures to be made from them)
+        and what it cost."""
+        self._lists = Nodes(raw)
+        self._anonymous: pl.DataFrame | None = None
+        self._table: MetricTable | None = None
+        self.complete: bool = raw.complete
+        # the answer holds a node of the best `metric` in the whole lattice
+        self.proven_optimal: bool = raw.proven_optimal
+        # why the search stopped before its end (its time limit), if it did
+        self.stopped: str | None = raw.stopped
+        self.stats: SearchStats = raw.stats
+        self.trace: list[IterationTrace] = raw.trace
+
     def _complete(self) -> None:
         """The complete search `auto` put off, run now: the result becomes
-        its (`polars_anon.results.deferred`)."""
+        its (`polars_anon.results.call`)."""
         later = self._deferred
         if later is None:
             return
-        raw = later.run(self._prep)
+        self._take(later.run(self._prep))
         self._deferred = None
-        self._lists, self._anonymous, self._table = Nodes(raw), None, None
         self.algorithm, self.variant, self.reason = later.algorithm, later.variant, later.reason
-        self.complete, self.proven_optimal, self.stopped = (
-            raw.complete,
-            raw.proven_optimal,
-            raw.stopped,
-        )
-        self.stats, self.trace = raw.stats, raw.trace
 
     @property
     def anonymous(self) -> pl.DataFrame:
@@ -310,14 +308,16 @@ class SearchResult(Releases):
         other criteria value every anonymous node (as ``anonymous`` does).
         """
         qis, heights = self.quasi_identifiers, self._prep.problem.heights
-        auto = self.reason is not None
-        if self._deferred is not None and best.needs_all(self.metric, criterion, weights, bounds):
-            # criterion, weights and bounds checked before the search runs
-            best.chosen("incognito", self.metric, criterion, weights, bounds, qis, auto)
-            best.checked(qis, heights, weights, bounds)
-            self._complete()
-        criterion = best.chosen(self.algorithm, self.metric, criterion, weights, bounds, qis, auto)
+        later = self._deferred
+        if later is not None and not best.needs_all(self.metric, criterion, weights, bounds):
+            later = None  # the walk answers
+        algorithm = self.algorithm if later is None else later.algorithm
+        criterion = best.chosen(
+            algorithm, self.metric, criterion, weights, bounds, qis, self.reason is not None
+        )
         w = best.checked(qis, heights, weights, bounds)
+        if later is not None:  # (criterion, weights and bounds checked first)
+            self._complete()
         if not self._nodes:
             raise NotAnonymousError(self._nothing_found())
         # what each criterion needs valued: see `best` (every anonymous

@@ -40,7 +40,7 @@ def rows(
     those levels and F0's rows there (`floors`). A quasi-identifier of no
     hierarchy (or one of height 0) is named: it is never generalized, which
     a user who forgot its hierarchy would otherwise not see. `put_off`: the
-    complete search is yet to run (`polars_anon.results.deferred`), and
+    complete search is yet to run (`polars_anon.results.call`), and
     `minimal` holds the optimal walk's nodes of the best value."""
     r, s = result, result.stats
     found: list[tuple[str, Any]]

@@ -1,12 +1,13 @@
-"""A complete search put off until something needs it.
+"""A search's call: its arguments without the table, run on a prepared
+table now, or kept to run later.
 
 Under suppression the optimal walk answers ``best`` by its metric's
 criterion in a fraction of the complete search's time (bench/README,
 "auto under suppression"), so ``algorithm="auto"`` runs the walk and keeps
-here what it takes to run the complete search later, on the same prepared
-table, when the result is asked for more than that one optimum: every
-anonymous node (``anonymous``, ``minimal``, ``rejected``, ``evaluated``,
-the plots), or ``best`` by another criterion, with weights or bounds."""
+the complete search's call to run it later, on the same prepared table,
+when the result is asked for more than that one optimum: every anonymous
+node (``anonymous``, ``minimal``, ``rejected``, ``evaluated``, the plots),
+or ``best`` by another criterion, with weights or bounds."""
 
 from __future__ import annotations
 
@@ -18,14 +19,13 @@ from polars_anon.prepare.prepared import Prepared
 
 
 @dataclass(frozen=True)
-class Deferred:
-    """The complete search's arguments (those of `polars_anon.search`,
-    checked), without the table."""
+class SearchCall:
+    """A search's arguments (those of `polars_anon.search`, checked), and
+    why `auto` picked it (None: named), without the table."""
 
     algorithm: str
     variant: str | None
-    # why `auto` picked it (the result's reason once it ran)
-    reason: str
+    reason: str | None
     k: int
     max_suppressed: int
     engine: str
@@ -36,9 +36,10 @@ class Deferred:
     memory_budget: int
     metric: str
     seed: int
+    trace: bool = False
 
     def run(self, prep: Prepared) -> SearchOutcome:
-        """The complete search of `prep`."""
+        """The search of `prep`, with a progress bar if asked for."""
         bar = None
         if self.progress:
             from polars_anon.api.progress import SearchProgress
@@ -51,7 +52,7 @@ class Deferred:
                 self.k,
                 self.max_suppressed,
                 self.engine,
-                False,
+                self.trace,
                 bar,
                 prep.model(self.criteria),
                 self.infer_projections,
