@@ -260,9 +260,7 @@ impl<'p> Searcher<'p> {
         Err(AnonError::TooLarge(format!(
             "the search came to hold {} in memory, past its memory budget of {}; the \
              lattice of these {} quasi-identifiers has {} nodes. Search fewer \
-             quasi-identifiers or lower hierarchies, or raise memory_budget; a complete \
-             search may instead be algorithm=\"optimal\" or \"heuristic\", which keep \
-             far less",
+             quasi-identifiers or lower hierarchies, or raise memory_budget",
             super::budget::bytes_text(held as u128),
             super::budget::bytes_text(self.config.memory_budget as u128),
             lattice.heights().len(),
@@ -332,7 +330,9 @@ impl<'p> Searcher<'p> {
         }
         self.held_from = crate::alloc::live();
         self.resident_from = crate::alloc::resident();
-        algorithm.estimate(&self)?;
+        algorithm
+            .estimate(&self)
+            .map_err(|e| way_out(algorithm, e))?;
         let t = Instant::now();
         self.deadline = self.config.time_limit.map(|d| t + d);
         let mut out = match algorithm.run(&mut self) {
@@ -346,7 +346,7 @@ impl<'p> Searcher<'p> {
             {
                 self.partial_outcome(format!("memory budget reached: {why}"))
             }
-            out => out?,
+            out => out.map_err(|e| way_out(algorithm, e))?,
         };
         if algorithm.complete() && out.stopped.is_none() {
             out.proven_optimal = true;
@@ -523,4 +523,31 @@ pub(super) fn minimal_of_complete(anonymous: &[Node]) -> Vec<Node> {
         })
         .map(|(n, _)| n.clone())
         .collect()
+}
+
+/// A search refused or stopped by the memory budget (but the walks, which
+/// hold least), with the searches that hold less: Incognito's graphs of subsets of the
+/// quasi-identifiers against the whole lattice (bottom-up, MinGen) or a
+/// layer of it (Samarati), and the optimal walk, which finds the best node
+/// alone, not every anonymous node.
+fn way_out(algorithm: &dyn Algorithm, e: AnonError) -> AnonError {
+    let label = algorithm.label();
+    match e {
+        AnonError::TooLarge(m)
+            if !["optimal", "heuristic"]
+                .iter()
+                .any(|w| label.starts_with(w)) =>
+        {
+            let incognito = label.starts_with("incognito");
+            AnonError::TooLarge(format!(
+                "{m}; {}for the best node alone, algorithm=\"optimal\" holds far less \
+                 (it lists none of the other anonymous nodes)",
+                match incognito {
+                    true => "",
+                    false => "every anonymous node with less held: algorithm=\"incognito\"; ",
+                }
+            ))
+        }
+        e => e,
+    }
 }

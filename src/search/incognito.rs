@@ -9,7 +9,7 @@ use super::bfs::RootSource;
 use super::budget::{answer_node_bytes, graph_node_bytes};
 use super::context::ms;
 use super::{Algorithm, Outcome, Register, Searcher};
-use crate::error::{AnonError, Result};
+use crate::error::Result;
 use crate::lattice::{generate_graph, join_bound, Graph, Node};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,13 +229,7 @@ impl<'p> Searcher<'p> {
             .chain(empty_ok.then_some(&empty))
             .map(|(attrs, _)| projections(attrs, &heights, one))
             .fold(0u128, u128::saturating_add);
-        self.within_budget("Incognito's answer", count, answer_node_bytes(n))
-            .map_err(|e| match e {
-                AnonError::TooLarge(m) => AnonError::TooLarge(format!(
-                    "{m}; for the best node alone, algorithm=\"optimal\" lists none of them"
-                )),
-                e => e,
-            })?;
+        self.within_budget("Incognito's answer", count, answer_node_bytes(n))?;
         let mut anonymous: Vec<Node> = Vec::with_capacity(count as usize);
         let all = found.iter().chain(empty_ok.then_some(&empty));
         for (attrs, levels) in all {
