@@ -184,6 +184,9 @@ def test_heuristic_is_reproducible_and_bounded_in_time() -> None:
     assert int(sizes.filter(sizes < 5).sum()) == 0
     assert df.height - release.height <= 0.01 * df.height
     assert "not proven" in repr(short)
+    # its `minimal` are the nodes of its best value, and its summary says so
+    assert f"optimum ({min(5, short.minimal.height)} of {short.minimal.height})" in repr(short)
+    assert "minimal (" not in repr(short)
 
 
 @pytest.mark.parametrize("sup", [0, 0.01])

@@ -260,7 +260,8 @@ class SearchResult(Releases):
     def minimal(self) -> pl.DataFrame:
         """The k-minimal generalizations: no anonymous generalization below
         them (of a search stopped by its time limit, none among those found:
-        ``stopped`` says so)."""
+        ``stopped`` says so). Of an optimal or heuristic search, which finds
+        the optimum without the others, the nodes of the best value."""
         self._complete()
         if self._anonymous is not None:
             return self._anonymous.filter(pl.col(self.column("minimal")))

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from polars_anon._core import SearchStats
 from polars_anon.criteria.base import Criterion
 from polars_anon.reports.render import levels_table
+from polars_anon.results.best import WALKS
 
 
 class Searched(Protocol):
@@ -62,7 +63,9 @@ def rows(
                 len(nodes) if r.complete else f"{len(nodes)} (of those evaluated)",
             ),
             (
-                f"minimal ({min(5, len(minimal))} of {len(minimal)})",
+                # a walk's `minimal` are its nodes of the best value, not k-minimal
+                f"{'optimum' if r.algorithm in WALKS else 'minimal'} "
+                f"({min(5, len(minimal))} of {len(minimal)})",
                 levels_table(r.quasi_identifiers, minimal[:5]),
             ),
         ]
