@@ -29,6 +29,8 @@ def fates(
         if c in levels:
             lvl = levels[c]
             what = f"generalized to level {lvl} of {heights[c]}" if lvl else "kept (level 0)"
+            if not heights[c]:  # a forgotten hierarchy would go unseen otherwise
+                what = "kept as it is (no hierarchy, or one of height 0)"
             out.append((c, "quasi-identifier", what + cut))
         elif c in sensitive:
             out.append((c, "sensitive", "released unchanged" + cut))

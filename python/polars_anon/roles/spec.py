@@ -206,7 +206,10 @@ class Mask:
         """What becomes of the column, for a report."""
         kept = [f"first {self.keep_first}"] if self.keep_first else []
         kept += [f"last {self.keep_last}"] if self.keep_last else []
-        return f"masked ({' and '.join(kept)} kept)" if kept else "masked (whole)"
+        if not kept:
+            return "masked (whole)"
+        n = self.keep_first + self.keep_last
+        return f"masked ({' and '.join(kept)} kept; values of {n} characters or fewer whole)"
 
     def source(self) -> dict[str, Any]:
         """The mask's entry in a job file."""
