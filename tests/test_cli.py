@@ -174,6 +174,15 @@ def test_search_and_risk(adult_csv: Path, capsys: pytest.CaptureFixture[str]) ->
     hs = pa.read_hierarchies(adult_csv.parent / "h")
     best = pa.search(frame, ["sex", "race", "marital-status"], hs, 10, 0.01).best("min_height")
     assert f"preferred (min_height): {best}" in out
+    # the preference is known before the search: the walk by height answers
+    # it under suppression, and nothing else runs (the summary is the answer's)
+    assert re.search(r"algorithm +optimal\n", out) and "ran first" not in out
+    argv = ["search", str(adult_csv), "--qi", "sex,race,marital-status", "--hierarchies", h]
+    assert main([*argv, "--k", "10", "--max-suppression", "1%", "--preference", "min_aecs"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"algorithm +incognito \(cube\)\n", out) and "ran first" not in out
+    best = pa.search(frame, ["sex", "race", "marital-status"], hs, 10, 0.01).best("min_aecs")
+    assert f"preferred (min_aecs): {best}" in out
     assert (
         main(
             [
@@ -731,3 +740,60 @@ def test_a_hierarchy_of_a_file_read_with_the_wrong_separator_says_so(
     args = ["anonymize", str(table), "--qi", "zip", "--hierarchies", str(tmp_path)]
     assert main([*args, "--k", "2", "--out", str(tmp_path / "r.csv")]) == 2
     assert "wrong separator (its header holds ';')" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_terminal_without_unicode_gets_the_whole_report(tmp_path: Path, encoding: str) -> None:
+    """A terminal of a latin-1 or ASCII locale: the levels table is drawn in
+    ASCII, other characters (a column's name here) are escaped, and the run
+    ends as it does on a UTF-8 terminal, not with an encoding error."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "t.csv"
+    pl.DataFrame({"Stadt→": ["a", "a", "b", "b"], "age": [30, 31, 40, 41]}).write_csv(path)
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / "Stadt→.csv").write_text("a;*\nb;*\n")
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    argv = [sys.executable, "-m", "polars_anon.cli", "search", str(path)]
+    argv += ["--qi", "Stadt→", "--hierarchies", str(tmp_path / "h"), "--k", "2"]
+    argv += ["--insensitive", "age"]
+    done = subprocess.run(argv, capture_output=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr.decode(encoding)
+    printed = done.stdout.decode(encoding)
+    assert "+---" in printed and "\\u2192" in printed
+    assert "preferred (min_loss): {'Stadt\\u2192': 0}" in printed
+
+
+def test_hierarchy_folders_add_up_and_a_count_may_be_written_in_powers_of_ten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--hierarchies repeated reads each folder (a column's hierarchy in one
+    of them only); --max-suppression 1e2 is 100 tuples, not a fraction; a
+    quasi-identifier with no hierarchy is reported kept as it is."""
+    lf, hs = pa.datasets.adult()
+    data = tmp_path / "adult.csv"
+    lf.select("age", "sex", "race").collect().write_csv(data)
+    for folder, column in (("one", "age"), ("two", "sex")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / f"{column}.csv").write_text(hs[column].to_csv())
+    out = tmp_path / "out.parquet"
+    argv = ["anonymize", str(data), "--qi", "age,sex,race", "--k", "5", "--out", str(out)]
+    folders = ["--hierarchies", str(tmp_path / "one"), "--hierarchies", str(tmp_path / "two")]
+    assert main([*argv, *folders, "--max-suppression", "1e2"]) == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    assert "suppressed (in groups < k)" in printed and "(allowed 100)" in printed
+    assert "race                       quasi-identifier: kept as it is (no hierarchy" in printed
+    job = tomllib.loads((tmp_path / "out.parquet.job.toml").read_text())
+    assert job["model"]["max_suppression"] == 100
+    assert set(job["hierarchies"]) == {"age", "sex"}
+    # the release: age and sex at the levels searched, race as it was
+    levels = job["result"]["levels"]
+    frame = lf.select("age", "sex", "race").collect()
+    expect = pa.check(frame, ["age", "sex", "race"], 5, hs, levels, 100)
+    assert pl.read_parquet(out).height == expect.rows - expect.suppressed
+    (tmp_path / "two" / "age.csv").write_text(hs["age"].to_csv())
+    assert main([*argv, *folders]) == 2
+    err = capsys.readouterr().err
+    assert "'age' has a hierarchy in" in err and "--hierarchy age=FILE" in err

@@ -320,3 +320,52 @@ def test_a_job_file_that_cannot_be_rewritten_is_refused_before_the_release(
         if immutable:
             subprocess.run(["chattr", "-i", str(job)], check=True)
         os.chmod(job, 0o644)
+
+
+def test_a_job_says_which_search_found_its_levels_and_by_which_preference(files: Path) -> None:
+    """The resolved job records the preference the levels were chosen by
+    and the search auto ran; a run of it whose [search] preference was
+    edited since is refused (its recorded levels answer the old one), and
+    a job file of before those keys applies its levels as it did."""
+    run = pa.Job.from_toml(files / "job.toml").run()
+    assert isinstance(run, pa.JobRun)
+    resolved = tomllib.loads(run.job_file.read_text())
+    # under suppression auto's walk by loss answers min_loss alone
+    assert resolved["result"]["preference"] == "min_loss"
+    assert resolved["result"]["search"] == run.ran == "optimal"
+    complete = pa.search(
+        pl.read_csv(files / "january.csv"),
+        QIS,
+        pa.Job.from_toml(files / "job.toml").resolve_hierarchies(
+            pl.scan_csv(files / "january.csv")
+        ),
+        5,
+        0.05,
+        algorithm="incognito",
+        progress=False,
+    )
+    assert run.levels == complete.best("min_loss")
+    text = run.job_file.read_text()
+    edited = text.replace('[search]\nalgorithm = "auto"\npreference = "min_loss"', "[search]\n")
+    edited = edited.replace("[search]\n", '[search]\npreference = "min_height"\n', 1)
+    assert edited.count('preference = "min_height"') == 1
+    (files / "edited.toml").write_text(edited)
+    job = pa.Job.from_toml(files / "edited.toml")
+    job.output = files / "edited.parquet"
+    with pytest.raises(pa.ConfigError, match="chosen by 'min_loss'"):
+        job.run()
+    assert not (files / "edited.parquet").exists()
+    # searched again by min_height, without the recorded result
+    job.levels = job.chosen_by = None
+    again = job.run()
+    assert again.searched and again.levels == complete.best("min_height")
+    assert again.ran == "optimal"  # the walk by height
+    # an older resolved job (no [result] preference) applies its levels
+    old = text.replace('preference = "min_loss"\nsearched', "searched")
+    assert old.count("min_loss") == 1
+    (files / "old.toml").write_text(old)
+    job = pa.Job.from_toml(files / "old.toml")
+    job.output = files / "old.parquet"
+    replay = job.run()
+    assert isinstance(replay, pa.JobRun)
+    assert not replay.searched and replay.levels == run.levels and replay.ran is None

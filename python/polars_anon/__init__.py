@@ -16,7 +16,8 @@ from polars_anon import _moved
 from polars_anon._core import Hierarchy, __version__
 from polars_anon._namespace import AnonFrame, AnonLazyFrame
 from polars_anon.api.check import check, generalize
-from polars_anon.api.search import incognito, mu_argus, search
+from polars_anon.api.mu_argus import mu_argus
+from polars_anon.api.search import incognito, search
 from polars_anon.criteria import (
     AverageRisk,
     BetaLikeness,
@@ -60,8 +61,9 @@ if TYPE_CHECKING:
     from polars_anon.api.risk import risk
     from polars_anon.dp.parameters import dp_parameters
     from polars_anon.jobs.dp import DPRun
-    from polars_anon.jobs.job import Job, JobRun
+    from polars_anon.jobs.job import Job
     from polars_anon.jobs.mondrian import MondrianRun
+    from polars_anon.jobs.resolved import JobRun
     from polars_anon.reports.risk import RiskReport
     from polars_anon.results.dp import DPResult
     from polars_anon.results.local import LocalRecoding
@@ -81,7 +83,7 @@ _LAZY = {
     "frequency_set": "polars_anon.api.counts",
     "MuArgusResult": "polars_anon.results.mu_argus",
     "Job": "polars_anon.jobs.job",
-    "JobRun": "polars_anon.jobs.job",
+    "JobRun": "polars_anon.jobs.resolved",
     "MondrianRun": "polars_anon.jobs.mondrian",
     "DPRun": "polars_anon.jobs.dp",
     "risk": "polars_anon.api.risk",

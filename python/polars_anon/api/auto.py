@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from polars_anon.criteria.base import Criterion
+from polars_anon.results.best import OF_METRIC, WALKS
 
 # algorithm="auto": the complete search up to this many lattice nodes, the
 # optimal search up to AUTO_OPTIMAL, the heuristic beyond (bench/wide.py and
@@ -43,7 +44,7 @@ WALKED = ("loss", "height", "precision")
 
 
 def walk_first(
-    algorithm: str, reason: str, suppressing: bool, metric: str, limited: bool
+    algorithm: str, reason: str, suppressing: bool, metric: str, limited: bool, aim: str | None
 ) -> tuple[str, str] | None:
     """Where `auto` picked the complete search (for `reason`): whether the
     optimal walk answers first, the complete search put off until something
@@ -53,14 +54,27 @@ def walk_first(
     "auto under suppression"); without, the complete search and ``best``
     take less than the walk. The criteria are monotone here (else `pick`
     chose MinGen), as the walk needs. Not with a time limit, which would
-    bound each search, not both."""
+    bound each search, not both; nor for a caller that will rank by another
+    criterion (`aim`), which needs the complete search anyway."""
     if algorithm != "incognito" or not suppressing or metric not in WALKED or limited:
+        return None
+    if aim is not None and aim != OF_METRIC[metric]:
         return None
     return "optimal", (
         f"{reason.split(':')[0]}: under suppression the optimal walk answers best() by the "
         "metric's criterion, and every anonymous node is found when first needed (anonymous, "
         "minimal, rejected, evaluated, the plots, best by another criterion, weights or bounds)"
     )
+
+
+def aimed(algorithm: str, metric: str, aim: str | None) -> str:
+    """The metric of a search (`algorithm`: auto, or a walk named) whose
+    caller will rank its result by the criterion `aim`: the metric whose
+    walk answers `aim` exactly, where one does (``min_height``: height), so
+    that the walk answers it rather than the complete search after it."""
+    if aim is None or (algorithm != "auto" and algorithm not in WALKS):
+        return metric
+    return next((m for m, c in OF_METRIC.items() if c == aim), metric)
 
 
 def by_size(heights: Sequence[int]) -> tuple[str, str]:

@@ -1,13 +1,14 @@
 """The searches of the lattice: `search` (any algorithm, or the one the
-lattice's size calls for), `incognito` and `mu_argus`."""
+lattice's size calls for) and `incognito`; `mu_argus` is its own module."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 from polars_anon._core import ALGORITHMS, ConfigError
 from polars_anon.api import auto
+from polars_anon.api.mu_argus import mu_argus
 from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
 from polars_anon.inputs.hierarchies import Hierarchies
 from polars_anon.inputs.nulls import Nulls
@@ -22,14 +23,11 @@ from polars_anon.inputs.params import (
 )
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.results.best import OF_METRIC, WALKS
 from polars_anon.results.call import SearchCall
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.resolve import columns_of
 from polars_anon.roles.spec import Identifiers, Roles, roles_of
-
-if TYPE_CHECKING:
-    from polars_anon.algorithms.mu_argus import Policy
-    from polars_anon.results.mu_argus import MuArgusResult
 
 # algorithm -> its variants, the default first (the core's registry)
 VARIANTS: dict[str, list[str]] = dict(ALGORITHMS)
@@ -167,6 +165,56 @@ def search(
     >>> r.minimal.height, r.best("min_height")
     (3, {'Birthdate': 1, 'Sex': 1, 'Zipcode': 0})
     """
+    return search_for(
+        None,
+        data,
+        quasi_identifiers,
+        hierarchies,
+        k,
+        max_suppression,
+        algorithm,
+        variant,
+        engine,
+        trace,
+        progress,
+        criteria,
+        infer_projections,
+        time_limit,
+        memory_budget,
+        nulls,
+        metric,
+        seed,
+        identifiers,
+        insensitive,
+    )
+
+
+def search_for(
+    aim: str | None,
+    data: Any,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Hierarchies | None,
+    k: int,
+    max_suppression: int | float = 0,
+    algorithm: str = "auto",
+    variant: str | None = None,
+    engine: str = "auto",
+    trace: bool = False,
+    progress: bool = True,
+    criteria: Criteria = None,
+    infer_projections: bool = True,
+    time_limit: float | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    nulls: Nulls = "error",
+    metric: str = "loss",
+    seed: int = 0,
+    identifiers: Identifiers | None = None,
+    insensitive: Sequence[str] | None = None,
+) -> SearchResult:
+    """`search` for a caller that will rank its result by the criterion
+    `aim` (the command line's --preference, a job's): the walk that answers
+    it, where one does, and else the complete search at once, not the walk
+    first (`auto.aimed`)."""
     roles = roles_of(identifiers, insensitive)
     texts(algorithm=algorithm, engine=engine, metric=metric, nulls=nulls)
     if variant is not None:
@@ -180,11 +228,8 @@ def search(
         _carry(argus, roles)
         return argus
     variant, seed = _options(algorithm, variant, metric, seed)
-    # Off Polars, F0 at each attribute's lowest useful level (`prepare.floors`):
-    # exact for every search but Datafly, whose path starts at the leaves,
-    # and for every metric but KL divergence, which compares with them.
-    raw = algorithm == "datafly" or against_population(criteria) or metric == "kl_divergence"
-    floors = None if raw else (k, max_suppression)
+    metric = auto.aimed(algorithm, metric, aim)
+    floors = floors_for(algorithm, criteria, metric, k, max_suppression)
     prep = prepare(
         data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
     )
@@ -203,9 +248,28 @@ def search(
         memory_budget,
         metric,
         seed,
+        aim,
     )
     _carry(result, roles)
     return result
+
+
+def floors_for(
+    algorithm: str,
+    criteria: Criteria,
+    metric: str,
+    k: int,
+    max_suppression: int | float,
+    aim: str | None = None,
+) -> tuple[int, int | float] | None:
+    """Off Polars, F0 at each attribute's lowest useful level (`prepare.floors`):
+    exact for every search but Datafly and mu-Argus, whose paths start at the
+    leaves, for every metric but KL divergence, which compares with them, and
+    for every criterion but those against a population; None: at the leaves.
+    `aim`: see `search_for`."""
+    metric = auto.aimed(algorithm, metric, aim)
+    raw = algorithm in ("datafly", "mu_argus") or metric == "kl_divergence"
+    return None if raw or against_population(criteria) else (k, max_suppression)
 
 
 def _carry(result: SearchResult, roles: Roles) -> None:
@@ -265,11 +329,12 @@ def searched(
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     metric: str = "loss",
     seed: int = 0,
+    aim: str | None = None,
 ) -> SearchResult:
     """`search` of a prepared table (`search` prepares it for the model: at
-    floor levels off Polars, except for Datafly)."""
+    floor levels off Polars, except for Datafly); `aim`: see `search_for`."""
     variant, seed = _options(algorithm, variant, metric, seed)
-    reason = None
+    metric, picked, reason = auto.aimed(algorithm, metric, aim), algorithm == "auto", None
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)
     limit, budget, later = seconds(time_limit), _bytes(memory_budget), None
@@ -277,11 +342,19 @@ def searched(
     if algorithm == "auto":
         algorithm, reason = auto.pick(prep.problem.heights, listed(criteria), max_sup > 0)
         variant = _variant(algorithm, None)
-        first = auto.walk_first(algorithm, reason, max_sup > 0, metric, limit is not None)
+        first = auto.walk_first(algorithm, reason, max_sup > 0, metric, limit is not None, aim)
         if first is not None and not trace:
             reason = f"{reason}; under suppression the optimal walk ran first"
             later = SearchCall(algorithm, variant, reason, *args, limit, budget, metric, seed)
             algorithm, variant, reason = first[0], None, first[1]
+    if aim is not None and algorithm in WALKS and OF_METRIC.get(metric) != aim:
+        # a criterion no walk answers (`auto.aimed`): refused before it runs
+        raise ConfigError(
+            f"{aim!r} ranks every anonymous node, which the {algorithm} search does not find"
+            + (f" (auto chose it: {reason})" if picked else "")
+            + ": name algorithm='incognito', the complete search (raise memory_budget if it "
+            f"refuses the lattice), or rank by one a walk answers: {', '.join(OF_METRIC.values())}"
+        )
     if algorithm == "heuristic" and limit is None:
         limit = HEURISTIC_SECONDS
     call = SearchCall(algorithm, variant, reason, *args, limit, budget, metric, seed, trace)
@@ -299,59 +372,6 @@ def searched(
         else:
             # a result whose complete search is put off answers as a complete one
             result.complete = True
-    return result
-
-
-def mu_argus(
-    data: Any,
-    quasi_identifiers: Sequence[str],
-    hierarchies: Hierarchies | None,
-    k: int,
-    max_suppression: int | float = 0,
-    groups: Mapping[str, str] | None = None,
-    policy: Policy | None = None,
-    nulls: Nulls = "error",
-) -> MuArgusResult:
-    """mu-Argus (the seed's heuristic; see `polars_anon.algorithms.mu_argus`): one node
-    and its own cell-suppressed output, which may fail k-anonymity.
-
-    ``groups`` maps quasi-identifiers to ``"identifying"``, ``"more"`` or
-    ``"most"`` (default: by their number of distinct values); ``policy(levels,
-    outliers)`` returns the attribute to generalize next, or None to stop
-    (default: generalize while the records in outlier combinations exceed
-    ``max_suppression``). ``result.mu_argus.k_reached`` is the k its output
-    reaches; ``result.apply()`` releases its levels with tuple suppression
-    only if that passes the check (then its node is in ``anonymous``; else it
-    is in ``rejected`` and ``best`` refuses, naming ``mu_argus.masked``).
-
-    >>> from polars_anon import datasets
-    >>> lf, hs = datasets.adult()
-    >>> r = mu_argus(lf, ["sex", "age", "race", "education"], hs, k=5)
-    >>> r.mu_argus.k_reached <= 5 <= r.mu_argus.k_reached + 4
-    True
-    """
-    prep = prepare(data, quasi_identifiers, hierarchies, (), nulls)
-    return mu_argus_prepared(prep, k, max_suppression, groups, policy)
-
-
-def mu_argus_prepared(
-    prep: Prepared,
-    k: int,
-    max_suppression: int | float = 0,
-    groups: Mapping[str, str] | None = None,
-    policy: Policy | None = None,
-) -> MuArgusResult:
-    """`mu_argus` on a prepared table (of raw values: no floors)."""
-    k = check_k(k, prep.rows)
-    max_sup = max_suppressed(max_suppression, prep.rows)
-    # imported here: mu-Argus is not needed to search, and a fresh
-    # process's import time counts (bench/run.py --e2e)
-    from polars_anon.algorithms.mu_argus import run
-    from polars_anon.results.mu_argus import MuArgusResult
-
-    own, raw = run(prep, k, max_sup, groups, policy)
-    result = MuArgusResult(prep, raw, "mu_argus", None, k, max_suppression)
-    object.__setattr__(result, "mu_argus", own)
     return result
 
 

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from polars_anon import hierarchy
 from polars_anon._core import AnonError
 from polars_anon.cli import commands
@@ -39,10 +41,10 @@ from polars_anon.cli.options import (
     levels_arg,
     model_options,
     preference,
-    roles_options,
     search_options,
 )
 from polars_anon.cli.parser import Parser, subcommand
+from polars_anon.cli.roles import roles_options
 from polars_anon.cli.words import in_cli_words
 
 
@@ -159,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error (2), already printed
         return e.code if isinstance(e.code, int) else 2
+    _plain_terminal()
     out = getattr(args, "out", None)
     data = getattr(args, "data", None)
     try:
@@ -199,6 +202,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "utf-8" in first.lower():
             first += _not_utf8(data)
         return _fail(f"{type(e).__name__}: {first}{_csv_cause(first, lines)}")
+
+
+def _plain_terminal() -> None:
+    """On a terminal that cannot show Unicode (a latin-1 or ASCII locale),
+    tables are drawn in ASCII and any other character the report holds (a
+    value of the data, a dash) is written escaped, not a crash after the work."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            "\u2500\u2502\u2026".encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            if stream is sys.stdout:
+                pl.Config.set_tbl_formatting("ASCII_FULL_CONDENSED")
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    reconfigure(errors="backslashreplace")
 
 
 def _csv_cause(first: str, lines: list[str]) -> str:

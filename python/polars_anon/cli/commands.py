@@ -14,24 +14,24 @@ from polars_anon import datasets, hierarchy
 from polars_anon._core import AnonError, ConfigError, Hierarchy
 from polars_anon.api.check import check
 from polars_anon.api.risk import risk
-from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, search
+from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, search_for
 from polars_anon.cli.criteria import criteria_given, criteria_of, sensitive_named
 from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
     given,
-    identifiers_arg,
     noted,
     nulls_of,
     qis_of,
-    roles_from,
     sources,
     valued,
 )
+from polars_anon.cli.roles import identifiers_arg, roles_from
 from polars_anon.jobs.criteria import criterion_spec
 from polars_anon.jobs.csv_types import numbers_of
 from polars_anon.jobs.dp import DPRun
-from polars_anon.jobs.job import Job, JobRun
+from polars_anon.jobs.job import Job
 from polars_anon.jobs.mondrian import MondrianRun
+from polars_anon.jobs.resolved import JobRun
 from polars_anon.jobs.sources import distinct_values, folder_sources, resolve_hierarchies
 from polars_anon.jobs.tables import (
     output_format,
@@ -82,7 +82,8 @@ def check_command(args: argparse.Namespace) -> int:
 def search_command(args: argparse.Namespace) -> int:
     roles = roles_from(args)
     data, hs, numbers = read_data(args)
-    result = search(
+    result = search_for(
+        args.preference,
         data,
         qis_of(args),
         hs,
@@ -259,6 +260,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
     else:
         how = "searched" if run.searched else "recorded in the job file, re-checked"
         print(f"levels ({how}): {run.levels}")
+        if run.ran:  # what auto ran, and why
+            print(f"search ({job.preference}): {run.ran}")
         print(run.report)
         rows = run.report.rows
     of = "" if rows is None else f" of {rows}"
@@ -310,7 +313,9 @@ def adult_command(args: argparse.Namespace) -> int:
     qis = list(datasets.ADULT_QUASI_IDENTIFIERS)
     output_format(args.out)  # a suffix that names no format, refused first
     t0 = time.perf_counter()
-    result = search(lf, qis, hs, args.k, args.max_suppression, progress=sys.stderr.isatty())
+    result = search_for(
+        args.preference, lf, qis, hs, args.k, args.max_suppression, progress=sys.stderr.isatty()
+    )
     levels = result.best(args.preference)
     release = result.apply(levels=levels).collect()
     write_table(release, args.out, ";")
@@ -333,7 +338,9 @@ def adult_command(args: argparse.Namespace) -> int:
         preference=args.preference,
         separator=";",
     )
-    run = JobRun(job, levels, True, report, release.height, Path(f"{args.out}.job.toml"))
+    ran = result.algorithm + (f" ({result.variant})" if result.variant else "")
+    job_file = Path(f"{args.out}.job.toml")
+    run = JobRun(job, levels, True, report, release.height, job_file, ran=ran)
     write_text_whole(run.job_file, run.resolved_toml())
     print(result)
     print(f"chosen ({args.preference}): {levels}")

@@ -1,6 +1,6 @@
 """The command line's options: their types, the groups of options the
 subcommands share, and what they mean (the criteria, the hierarchies' job
-entries, the quasi-identifiers, the other columns' roles). The criteria's
+entries, the quasi-identifiers; the other columns' roles are `cli.roles`). The criteria's
 options come from their registry (`polars_anon.criteria.TYPES`)."""
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from polars_anon.inputs.nulls import Nulls, nulls_arg
 from polars_anon.inputs.params import size, suppression
 from polars_anon.jobs.sources import folder_sources, hierarchy_source
 from polars_anon.results.best import CRITERIA
-from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
 
 def suppression_arg(text: str) -> int | float:
@@ -150,9 +149,10 @@ def data_options(
     p.add_argument(
         "--hierarchies",
         type=Path,
+        action="append",
         help="a folder of hierarchies: <column>.csv in ARX's layout, or ARX's names "
         "hierarchy_<column>.csv and <table>_hierarchy_<column>.csv (those of the "
-        "quasi-identifiers are used)",
+        "quasi-identifiers are used; repeatable: a column's hierarchy in one folder only)",
     )
     p.add_argument(
         "--hierarchy",
@@ -167,135 +167,6 @@ def data_options(
     )
 
 
-IDENTIFIER_HELP = (
-    "a column that names a person directly (repeatable, or separated by commas): COL drops "
-    "it (as COL=drop); COL=pseudonym replaces each value by its keyed pseudonym "
-    "(HMAC-SHA-256, the key from --key-env or --key-file; COL=pseudonym:N for N hex "
-    "digits, 8 to 64, default 32); COL=table:PATH by a random pseudonym kept in PATH "
-    "(.parquet or .csv, re-used and extended by later releases); COL=mask keeps its last "
-    "4 characters (COL=mask:N its last N)"
-)
-
-
-def roles_options(p: argparse.ArgumentParser) -> None:
-    """The roles of the columns that are neither quasi-identifiers nor
-    sensitive: identifiers (and what each becomes) and insensitive columns."""
-    p.add_argument(
-        "--identifier",
-        type=names,
-        action="append",
-        default=[],
-        metavar="COL[=drop|pseudonym|mask|table:PATH]",
-        help=IDENTIFIER_HELP,
-    )
-    p.add_argument(
-        "--insensitive",
-        type=names,
-        action="append",
-        default=[],
-        metavar="COL",
-        help="a column declared safe to release unchanged (repeatable, or separated by "
-        "commas). A column with no role is released as it is, unless it would identify "
-        "records on its own (more distinct values than half the rows): then the release "
-        "is refused until it is declared an identifier or insensitive",
-    )
-    key = p.add_mutually_exclusive_group()
-    key.add_argument(
-        "--key-env",
-        metavar="NAME",
-        default=None,
-        help="the environment variable that holds the key (16 bytes or more) of the "
-        "--identifier COL=pseudonym columns; a key is never given on the command line",
-    )
-    key.add_argument(
-        "--key-file",
-        type=Path,
-        metavar="PATH",
-        default=None,
-        help="a file whose bytes (without a trailing newline) are the key of the "
-        "--identifier COL=pseudonym columns",
-    )
-
-
-def _count(column: str, how: str, text: str, low: int = 0) -> int:
-    """The N of ``COL=mask:N`` or ``COL=pseudonym:N`` (not echoed: a
-    mistyped key must not reach an error message)."""
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < low:
-        if how == "mask":
-            raise ConfigError(
-                f"--identifier {column}=mask:N takes a whole number N >= 0 of the last "
-                "characters kept"
-            )
-        raise ConfigError(
-            f"--identifier {column}=pseudonym:N takes a whole number N of hex digits (8 to 64); "
-            "a key is never given on the command line (--key-env or --key-file)"
-        )
-    return n
-
-
-def identifier_of(item: str, key_env: str | None, key_file: Path | None) -> tuple[str, Transform]:
-    """One ``--identifier`` item: its column and what it becomes."""
-    column, eq, how = (x.strip() for x in item.partition("="))
-    if not column:
-        raise ConfigError("--identifier takes COL or COL=HOW: the column's name is missing")
-    kind, colon, arg = how.partition(":")
-    if not eq or how == "drop":
-        return column, Drop()
-    try:
-        if kind == "mask":
-            return column, Mask(keep_last=_count(column, kind, arg) if colon else 4)
-        if kind == "table" and arg.strip():
-            return column, Pseudonym(table=arg.strip())
-        if kind == "pseudonym":
-            length = _count(column, kind, arg, low=1) if colon else 32
-            if key_env is not None:
-                return column, Pseudonym(key_env=key_env, length=length)
-            if key_file is not None:
-                return column, Pseudonym(key_file=key_file, length=length)
-            raise ConfigError(
-                f"--identifier {column}=pseudonym needs the key's place: --key-env NAME (an "
-                "environment variable) or --key-file PATH; a key is never given on the "
-                "command line"
-            )
-    except ConfigError as e:
-        if str(e).startswith("--identifier"):
-            raise
-        raise ConfigError(f"--identifier {column}: {e}") from None
-    # the text itself is not repeated: it might be a key typed by mistake
-    raise ConfigError(
-        f"--identifier {column}=...: unknown transformation; expected {column}=drop, "
-        f"{column}=pseudonym (with --key-env or --key-file), {column}=pseudonym:N, "
-        f"{column}=table:PATH, {column}=mask or {column}=mask:N"
-    )
-
-
-def roles_from(args: argparse.Namespace) -> Roles:
-    """The roles the options declare (`roles_options`)."""
-    key_env: str | None = getattr(args, "key_env", None)
-    key_file: Path | None = getattr(args, "key_file", None)
-    identifiers: dict[str, Transform] = {}
-    for item in (i for group in getattr(args, "identifier", []) for i in group):
-        column, transform = identifier_of(item, key_env, key_file)
-        if column in identifiers:
-            raise ConfigError(f"--identifier: column {column!r} is given more than once")
-        identifiers[column] = transform
-    keyed = any(isinstance(t, Pseudonym) and t.keyed for t in identifiers.values())
-    if (key_env is not None or key_file is not None) and not keyed:
-        flag = "--key-env" if key_env is not None else "--key-file"
-        raise ConfigError(f"{flag} is given, but no --identifier COL=pseudonym uses the key")
-    insensitive = [c for group in getattr(args, "insensitive", []) for c in group]
-    return roles_of(identifiers, insensitive)
-
-
-def identifiers_arg(roles: Roles) -> dict[str, Pseudonym | Mask | None]:
-    """The roles' identifiers as `pa.search` and `pa.check` take them."""
-    return {c: None if isinstance(t, Drop) else t for c, t in roles.identifiers.items()}
-
-
 def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
     p.add_argument("--k", type=int, default=5, action=Given, help="every group at least this large")
     p.add_argument(
@@ -303,7 +174,7 @@ def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
         type=suppression_arg,
         default=0,
         action=Given,
-        help="tuples that may be suppressed: a count (300) or a fraction (0.01, 1e-2, 1%%)",
+        help="tuples that may be suppressed: a count (300, 3e2) or a fraction (0.01, 1e-2, 1%%)",
     )
     if criteria:
         criteria_options(p)
@@ -369,9 +240,17 @@ def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     sources = {}
     # a column given its file by --hierarchy reads none of the folder's
     given = {item.partition("=")[0] for item in args.hierarchy}
-    if args.hierarchies is not None:
+    where: dict[str, Path] = {}
+    for folder in args.hierarchies or []:
         wanted = [q for q in args.qi if q not in given] if args.qi else None
-        sources.update(folder_sources(args.hierarchies, args.hierarchy_sep, wanted))
+        for col, source in folder_sources(folder, args.hierarchy_sep, wanted).items():
+            if col in where:
+                raise ConfigError(
+                    f"--hierarchies: {col!r} has a hierarchy in {str(where[col])!r} and in "
+                    f"{str(folder)!r}; give it by --hierarchy {col}=FILE"
+                )
+            where[col] = folder
+            sources[col] = source
     for item in args.hierarchy:
         col, eq, file = item.partition("=")
         if not eq or not col or not file:

@@ -87,7 +87,7 @@ def max_suppressed(max_suppression: Any, rows: int) -> int:
 
 
 def suppression(value: Any) -> int | float:
-    """A count of tuples (``300``) or a fraction of the rows (``0.01``, ``"1e-2"``,
+    """A count of tuples (``300``, ``"3e2"``) or a fraction of the rows (``0.01``, ``"1e-2"``,
     ``"1%"``), as a job file or the command line writes it."""
     if isinstance(value, bool):
         raise ConfigError(f"max_suppression must be a count or a fraction, got {value!r}")
@@ -99,7 +99,9 @@ def suppression(value: Any) -> int | float:
             # in decimal: 0.35 / 100 in floats is 0.0034999..., a tuple short
             return float(Decimal(t[:-1]) / 100)
         if any(c in t for c in ".eE"):
-            return float(t)
+            # 1e3 (a count written in powers of ten) is 1000 tuples, not a fraction
+            f = float(t)
+            return int(f) if "." not in t and f >= 1 and f.is_integer() else f
         return int(t)
     except (ValueError, ArithmeticError):
         raise ConfigError(

@@ -63,34 +63,34 @@ algorithms).
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from polars_anon._core import ConfigError, Hierarchy, __version__
+from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.api.check import check_prepared
-from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, mu_argus_prepared, searched
-from polars_anon.criteria.base import against_population, sensitive_of
+from polars_anon.api.mu_argus import mu_argus_prepared
+from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, floors_for, searched
+from polars_anon.criteria.base import sensitive_of
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.nulls import Nulls, nulls_arg
 from polars_anon.inputs.params import names, suppression
 from polars_anon.jobs import dp, mondrian, values
-from polars_anon.jobs.columns import fates_doc, roles_from_doc, roles_to_doc
+from polars_anon.jobs.columns import roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
 from polars_anon.jobs.csv_types import numbers_of, sensitive_of_specs
 from polars_anon.jobs.mondrian import MondrianRun
+from polars_anon.jobs.resolved import JobRun
 from polars_anon.jobs.sources import resolve_hierarchies
 from polars_anon.jobs.tables import before_work, output_format, read_table, sha256, write_table
-from polars_anon.jobs.toml import dumps, read
+from polars_anon.jobs.toml import read
 from polars_anon.prepare.f0 import prepare
 from polars_anon.release.build import guarded
 from polars_anon.release.engine_write import WRITES, OnEngine
 from polars_anon.release.guard import Guarded
 from polars_anon.release.write import interrupt_after, target, write_text_whole
-from polars_anon.reports.check import CheckReport
 from polars_anon.results.best import CRITERIA
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.spec import Roles
@@ -123,8 +123,10 @@ class Job:
     engine: str = "polars"
     # nulls in the quasi-identifiers: "error" or "value" (see `search`)
     nulls: Nulls = "error"
-    # from a previous run: apply these levels (re-checked) instead of searching
+    # from a previous run: apply these levels (re-checked) instead of searching,
+    # and the preference they were chosen by ([result] preference)
     levels: dict[str, int] | None = None
+    chosen_by: str | None = None
     # the roles of the columns that are neither quasi-identifiers nor sensitive
     roles: Roles = field(default_factory=Roles)
     # algorithm="mondrian": how it partitions, and the quasi-identifiers split
@@ -198,6 +200,7 @@ class Job:
                 if "levels" in result and not privacy
                 else None
             ),
+            chosen_by=result.get("preference") if "levels" in result else None,
             roles=roles_from_doc(table("columns"), base),
             privacy=privacy,
             **mondrian.recorded(result, search, base),
@@ -227,6 +230,12 @@ class Job:
             raise ConfigError("the job needs k (or privacy, for differential privacy)")
         if self.algorithm == mondrian.ALGORITHM:
             return self._mondrian(k, write_job, digest)
+        if self.levels is not None and self.chosen_by not in (None, self.preference):
+            raise ConfigError(
+                f"job file: [search] preference is {self.preference!r}, but the levels of "
+                f"[result] were chosen by {self.chosen_by!r}: remove the [result] table to "
+                "search again, or set the preference back"
+            )
         qis = self.quasi_identifiers
         numbers = self._numbers()
         data = read_table(self.input, self.separator, self.encoding, self.engine, numbers)
@@ -238,11 +247,9 @@ class Job:
                 raise ConfigError(
                     f"job file: [result] levels name unknown quasi-identifier(s) {unknown}"
                 )
-        # Off Polars, F0 at each attribute's lowest useful level for the
-        # model, as a search and a release group it (Datafly's path and
-        # mu-Argus start at the leaves)
-        raw = searching and self.algorithm in ("datafly", "mu_argus")
-        floors = None if raw or against_population(criteria) else (k, self.max_suppression)
+        # as a search and a release group it (the levels applied: as a complete search)
+        algorithm = self.algorithm if searching else "incognito"
+        floors = floors_for(algorithm, criteria, "loss", k, self.max_suppression, self.preference)
         if searching and self.algorithm == "mu_argus" and (self.variant is not None or criteria):
             raise ConfigError("algorithm='mu_argus' takes no variant and no criteria")
         prep = prepare(data, qis, hs, sensitive_of(criteria), self.nulls, floors_for=floors)
@@ -261,10 +268,12 @@ class Job:
                     time_limit=self.time_limit,
                     progress=progress,
                     memory_budget=self.memory_budget,
+                    aim=self.preference,
                 )
             levels = result.best(self.preference)
+            ran = result.algorithm + (f" ({result.variant})" if result.variant else "")
         else:
-            levels = dict(self.levels or {})
+            levels, ran = dict(self.levels or {}), None
         lv = prep.levels(levels)
         release = guarded(prep, lv, k, self.max_suppression, criteria, self.roles)
         report = check_prepared(prep, k, levels, self.max_suppression, criteria, self.roles)
@@ -279,7 +288,7 @@ class Job:
             # what became of each column: as the release did it, else the report
             columns = release.columns if isinstance(release, Guarded) else None
             job_file = Path(str(self.output) + ".job.toml")
-            run = JobRun(self, levels, searching, report, written, job_file, columns, digest)
+            run = JobRun(self, levels, searching, report, written, job_file, columns, digest, ran)
             if write_job:
                 write_text_whole(run.job_file, run.resolved_toml())
         return run
@@ -373,48 +382,3 @@ class Job:
         if self.privacy is not None:
             dp.job_doc(doc, self.privacy)
         return doc
-
-
-@dataclass
-class JobRun:
-    """What a job's run did: the levels it released (searched or recorded),
-    the report on them, the rows written and the resolved job file."""
-
-    job: Job
-    levels: dict[str, int]
-    searched: bool
-    report: CheckReport
-    rows_released: int
-    job_file: Path
-    # what became of every column (`roles.fates`): the release's own account
-    # when it gave one, else the report's
-    columns: pl.DataFrame | None = None
-    # the input's checksum, taken before the release was written
-    input_sha256: str | None = None
-
-    def resolved_toml(self) -> str:
-        """The resolved job file's text, as the run wrote it beside the output."""
-        base = self.job_file.parent
-        doc = self.job.to_dict(relative_to=base)
-        doc["input"]["sha256"] = self.input_sha256 or sha256(self.job.input)
-        doc["output"]["sha256"] = sha256(self.job.output)
-        doc["result"] = {
-            "levels": dict(self.levels),
-            "searched": self.searched,
-            "rows_in": self.report.rows,
-            "rows_released": self.rows_released,
-            "suppressed": self.report.suppressed,
-            "loss": self.report.loss,
-            "library_version": __version__,
-            "written": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        }
-        fates = fates_doc(self.columns if self.columns is not None else self.report.columns)
-        if fates:
-            doc["result"]["columns"] = fates
-        name = self.job.output.name
-        head = (
-            f"# The resolved job of {name!r}, written by polars-anon {__version__}.\n"
-            "# Run it again (polars-anon anonymize --config THIS_FILE [DATA --out FILE]) to apply\n"
-            "# the same levels, re-checked, to another input.\n"
-        )
-        return head + dumps(doc)
