@@ -144,6 +144,9 @@ def test_auto_under_suppression_walks_first_then_completes_when_asked(
     assert "8720" in repr(auto) and "the optimal walk found the optimum without them" not in repr(
         auto
     )
+    # its time is the complete search's, and the walk's before it is kept
+    assert "(after the optimal walk's " in repr(auto)
+    assert "optimal walk's" not in repr(complete)
     assert auto.best(bounds={"age": 2}) == complete.best("min_loss", bounds={"age": 2})
     # the unpickled one completes on its own
     assert nodes(again) == nodes(complete) and again.algorithm == "incognito"

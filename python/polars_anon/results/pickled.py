@@ -37,6 +37,7 @@ def restore(result: Any, state: dict[str, Any]) -> None:
     # pickles made before columns had roles, or before auto put a search off
     state.setdefault("roles", Roles())
     state.setdefault("_deferred", None)
+    state.setdefault("_walk_ms", None)
     state["_lists"] = Nodes.from_state(state)
     for k, v in state.items():
         object.__setattr__(result, k, v)

@@ -56,6 +56,7 @@ class SearchResult(Releases):
         "_lists",
         "_prep",
         "_table",
+        "_walk_ms",
         "algorithm",
         "complete",
         "criteria",
@@ -89,6 +90,8 @@ class SearchResult(Releases):
         self.criteria: list[Criterion] = list(criteria or [])
         # the complete search `auto` put off (`call`), until it runs
         self._deferred: SearchCall | None = None
+        # of a put-off search run since: the optimal walk's time before it
+        self._walk_ms: float | None = None
         self.algorithm = algorithm
         self.variant = variant
         self.k = k
@@ -138,8 +141,9 @@ class SearchResult(Releases):
         later = self._deferred
         if later is None:
             return
+        walk_ms = self.stats.phase_ms.get("total", 0.0)
         self._take(later.run(self._prep))
-        self._deferred = None
+        self._deferred, self._walk_ms = None, walk_ms
         self.algorithm, self.variant, self.reason = later.algorithm, later.variant, later.reason
 
     @property
