@@ -24,14 +24,11 @@ const GIVE_BACK_FROM: usize = 64 << 20;
 /// The system allocator, counting the bytes it hands out and takes back.
 pub struct Counting;
 
-/// Allocations from this size up ask the kernel for transparent huge pages
-/// (`MADV_HUGEPAGE`, for systems where they are given on request only): a
-/// large vector written once (a column's codes, the rows' keys) otherwise
-/// takes a page fault every 4 KiB, a sixth of preparing 10M rows' F0. Such
-/// vectors are written whole, so the larger pages add no resident memory
-/// (peak RSS measured the same). From the size of one huge page: a column's
-/// codes at 1M rows (4 MB) faulted page by page from 8 MiB on, and cost a
-/// quarter of preparing the table (bench/README, "F0 against rows").
+/// A block resized by the kernel (`remap`) asks for transparent huge pages
+/// (`MADV_HUGEPAGE`, for systems where they are given on request only) for
+/// the 2 MiB pages lying wholly inside it, from this size up: a large vector
+/// written once otherwise takes a page fault every 4 KiB. Such vectors are
+/// written whole, so the larger pages add no resident memory.
 const HUGE_FROM: usize = 2 << 20;
 
 /// Advise huge pages for the 2 MiB pages lying wholly inside `size` bytes
@@ -61,38 +58,179 @@ fn took(size: usize) {
     }
 }
 
-// SAFETY: every call is passed to the system allocator unchanged; the
-// counter is only arithmetic beside it.
+// SAFETY: a block of `PLACED_FROM` bytes or more is mapped and unmapped
+// here (`placed`, by its size alone, so every call finds it so); every
+// other is passed to the system allocator unchanged. The counter is only
+// arithmetic beside it.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
-        huge(p, layout.size());
+        let p = match placed(layout.size()) {
+            true => map(layout),
+            false => {
+                let p = System.alloc(layout);
+                huge(p, layout.size());
+                p
+            }
+        };
         if !p.is_null() {
             took(layout.size());
         }
         p
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
-        huge(p, layout.size());
+        // fresh mappings are zeroed by the kernel
+        let p = match placed(layout.size()) {
+            true => map(layout),
+            false => {
+                let p = System.alloc_zeroed(layout);
+                huge(p, layout.size());
+                p
+            }
+        };
         if !p.is_null() {
             took(layout.size());
         }
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
+        match placed(layout.size()) {
+            true => unmap(ptr, layout.size()),
+            false => System.dealloc(ptr, layout),
+        }
         LIVE.fetch_sub(layout.size(), Relaxed);
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
-        huge(p, new_size);
+        let new = Layout::from_size_align_unchecked(new_size, layout.align());
+        let p = match (placed(layout.size()), placed(new_size)) {
+            (false, false) => {
+                let p = System.realloc(ptr, layout, new_size);
+                huge(p, new_size);
+                p
+            }
+            (true, true) => remap(ptr, layout, new_size),
+            // into or out of the mapped sizes: moved
+            (from, _) => {
+                let p = self.alloc(new);
+                if !p.is_null() {
+                    std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+                    match from {
+                        true => unmap(ptr, layout.size()),
+                        false => System.dealloc(ptr, layout),
+                    }
+                    LIVE.fetch_sub(layout.size(), Relaxed);
+                }
+                return p;
+            }
+        };
         if !p.is_null() {
             LIVE.fetch_sub(layout.size(), Relaxed);
             took(new_size);
         }
         p
     }
+}
+
+/// Blocks from this size up are mappings of their own (Linux), starting on
+/// a huge page and taking whole ones, advised as such (`MADV_HUGEPAGE`): a
+/// vector of 1-2 MiB (a column's codes at 300,000 rows) lay across 4 KiB
+/// pages only, each a page fault when first written, and a larger one had
+/// huge pages only where its chunk happened to align (bench/README, "F0
+/// against rows"). At most half of such a mapping is slack, resident only
+/// where written. Mapped here rather than aligned by glibc, whose arenas
+/// would keep freed, advised pages for its small blocks (which then fault
+/// whole huge pages in). Freed, a mapping goes back to the kernel at once.
+const PLACED_FROM: usize = 1 << 20;
+
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Whether a block of `size` bytes is mapped here.
+#[inline]
+fn placed(size: usize) -> bool {
+    cfg!(target_os = "linux") && size >= PLACED_FROM
+}
+
+/// The bytes mapped for a block of `size`: whole huge pages.
+#[inline]
+fn mapped(size: usize) -> usize {
+    size.div_ceil(HUGE_PAGE) * HUGE_PAGE
+}
+
+#[cfg(target_os = "linux")]
+unsafe fn map(layout: Layout) -> *mut u8 {
+    use libc::{c_void, MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ, PROT_WRITE};
+    let align = HUGE_PAGE.max(layout.align());
+    let Some(span) = mapped(layout.size()).checked_add(align) else {
+        return std::ptr::null_mut();
+    };
+    let prot = PROT_READ | PROT_WRITE;
+    let p = libc::mmap(
+        std::ptr::null_mut(),
+        span,
+        prot,
+        MAP_PRIVATE | MAP_ANONYMOUS,
+        -1,
+        0,
+    );
+    if p == MAP_FAILED {
+        return std::ptr::null_mut();
+    }
+    // the aligned part kept, the slack before and after it unmapped
+    let (at, end) = (p as usize, p as usize + span);
+    let start = at.div_ceil(align) * align;
+    let stop = start + mapped(layout.size());
+    if start > at {
+        libc::munmap(p, start - at);
+    }
+    if end > stop {
+        libc::munmap(stop as *mut c_void, end - stop);
+    }
+    libc::madvise(start as *mut c_void, stop - start, libc::MADV_HUGEPAGE);
+    start as *mut u8
+}
+
+#[cfg(target_os = "linux")]
+unsafe fn unmap(ptr: *mut u8, size: usize) {
+    libc::munmap(ptr as *mut libc::c_void, mapped(size));
+}
+
+/// A mapped block resized: in place when its huge pages hold `new_size`,
+/// else moved by the kernel (`mremap`, no copy) where that keeps its
+/// alignment, else copied to a new mapping.
+#[cfg(target_os = "linux")]
+unsafe fn remap(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+    let (old, new) = (mapped(layout.size()), mapped(new_size));
+    if old == new {
+        return ptr;
+    }
+    if layout.align() <= 4096 {
+        let p = libc::mremap(ptr as *mut libc::c_void, old, new, libc::MREMAP_MAYMOVE);
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
+        }
+        huge(p as *mut u8, new);
+        return p as *mut u8;
+    }
+    let p = map(Layout::from_size_align_unchecked(new_size, layout.align()));
+    if !p.is_null() {
+        std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+        unmap(ptr, layout.size());
+    }
+    p
+}
+
+#[cfg(not(target_os = "linux"))]
+unsafe fn map(_: Layout) -> *mut u8 {
+    unreachable!("blocks are mapped on Linux only")
+}
+
+#[cfg(not(target_os = "linux"))]
+unsafe fn unmap(_: *mut u8, _: usize) {
+    unreachable!("blocks are mapped on Linux only")
+}
+
+#[cfg(not(target_os = "linux"))]
+unsafe fn remap(_: *mut u8, _: Layout, _: usize) -> *mut u8 {
+    unreachable!("blocks are mapped on Linux only")
 }
 
 #[global_allocator]
@@ -169,6 +307,37 @@ mod tests {
         let v = std::hint::black_box(vec![1u8; 96 << 20]);
         assert!(PEAK.load(Relaxed) >= 96 << 20);
         assert_eq!(v[12345], 1);
+    }
+
+    #[test]
+    fn large_blocks_are_mapped_on_huge_pages_and_keep_their_bytes_when_resized() {
+        // from under PLACED_FROM into it, within it, and back out of it
+        let mut v: Vec<u32> = (0..200_000).collect();
+        v.extend(200_000..400_000u32); // 1.6 MB: moved into a mapping
+        if cfg!(target_os = "linux") {
+            assert_eq!(v.as_ptr() as usize % HUGE_PAGE, 0);
+        }
+        v.extend(400_000..1_500_000u32); // 6 MB: remapped
+        assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
+        v.truncate(100_000);
+        v.shrink_to_fit(); // 400 KB: moved out of it
+        assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
+        // zeroed, of a large alignment, and resized in place
+        let z = std::hint::black_box(vec![0u64; 300_000]);
+        assert!(z.iter().all(|&x| x == 0));
+        let layout = Layout::from_size_align(3 << 20, 8192).unwrap();
+        // SAFETY: allocated, written, resized and freed with its layout
+        unsafe {
+            let p = ALLOCATOR.alloc(layout);
+            assert!(!p.is_null() && p as usize % 8192 == 0);
+            std::ptr::write_bytes(p, 7, layout.size());
+            let q = ALLOCATOR.realloc(p, layout, (3 << 20) + 100);
+            assert_eq!(q, p, "the mapping's huge pages hold it");
+            let grown = Layout::from_size_align((3 << 20) + 100, 8192).unwrap();
+            let r = ALLOCATOR.realloc(q, grown, 9 << 20);
+            assert!(r as usize % 8192 == 0 && *r.add((3 << 20) - 1) == 7);
+            ALLOCATOR.dealloc(r, Layout::from_size_align(9 << 20, 8192).unwrap());
+        }
     }
 
     #[test]
