@@ -65,7 +65,7 @@ fn took(size: usize) {
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = match placed(layout.size()) {
-            true => map(layout),
+            true => reuse(layout).unwrap_or_else(|| map(layout)),
             false => {
                 let p = System.alloc(layout);
                 huge(p, layout.size());
@@ -80,7 +80,13 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // fresh mappings are zeroed by the kernel
         let p = match placed(layout.size()) {
-            true => map(layout),
+            true => match reuse(layout) {
+                Some(p) => {
+                    std::ptr::write_bytes(p, 0, layout.size());
+                    p
+                }
+                None => map(layout),
+            },
             false => {
                 let p = System.alloc_zeroed(layout);
                 huge(p, layout.size());
@@ -94,7 +100,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         match placed(layout.size()) {
-            true => unmap(ptr, layout.size()),
+            true => release(ptr, layout.size()),
             false => System.dealloc(ptr, layout),
         }
         LIVE.fetch_sub(layout.size(), Relaxed);
@@ -114,7 +120,7 @@ unsafe impl GlobalAlloc for Counting {
                 if !p.is_null() {
                     std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
                     match from {
-                        true => unmap(ptr, layout.size()),
+                        true => release(ptr, layout.size()),
                         false => System.dealloc(ptr, layout),
                     }
                     LIVE.fetch_sub(layout.size(), Relaxed);
@@ -193,6 +199,61 @@ unsafe fn unmap(ptr: *mut u8, size: usize) {
     libc::munmap(ptr as *mut libc::c_void, mapped(size));
 }
 
+/// Freed mappings kept for the next block of their size, up to `KEPT_MAX`
+/// bytes in `KEPT_SLOTS`: work that frees and takes blocks of one size in
+/// turn (a LazyFrame's batches, a column's codes of 1.9 MB each) would
+/// otherwise fault every page of a fresh mapping in each time, where
+/// glibc's arenas had kept the pages. `give_back` unmaps them.
+const KEPT_MAX: usize = 64 << 20;
+const KEPT_SLOTS: usize = 16;
+
+/// (address, bytes mapped) of each kept mapping; 0 bytes: an empty slot.
+static KEPT: std::sync::Mutex<[(usize, usize); KEPT_SLOTS]> =
+    std::sync::Mutex::new([(0, 0); KEPT_SLOTS]);
+
+fn kept() -> std::sync::MutexGuard<'static, [(usize, usize); KEPT_SLOTS]> {
+    // nothing panics while it is held: a poisoned lock holds whole slots
+    KEPT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A kept mapping of `layout`'s size and alignment, taken.
+fn reuse(layout: Layout) -> Option<*mut u8> {
+    let size = mapped(layout.size());
+    let mut slots = kept();
+    let slot = slots
+        .iter_mut()
+        .find(|(at, n)| *n == size && *at % layout.align() == 0)?;
+    let at = std::mem::replace(slot, (0, 0)).0;
+    Some(at as *mut u8)
+}
+
+/// A mapped block freed: kept for reuse while there is room, else unmapped.
+unsafe fn release(ptr: *mut u8, size: usize) {
+    let n = mapped(size);
+    {
+        let mut slots = kept();
+        let held: usize = slots.iter().map(|s| s.1).sum();
+        if held + n <= KEPT_MAX {
+            if let Some(slot) = slots.iter_mut().find(|s| s.1 == 0) {
+                *slot = (ptr as usize, n);
+                return;
+            }
+        }
+    }
+    unmap(ptr, size);
+}
+
+/// Unmaps every kept mapping.
+fn unmap_kept() {
+    let taken = std::mem::replace(&mut *kept(), [(0, 0); KEPT_SLOTS]);
+    for (at, n) in taken {
+        if n > 0 {
+            // SAFETY: a mapping of `n` bytes no block holds any longer
+            unsafe { unmap(at as *mut u8, n) };
+        }
+    }
+}
+
 /// A mapped block resized: in place when its huge pages hold `new_size`,
 /// else moved by the kernel (`mremap`, no copy) where that keeps its
 /// alignment, else copied to a new mapping.
@@ -213,7 +274,7 @@ unsafe fn remap(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
     let p = map(Layout::from_size_align_unchecked(new_size, layout.align()));
     if !p.is_null() {
         std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
-        unmap(ptr, layout.size());
+        release(ptr, layout.size());
     }
     p
 }
@@ -258,6 +319,7 @@ pub fn give_back() -> bool {
     if freed < GIVE_BACK_FROM {
         return false;
     }
+    unmap_kept();
     trim();
     true
 }
@@ -322,9 +384,13 @@ mod tests {
         v.truncate(100_000);
         v.shrink_to_fit(); // 400 KB: moved out of it
         assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
-        // zeroed, of a large alignment, and resized in place
-        let z = std::hint::black_box(vec![0u64; 300_000]);
+        // zeroed, also where a freed mapping of its size is reused
+        let dirty = std::hint::black_box(vec![7u64; 1_700_000]);
+        drop(dirty);
+        let z = std::hint::black_box(vec![0u64; 1_700_000]);
         assert!(z.iter().all(|&x| x == 0));
+        unmap_kept();
+        // of a large alignment, and resized in place
         let layout = Layout::from_size_align(3 << 20, 8192).unwrap();
         // SAFETY: allocated, written, resized and freed with its layout
         unsafe {
