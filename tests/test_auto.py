@@ -231,8 +231,12 @@ def test_a_caller_that_names_its_criterion_gets_the_search_that_answers_it(
     does (not the walk first), and a walk that cannot answer it is refused
     before it runs, with the same answers as the complete search."""
     from polars_anon.api import auto as picks
-    from polars_anon.api.search import search_for
+    from polars_anon.api.search import aiming
     from polars_anon.results.call import SearchCall
+
+    def _for(aim: str, *args: object, **kwargs: object) -> pa.SearchResult:
+        with aiming(aim):
+            return pa.search(*args, **kwargs)  # type: ignore[arg-type]
 
     df, hs = adult
     q = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:6])
@@ -240,17 +244,17 @@ def test_a_caller_that_names_its_criterion_gets_the_search_that_answers_it(
     cases = {"min_height": "optimal", "max_precision": "optimal", "min_loss": "optimal"}
     cases |= {"min_discernibility": "incognito", "min_suppression": "incognito"}
     for aim, algorithm in cases.items():
-        r = search_for(aim, df, q, hs, 5, 0.05, progress=False)
+        r = _for(aim, df, q, hs, 5, 0.05, progress=False)
         assert r.best(aim) == complete.best(aim), aim
         assert r.algorithm == algorithm and r.complete, aim  # nothing else ran
-    no_suppression = search_for("min_height", df, q, hs, 5, progress=False)
+    no_suppression = _for("min_height", df, q, hs, 5, progress=False)
     assert no_suppression.algorithm == "incognito"
     assert no_suppression.best("min_height") == pa.search(df, q, hs, 5, progress=False).best(
         "min_height"
     )
     # auto's walk above AUTO_COMPLETE nodes (here 100): by the aim's metric
     monkeypatch.setattr(picks, "AUTO_COMPLETE", 100)
-    r = search_for("min_height", df, q, hs, 5, 0.05, progress=False)
+    r = _for("min_height", df, q, hs, 5, 0.05, progress=False)
     assert r.algorithm == "optimal" and r.metric == "height"
     assert r.best("min_height") == complete.best("min_height")
     ran = SearchCall.run
@@ -261,7 +265,7 @@ def test_a_caller_that_names_its_criterion_gets_the_search_that_answers_it(
     monkeypatch.setattr(SearchCall, "run", refused)
     for algorithm in ("auto", "optimal", "heuristic"):
         with pytest.raises(pa.ConfigError, match="'min_suppression' ranks every anonymous node"):
-            search_for("min_suppression", df, q, hs, 5, 0.05, algorithm, progress=False)
+            _for("min_suppression", df, q, hs, 5, 0.05, algorithm, progress=False)
     monkeypatch.setattr(SearchCall, "run", ran)
-    r = search_for("min_ambiguity", df, q, hs, 5, 0.05, algorithm="optimal", progress=False)
+    r = _for("min_ambiguity", df, q, hs, 5, 0.05, algorithm="optimal", progress=False)
     assert r.metric == "ambiguity" and r.best("min_ambiguity") == complete.best("min_ambiguity")

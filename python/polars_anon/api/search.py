@@ -3,7 +3,9 @@ lattice's size calls for) and `incognito`; `mu_argus` is its own module."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from polars_anon._core import ALGORITHMS, ConfigError
@@ -165,56 +167,6 @@ def search(
     >>> r.minimal.height, r.best("min_height")
     (3, {'Birthdate': 1, 'Sex': 1, 'Zipcode': 0})
     """
-    return search_for(
-        None,
-        data,
-        quasi_identifiers,
-        hierarchies,
-        k,
-        max_suppression,
-        algorithm,
-        variant,
-        engine,
-        trace,
-        progress,
-        criteria,
-        infer_projections,
-        time_limit,
-        memory_budget,
-        nulls,
-        metric,
-        seed,
-        identifiers,
-        insensitive,
-    )
-
-
-def search_for(
-    aim: str | None,
-    data: Any,
-    quasi_identifiers: Sequence[str],
-    hierarchies: Hierarchies | None,
-    k: int,
-    max_suppression: int | float = 0,
-    algorithm: str = "auto",
-    variant: str | None = None,
-    engine: str = "auto",
-    trace: bool = False,
-    progress: bool = True,
-    criteria: Criteria = None,
-    infer_projections: bool = True,
-    time_limit: float | None = None,
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-    nulls: Nulls = "error",
-    metric: str = "loss",
-    seed: int = 0,
-    identifiers: Identifiers | None = None,
-    insensitive: Sequence[str] | None = None,
-) -> SearchResult:
-    """`search` for a caller that will rank its result by the criterion
-    `aim` (the command line's --preference, a job's): the walk that answers
-    it, where one does, and else the complete search at once, not the walk
-    first (`auto.aimed`)."""
     roles = roles_of(identifiers, insensitive)
     texts(algorithm=algorithm, engine=engine, metric=metric, nulls=nulls)
     if variant is not None:
@@ -228,6 +180,7 @@ def search_for(
         _carry(argus, roles)
         return argus
     variant, seed = _options(algorithm, variant, metric, seed)
+    aim = AIM.get()
     metric = auto.aimed(algorithm, metric, aim)
     floors = floors_for(algorithm, criteria, metric, k, max_suppression)
     prep = prepare(
@@ -248,7 +201,6 @@ def search_for(
         memory_budget,
         metric,
         seed,
-        aim,
     )
     _carry(result, roles)
     return result
@@ -266,10 +218,28 @@ def floors_for(
     exact for every search but Datafly and mu-Argus, whose paths start at the
     leaves, for every metric but KL divergence, which compares with them, and
     for every criterion but those against a population; None: at the leaves.
-    `aim`: see `search_for`."""
+    `aim`: see `aiming`."""
     metric = auto.aimed(algorithm, metric, aim)
     raw = algorithm in ("datafly", "mu_argus") or metric == "kl_divergence"
     return None if raw or against_population(criteria) else (k, max_suppression)
+
+
+# the criterion the caller will rank the result by (`aiming`)
+AIM: ContextVar[str | None] = ContextVar("polars_anon_aim", default=None)
+
+
+@contextmanager
+def aiming(aim: str) -> Iterator[None]:
+    """The searches started within rank their result by the criterion `aim`
+    (the command line's --preference; a job passes its own to `searched`):
+    `auto` walks by the metric whose walk answers it where one does, and
+    else runs the complete search at once, not the walk first; a walk that
+    cannot answer it is refused before it runs (`auto.aimed`)."""
+    token = AIM.set(aim)
+    try:
+        yield
+    finally:
+        AIM.reset(token)
 
 
 def _carry(result: SearchResult, roles: Roles) -> None:
@@ -332,8 +302,10 @@ def searched(
     aim: str | None = None,
 ) -> SearchResult:
     """`search` of a prepared table (`search` prepares it for the model: at
-    floor levels off Polars, except for Datafly); `aim`: see `search_for`."""
+    floor levels off Polars, except for Datafly); `aim` (default: that of
+    `aiming`): see `aiming`."""
     variant, seed = _options(algorithm, variant, metric, seed)
+    aim = AIM.get() if aim is None else aim
     metric, picked, reason = auto.aimed(algorithm, metric, aim), algorithm == "auto", None
     k = check_k(k, prep.rows)
     max_sup = max_suppressed(max_suppression, prep.rows)

@@ -14,7 +14,7 @@ from polars_anon import datasets, hierarchy
 from polars_anon._core import AnonError, ConfigError, Hierarchy
 from polars_anon.api.check import check
 from polars_anon.api.risk import risk
-from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, search_for
+from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, aiming, search
 from polars_anon.cli.criteria import criteria_given, criteria_of, sensitive_named
 from polars_anon.cli.dp import privacy_of, refuse_roles
 from polars_anon.cli.options import (
@@ -82,23 +82,23 @@ def check_command(args: argparse.Namespace) -> int:
 def search_command(args: argparse.Namespace) -> int:
     roles = roles_from(args)
     data, hs, numbers = read_data(args)
-    result = search_for(
-        args.preference,
-        data,
-        qis_of(args),
-        hs,
-        args.k,
-        args.max_suppression,
-        args.algorithm,
-        args.variant,
-        criteria=criteria_of(args, numbers),
-        time_limit=args.time_limit,
-        memory_budget=budget_of(args),
-        progress=sys.stderr.isatty(),
-        nulls=nulls_of(args),
-        identifiers=identifiers_arg(roles),
-        insensitive=roles.insensitive,
-    )
+    with aiming(args.preference):  # the search that answers it
+        result = search(
+            data,
+            qis_of(args),
+            hs,
+            args.k,
+            args.max_suppression,
+            args.algorithm,
+            args.variant,
+            criteria=criteria_of(args, numbers),
+            time_limit=args.time_limit,
+            memory_budget=budget_of(args),
+            progress=sys.stderr.isatty(),
+            nulls=nulls_of(args),
+            identifiers=identifiers_arg(roles),
+            insensitive=roles.insensitive,
+        )
     print(result)
     print(f"preferred ({args.preference}): {result.best(args.preference)}")
     return 0
@@ -313,9 +313,8 @@ def adult_command(args: argparse.Namespace) -> int:
     qis = list(datasets.ADULT_QUASI_IDENTIFIERS)
     output_format(args.out)  # a suffix that names no format, refused first
     t0 = time.perf_counter()
-    result = search_for(
-        args.preference, lf, qis, hs, args.k, args.max_suppression, progress=sys.stderr.isatty()
-    )
+    with aiming(args.preference):
+        result = search(lf, qis, hs, args.k, args.max_suppression, progress=sys.stderr.isatty())
     levels = result.best(args.preference)
     release = result.apply(levels=levels).collect()
     write_table(release, args.out, ";")
