@@ -223,7 +223,7 @@ fn reuse(layout: Layout) -> Option<*mut u8> {
     let slot = slots
         .iter_mut()
         .find(|(at, n)| *n == size && *at % layout.align() == 0)?;
-    let at = std::mem::replace(slot, (0, 0)).0;
+    let at = std::mem::take(slot).0;
     Some(at as *mut u8)
 }
 
@@ -395,13 +395,13 @@ mod tests {
         // SAFETY: allocated, written, resized and freed with its layout
         unsafe {
             let p = ALLOCATOR.alloc(layout);
-            assert!(!p.is_null() && p as usize % 8192 == 0);
+            assert!(!p.is_null() && (p as usize).is_multiple_of(8192));
             std::ptr::write_bytes(p, 7, layout.size());
             let q = ALLOCATOR.realloc(p, layout, (3 << 20) + 100);
             assert_eq!(q, p, "the mapping's huge pages hold it");
             let grown = Layout::from_size_align((3 << 20) + 100, 8192).unwrap();
             let r = ALLOCATOR.realloc(q, grown, 9 << 20);
-            assert!(r as usize % 8192 == 0 && *r.add((3 << 20) - 1) == 7);
+            assert!((r as usize).is_multiple_of(8192) && *r.add((3 << 20) - 1) == 7);
             ALLOCATOR.dealloc(r, Layout::from_size_align(9 << 20, 8192).unwrap());
         }
     }

@@ -369,3 +369,5 @@ def test_a_job_says_which_search_found_its_levels_and_by_which_preference(files:
     replay = job.run()
     assert isinstance(replay, pa.JobRun)
     assert not replay.searched and replay.levels == run.levels and replay.ran is None
+    # its resolved job does not claim a preference its levels were not chosen by
+    assert "preference" not in tomllib.loads(replay.job_file.read_text())["result"]

@@ -87,6 +87,9 @@ def test_an_undeclared_identifier_is_refused_by_name(
     err = capsys.readouterr().err
     assert "ssn" in err and "name" in err and "ConfigError" in err
     assert "--identifier" in err and "--insensitive" in err and err.count("\n") == 1
+    # the ways out in the command line's words only, not the API's
+    assert "Declare them: --identifier COL" in err and "identifiers=" not in err
+    assert "pa.Mask" not in err
     assert not (table / "out.csv").exists()
     # declaring one is not enough while the other has no role
     assert main(cli(table, "out.csv", "--identifier", "ssn")) == 2
@@ -327,7 +330,7 @@ def test_a_job_file_with_columns_runs_and_writes_no_key(
     fates = resolved["result"]["columns"]
     assert set(fates) == set(source.columns)
     assert fates["name"] == (
-        "identifier: masked (last 2 kept; values of 2 characters or fewer whole)"
+        "identifier: masked (last 2 kept; values of 2 characters or fewer all masked)"
     )
     assert fates["education"].startswith("insensitive: ")
     no_key_in(table)

@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _plain_terminal() -> None:
     """On a terminal that cannot show Unicode (a latin-1 or ASCII locale),
     tables are drawn in ASCII and any other character the report holds (a
-    value of the data, a dash) is written escaped, not a crash after the work."""
+    value of the data, a dash) is written as "?", not a crash after the work."""
     for stream in (sys.stdout, sys.stderr):
         encoding = getattr(stream, "encoding", None) or "utf-8"
         try:
@@ -218,7 +218,8 @@ def _plain_terminal() -> None:
             reconfigure = getattr(stream, "reconfigure", None)
             if reconfigure is not None:
                 with contextlib.suppress(OSError, ValueError):
-                    reconfigure(errors="backslashreplace")
+                    # one "?" a character: tables stay aligned
+                    reconfigure(errors="replace")
 
 
 def _csv_cause(first: str, lines: list[str]) -> str:

@@ -43,7 +43,7 @@ from polars_anon.jobs.tables import (
 from polars_anon.release.write import SUFFIXES, write_text_whole
 
 ROLES_HINT = (
-    "On the command line: --identifier COL (dropped), --identifier COL=pseudonym with "
+    "Declare them: --identifier COL (dropped), --identifier COL=pseudonym with "
     "--key-env NAME or --key-file PATH, --identifier COL=mask, or --insensitive COL; "
     "in a job file: its [columns] table"
 )
@@ -245,7 +245,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
         # the undeclared-column refusal names the API's ways out; add ours
         if "have no role" not in str(e):
             raise
-        raise ConfigError(f"{e}. {ROLES_HINT}") from None
+        # the API's ways out (identifiers=..., pa.Mask) are Python's: ours instead
+        raise ConfigError(f"{str(e).split('. Declare them:')[0]}. {ROLES_HINT}") from None
     took = time.perf_counter() - t0
     rows: int | None
     if isinstance(run, DPRun):

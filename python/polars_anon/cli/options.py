@@ -241,7 +241,11 @@ def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     # a column given its file by --hierarchy reads none of the folder's
     given = {item.partition("=")[0] for item in args.hierarchy}
     where: dict[str, Path] = {}
-    for folder in args.hierarchies or []:
+    # a folder named twice (or by another path to it) read once
+    folders: dict[Path, Path] = {}
+    for f in args.hierarchies or []:
+        folders.setdefault(f.resolve(), f)
+    for folder in folders.values():
         wanted = [q for q in args.qi if q not in given] if args.qi else None
         for col, source in folder_sources(folder, args.hierarchy_sep, wanted).items():
             if col in where:

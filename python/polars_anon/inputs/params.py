@@ -99,9 +99,10 @@ def suppression(value: Any) -> int | float:
             # in decimal: 0.35 / 100 in floats is 0.0034999..., a tuple short
             return float(Decimal(t[:-1]) / 100)
         if any(c in t for c in ".eE"):
-            # 1e3 (a count written in powers of ten) is 1000 tuples, not a fraction
+            # 1e3 or 3.0 (a whole count, as a number is written) is tuples, not a
+            # fraction (those are under 1)
             f = float(t)
-            return int(f) if "." not in t and f >= 1 and f.is_integer() else f
+            return int(f) if f >= 1 and f.is_integer() else f
         return int(t)
     except (ValueError, ArithmeticError):
         raise ConfigError(

@@ -25,6 +25,7 @@ class JobLike(Protocol):
     input: Path
     output: Path
     preference: str
+    chosen_by: str | None
 
     def to_dict(self, relative_to: Path | None = None) -> dict[str, Any]: ...
 
@@ -49,6 +50,13 @@ class JobRun:
     # named): the job file records it, the command line prints it
     ran: str | None = None
 
+    def _chosen_by(self) -> str | None:
+        """The preference the levels were chosen by: the job's, when it
+        searched; else the one recorded with them, if any."""
+        if self.searched:
+            return self.job.preference
+        return self.job.chosen_by
+
     def resolved_toml(self) -> str:
         """The resolved job file's text, as the run wrote it beside the output."""
         base = self.job_file.parent
@@ -58,8 +66,9 @@ class JobRun:
         doc["result"] = {
             "levels": dict(self.levels),
             # the criterion they were chosen by: a run of this file with
-            # another preference must search again (`Job.run` refuses it)
-            "preference": self.job.preference,
+            # another preference must search again (`Job.run` refuses it);
+            # levels recorded by a job file of before it: not known
+            **({"preference": chosen} if (chosen := self._chosen_by()) else {}),
             "searched": self.searched,
             **({"search": self.ran} if self.ran else {}),
             "rows_in": self.report.rows,

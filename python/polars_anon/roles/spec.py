@@ -209,7 +209,7 @@ class Mask:
         if not kept:
             return "masked (whole)"
         n = self.keep_first + self.keep_last
-        return f"masked ({' and '.join(kept)} kept; values of {n} characters or fewer whole)"
+        return f"masked ({' and '.join(kept)} kept; values of {n} characters or fewer all masked)"
 
     def source(self) -> dict[str, Any]:
         """The mask's entry in a job file."""
