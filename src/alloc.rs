@@ -24,11 +24,13 @@ const GIVE_BACK_FROM: usize = 64 << 20;
 /// The system allocator, counting the bytes it hands out and takes back.
 pub struct Counting;
 
-/// A block resized by the kernel (`remap`) asks for transparent huge pages
-/// (`MADV_HUGEPAGE`, for systems where they are given on request only) for
-/// the 2 MiB pages lying wholly inside it, from this size up: a large vector
-/// written once otherwise takes a page fault every 4 KiB. Such vectors are
-/// written whole, so the larger pages add no resident memory.
+/// A block resized by the kernel (`remap`), or one of the system allocator
+/// where blocks are not mapped here (`placed`: off Linux), asks for
+/// transparent huge pages (`MADV_HUGEPAGE`, for systems where they are given
+/// on request only) for the 2 MiB pages lying wholly inside it, from this
+/// size up: a large vector written once otherwise takes a page fault every
+/// 4 KiB. Such vectors are written whole, so the larger pages add no
+/// resident memory.
 const HUGE_FROM: usize = 2 << 20;
 
 /// Advise huge pages for the 2 MiB pages lying wholly inside `size` bytes
@@ -144,7 +146,8 @@ unsafe impl GlobalAlloc for Counting {
 /// against rows"). At most half of such a mapping is slack, resident only
 /// where written. Mapped here rather than aligned by glibc, whose arenas
 /// would keep freed, advised pages for its small blocks (which then fault
-/// whole huge pages in). Freed, a mapping goes back to the kernel at once.
+/// whole huge pages in). Freed, a mapping is kept for reuse (`release`) or
+/// goes back to the kernel at once.
 const PLACED_FROM: usize = 1 << 20;
 
 const HUGE_PAGE: usize = 2 << 20;

@@ -180,8 +180,6 @@ def search(
         _carry(argus, roles)
         return argus
     variant, seed = _options(algorithm, variant, metric, seed)
-    aim = AIM.get()
-    metric = auto.aimed(algorithm, metric, aim)
     floors = floors_for(algorithm, criteria, metric, k, max_suppression)
     prep = prepare(
         data, quasi_identifiers, hierarchies, sensitive_of(criteria), nulls, floors_for=floors
@@ -218,8 +216,8 @@ def floors_for(
     exact for every search but Datafly and mu-Argus, whose paths start at the
     leaves, for every metric but KL divergence, which compares with them, and
     for every criterion but those against a population; None: at the leaves.
-    `aim`: see `aiming`."""
-    metric = auto.aimed(algorithm, metric, aim)
+    `aim` (default: that of `aiming`): see `aiming`."""
+    metric = auto.aimed(algorithm, metric, AIM.get() if aim is None else aim)
     raw = algorithm in ("datafly", "mu_argus") or metric == "kl_divergence"
     return None if raw or against_population(criteria) else (k, max_suppression)
 
