@@ -141,7 +141,7 @@ def test_auto_under_suppression_walks_first_then_completes_when_asked(
     assert auto.stats.nodes_checked == complete.stats.nodes_checked
     assert auto.anonymous.equals(complete.anonymous)
     assert auto.minimal.equals(complete.minimal)
-    assert "8720" in repr(auto) and "the optimal walk found the optimum without them" not in repr(
+    assert "8,720" in repr(auto) and "the optimal walk found the optimum without them" not in repr(
         auto
     )
     # its time is the complete search's, and the walk's before it is kept

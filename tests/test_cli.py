@@ -14,6 +14,7 @@ from polars_anon.cli import main
 from polars_anon.cli.words import in_cli_words
 from polars_anon.criteria import TYPES
 from polars_anon.jobs.tables import read_table
+from polars_anon.reports.render import levels_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -173,7 +174,7 @@ def test_search_and_risk(adult_csv: Path, capsys: pytest.CaptureFixture[str]) ->
     frame = pl.read_csv(adult_csv)
     hs = pa.read_hierarchies(adult_csv.parent / "h")
     best = pa.search(frame, ["sex", "race", "marital-status"], hs, 10, 0.01).best("min_height")
-    assert f"preferred (min_height): {best}" in out
+    assert f"preferred (min_height): {levels_text(best)}\n" in out
     # the preference is known before the search: the walk by height answers
     # it under suppression, and nothing else runs (the summary is the answer's)
     assert re.search(r"algorithm +optimal\n", out) and "ran first" not in out
@@ -182,7 +183,7 @@ def test_search_and_risk(adult_csv: Path, capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     assert re.search(r"algorithm +incognito \(cube\)\n", out) and "ran first" not in out
     best = pa.search(frame, ["sex", "race", "marital-status"], hs, 10, 0.01).best("min_aecs")
-    assert f"preferred (min_aecs): {best}" in out
+    assert f"preferred (min_aecs): {levels_text(best)}\n" in out
     assert (
         main(
             [
@@ -707,7 +708,7 @@ def test_a_hierarchy_given_by_file_reads_none_of_the_folders(
     )
     args = ["check", str(data), "--hierarchies", str(shared), "--k", "2", "--levels", "age=1"]
     assert main([*args, "--qi", "sex,age", "--hierarchy", f"sex={tmp_path / 'my_sex.csv'}"]) == 0
-    assert "k-anonymous                       True" in capsys.readouterr().out
+    assert "k-anonymous                       yes" in capsys.readouterr().out
     (shared / "Sex.csv").rename(shared / "sex.csv")
     assert main([*args, "--qi", "Sex,age"]) == 2
     assert "is the column named 'sex', or is that file meant for 'Sex'" in capsys.readouterr().err
@@ -763,7 +764,7 @@ def test_a_terminal_without_unicode_gets_the_whole_report(tmp_path: Path, encodi
     assert done.returncode == 0, done.stderr.decode(encoding)
     printed = done.stdout.decode(encoding)
     assert "+---" in printed and "Stadt?" in printed
-    assert "preferred (min_loss): {'Stadt?': 0}" in printed
+    assert "preferred (min_loss): Stadt?=0" in printed
     # the table's borders line up with its header
     table = [line for line in printed.splitlines() if line.strip().startswith(("+", "|"))]
     assert table and len({len(line) for line in table}) == 1

@@ -9,7 +9,6 @@ naming the option (or the key) and the value."""
 
 from __future__ import annotations
 
-import ast
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -119,9 +118,10 @@ def argv(command: str, sup: float, *extra: str) -> list[str]:
 
 
 def printed(out: str, head: str) -> Any:
-    """The value printed after `head` (``preferred (min_loss): {...}``)."""
+    """The levels printed after `head` (``preferred (min_loss): a=1  b=0``)."""
     line = next(x for x in out.splitlines() if x.startswith(head))
-    return ast.literal_eval(line[len(head) :].strip())
+    pairs = (p.rsplit("=", 1) for p in line[len(head) :].strip().split("  "))
+    return {q: int(lvl) for q, lvl in pairs}
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -61,9 +61,9 @@ def walk_first(
     if aim is not None and aim != OF_METRIC[metric]:
         return None
     return "optimal", (
-        f"{reason.split(':')[0]}: under suppression the optimal walk answers best() by the "
-        "metric's criterion, and every anonymous node is found when first needed (anonymous, "
-        "minimal, rejected, evaluated, the plots, best by another criterion, weights or bounds)"
+        f"{reason.split(':')[0]}: under suppression the optimal walk finds the preferred "
+        f"node ({OF_METRIC[metric]}) alone; every anonymous node is found when first needed "
+        "(by another preference, or to list them)"
     )
 
 
@@ -82,10 +82,11 @@ def by_size(heights: Sequence[int]) -> tuple[str, str]:
     size = 1
     for h in heights:
         size *= h + 1
-    lattice = f"the lattice of {len(heights)} attributes has"
+    lattice = f"the lattice of {len(heights)} attribute{'s' * (len(heights) != 1)} has"
     if size <= AUTO_COMPLETE:
         return "incognito", (
-            f"{lattice} {size:,} nodes (<= {AUTO_COMPLETE:,}): every anonymous node is found"
+            f"{lattice} {size:,} node{'s' * (size != 1)} (<= {AUTO_COMPLETE:,}): every "
+            "anonymous node is found"
         )
     if size <= AUTO_OPTIMAL:
         return "optimal", (

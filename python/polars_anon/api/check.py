@@ -101,6 +101,7 @@ def check_prepared(
         min_group_size=m.min_group_size,
         suppressed=m.suppressed,
         max_suppression=max_sup,
+        suppression=max_suppression,
         k_anonymous=m.suppressed <= max_sup,
         height=m.height,
         precision=m.precision,

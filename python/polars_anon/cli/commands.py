@@ -41,6 +41,7 @@ from polars_anon.jobs.tables import (
     write_table,
 )
 from polars_anon.release.write import SUFFIXES, write_text_whole
+from polars_anon.reports.render import levels_text
 
 ROLES_HINT = (
     "Declare them: --identifier COL (dropped), --identifier COL=pseudonym with "
@@ -100,7 +101,7 @@ def search_command(args: argparse.Namespace) -> int:
             insensitive=roles.insensitive,
         )
     print(result)
-    print(f"preferred ({args.preference}): {result.best(args.preference)}")
+    print(f"preferred ({args.preference}): {levels_text(result.best(args.preference))}")
     return 0
 
 
@@ -260,7 +261,7 @@ def anonymize_command(args: argparse.Namespace) -> int:
         rows = run.result.prep.rows
     else:
         how = "searched" if run.searched else "recorded in the job file, re-checked"
-        print(f"levels ({how}): {run.levels}")
+        print(f"levels ({how}): {levels_text(run.levels)}")
         if run.ran:  # what auto ran, and why
             print(f"search ({job.preference}): {run.ran}")
         print(run.report)
@@ -343,7 +344,7 @@ def adult_command(args: argparse.Namespace) -> int:
     run = JobRun(job, levels, True, report, release.height, job_file, ran=ran)
     write_text_whole(run.job_file, run.resolved_toml())
     print(result)
-    print(f"chosen ({args.preference}): {levels}")
+    print(f"chosen ({args.preference}): {levels_text(levels)}")
     print(report)
     print(
         f"wrote {release.height} of {report.rows} rows to {args.out} "

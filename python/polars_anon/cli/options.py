@@ -160,7 +160,8 @@ def data_options(
         default=[],
         metavar="COLUMN=FILE",
         help="one column's hierarchy: an ARX CSV, a hierarchy JSON, or a builder spec JSON "
-        '({"builder": "interval", "widths": [5, 10]}) built from the data (repeatable)',
+        '({"builder": "interval", "widths": [5, 10]}) built from the data (repeatable; '
+        "used in place of a --hierarchies folder's file for that column)",
     )
     p.add_argument(
         "--hierarchy-sep", default=";", action=Given, help="the separator of hierarchy CSVs"

@@ -86,6 +86,17 @@ def max_suppressed(max_suppression: Any, rows: int) -> int:
     return min(count, rows)
 
 
+def suppression_share(given: Any, count: int, rows: int) -> str | None:
+    """A budget given as a fraction, as a reader reads it: its share of these
+    rows, said when it rounds down to no tuple (1% of 80 rows: a user who
+    asked for some suppression should see that none is allowed); None for
+    a count."""
+    if given is None or is_bool(given) or isinstance(given, numbers.Integral):
+        return None
+    share = f"{float(given) * 100:g}% of {rows:,} rows"
+    return f"{share} rounds down to no tuple" if count == 0 and float(given) > 0 else share
+
+
 def suppression(value: Any) -> int | float:
     """A count of tuples (``300``, ``"3e2"``) or a fraction of the rows (``0.01``, ``"1e-2"``,
     ``"1%"``), as a job file or the command line writes it."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon._core import ConfigError
+from polars_anon.inputs.params import suppression_share
 from polars_anon.reports.render import aligned, column_rows, levels_text, table_html
 from polars_anon.reports.suppressed import informative, reasons_text
 
@@ -49,6 +50,8 @@ class CheckReport:
     suppressed_groups: pl.DataFrame = field(default_factory=pl.DataFrame, repr=False)
     # the checked table and criteria, for `quality` (not pickled)
     _source: Any = field(default=None, repr=False, compare=False)
+    # the budget as given (a count, or a fraction of `rows`)
+    suppression: int | float | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_source"}
@@ -58,6 +61,7 @@ class CheckReport:
         state.setdefault("columns", pl.DataFrame())
         state.setdefault("suppressed_groups", pl.DataFrame())
         state.setdefault("_source", None)
+        state.setdefault("suppression", None)
         self.__dict__.update(state)
 
     def risk(self, population: int | float | None = None, threshold: float = 0.2) -> RiskReport:
@@ -109,7 +113,7 @@ class CheckReport:
             (
                 "suppressed (in groups < k"
                 + (" or failing the criteria)" if self.criteria else ")"),
-                f"{self.suppressed} (allowed {self.max_suppression})",
+                self._suppressed_text(),
             ),
             *(
                 [("suppressed by", reasons_text(self.suppressed_groups))]
@@ -124,6 +128,11 @@ class CheckReport:
             ("loss (ARX)", round(self.loss, 4)),
             *column_rows(self.columns),
         ]
+
+    def _suppressed_text(self) -> str:
+        share = suppression_share(self.suppression, self.max_suppression, self.rows)
+        allowed = f"{self.max_suppression:,}" + (f": {share}" if share else "")
+        return f"{self.suppressed:,} (allowed {allowed})"
 
     def _group_rows(self) -> list[tuple[str, Any]]:
         # `groups` and `min_group_size` count the suppressed groups too: beside

@@ -31,6 +31,18 @@ def shown(text: str) -> str:
     return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
+def value_text(v: Any) -> str:
+    """A report's value as a reader writes it: yes and no, whole numbers in
+    groups of three digits (a float of a whole number too: DM's sums)."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return f"{int(v):,}"
+    return str(v)
+
+
 def cells(text: str) -> int:
     """The columns `text` takes in a terminal: East Asian wide and
     full-width characters take two, combining marks none."""
@@ -51,7 +63,7 @@ def aligned(title: str, rows: list[tuple[str, Any]]) -> str:
     width = max([n for _, n in labels if n <= LABEL] or [0])
     lines = [title]
     for (k, n), (_, v) in zip(labels, rows, strict=True):
-        text = str(v)
+        text = value_text(v)
         if "\n" in text:
             lines.append(f"  {k}")
             lines += ["    " + line for line in text.splitlines()]
@@ -73,7 +85,7 @@ def table_html(title: str, rows: list[tuple[str, Any]]) -> str:
     import html
 
     def cell(v: Any) -> str:
-        text = html.escape(str(v))
+        text = html.escape(value_text(v))
         # a value of several lines (a table) keeps its lines and columns
         return f"<pre style='margin:0'>{text}</pre>" if "\n" in text else text
 

@@ -405,7 +405,9 @@ class SearchResult(Releases):
         from polars_anon.results import summary
 
         heights, put_off = self._prep.problem.heights, self._deferred is not None
-        return summary.rows(self, self._nodes, self._minimal_nodes, at, heights, put_off)
+        return summary.rows(
+            self, self._nodes, self._minimal_nodes, at, heights, put_off, self._prep.rows
+        )
 
     def __repr__(self) -> str:
         return aligned("SearchResult", self._rows())

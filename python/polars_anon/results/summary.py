@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from polars_anon._core import SearchStats
 from polars_anon.criteria.base import Criterion
+from polars_anon.inputs.params import suppression_share
 from polars_anon.reports.render import levels_table
 from polars_anon.results.best import WALKS
 
@@ -23,6 +24,7 @@ class Searched(Protocol):
     k: int
     criteria: list[Criterion]
     max_suppression: int
+    suppression: int | float
     quasi_identifiers: list[str]
     stopped: str | None
     stats: SearchStats
@@ -35,6 +37,7 @@ def rows(
     floors: tuple[list[int], int] | None,
     heights: list[int],
     put_off: bool = False,
+    table_rows: int = 0,
 ) -> list[tuple[str, Any]]:
     """The rows of a search's summary: its `nodes` (anonymous ones) and the
     `minimal` ones among them, and, where F0 was grouped at floor levels,
@@ -42,8 +45,10 @@ def rows(
     hierarchy (or one of height 0) is named: it is never generalized, which
     a user who forgot its hierarchy would otherwise not see. `put_off`: the
     complete search is yet to run (`polars_anon.results.call`), and
-    `minimal` holds the optimal walk's nodes of the best value."""
+    `minimal` holds the optimal walk's nodes of the best value; `table_rows`:
+    the rows searched (of which a fraction's budget is a share)."""
     r, s = result, result.stats
+    share = suppression_share(r.suppression, r.max_suppression, table_rows)
     found: list[tuple[str, Any]]
     if put_off:
         found = [
@@ -86,7 +91,7 @@ def rows(
         ),
         ("k", r.k),
         *([("criteria", "; ".join(map(repr, r.criteria)))] if r.criteria else []),
-        ("max suppression", r.max_suppression),
+        ("max suppression", f"{r.max_suppression:,}" + (f" ({share})" if share else "")),
         ("quasi-identifiers", ", ".join(r.quasi_identifiers)),
         *(
             [("kept as they are", f"{', '.join(flat)} (no hierarchy, or one of height 0)")]
