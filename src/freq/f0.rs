@@ -234,7 +234,7 @@ fn pack(
     layout: &Layout,
 ) -> std::result::Result<Vec<u64>, usize> {
     let height = columns.first().map_or(0, Vec::len);
-    let mut keys = vec![0u64; height];
+    let mut keys = crate::alloc::filled(height, 0u64);
     let one = |(c, chunk): (usize, &mut [u64])| -> std::result::Result<(), usize> {
         for (b, block) in chunk.chunks_mut(PACK_BLOCK).enumerate() {
             let start = c * PACK_CHUNK + b * PACK_BLOCK;

@@ -344,7 +344,7 @@ impl Hierarchy {
         Encoder {
             index: &self.t.leaf_index,
             column: column.to_string(),
-            out: Vec::with_capacity(capacity),
+            out: Vec::with_capacity(crate::alloc::capacity_for(capacity, 4)),
             missing: Vec::new(),
             missing_seen: HashSet::new(),
             nulls: 0,

@@ -505,7 +505,7 @@ fn build(
     let taken = take_columns(&codes)?;
     let columns = encode_columns(py, &names, &hierarchies, taken, given.then_some(&counts))?;
     if !given {
-        counts = vec![1; columns.first().map_or(0, Vec::len)];
+        counts = crate::alloc::filled(columns.first().map_or(0, Vec::len), 1);
     }
     let codes = columns;
     let hs = hierarchies.into_iter().map(|h| h.inner).collect();
