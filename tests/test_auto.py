@@ -269,3 +269,46 @@ def test_a_caller_that_names_its_criterion_gets_the_search_that_answers_it(
     monkeypatch.setattr(SearchCall, "run", ran)
     r = _for("min_ambiguity", df, q, hs, 5, 0.05, algorithm="optimal", progress=False)
     assert r.metric == "ambiguity" and r.best("min_ambiguity") == complete.best("min_ambiguity")
+
+
+@pytest.mark.parametrize("share", [0, 0.05])
+def test_a_walk_auto_chose_for_a_large_lattice_answers_other_walks_criteria(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]],
+    monkeypatch: pytest.MonkeyPatch,
+    share: float,
+) -> None:
+    """Past AUTO_COMPLETE nodes auto answers with the walk by its metric;
+    `best` by a criterion another walk answers runs that walk once, on the
+    same table, and equals the complete search's answer; criteria no walk
+    answers, weights and bounds are still refused, naming the complete
+    search; a pickled result answers the same."""
+    from polars_anon.api import auto as picks
+    from polars_anon.results.call import SearchCall
+
+    df, hs = adult
+    q = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:6])
+    complete = pa.search(df, q, hs, 5, share, algorithm="incognito", progress=False)
+    monkeypatch.setattr(picks, "AUTO_COMPLETE", 100)
+    r = pa.search(df, q, hs, 5, share, progress=False)
+    assert r.algorithm == "optimal" and r.metric == "loss"
+    runs: list[str] = []
+    ran = SearchCall.run
+
+    def counted(self: SearchCall, prep: object) -> object:
+        runs.append(self.metric)
+        return ran(self, prep)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SearchCall, "run", counted)
+    walked = ("min_height", "max_precision", "min_discernibility", "min_aecs", "min_entropy")
+    for criterion in (*walked, "min_ambiguity", "min_loss"):
+        assert r.best(criterion) == complete.best(criterion), criterion
+    assert runs == ["height", "precision", "discernibility", "aecs", "entropy", "ambiguity"]
+    assert r.best("min_height") == complete.best("min_height") and len(runs) == 6  # kept
+    assert r.algorithm == "optimal" and r.metric == "loss"  # the result is its own still
+    for refused in ({"criterion": "min_suppression"}, {"criterion": "min_relative_distance"}):
+        with pytest.raises(pa.ConfigError, match="algorithm='incognito'"):
+            r.best(**refused)  # type: ignore[arg-type]
+    with pytest.raises(pa.ConfigError, match="algorithm='incognito'"):
+        r.best("min_height", weights={"age": 2.0})
+    again = pickle.loads(pickle.dumps(r))
+    assert again.best("min_aecs") == complete.best("min_aecs")

@@ -332,6 +332,8 @@ def searched(
     result = SearchResult(
         prep, raw, algorithm, variant, k, max_suppression, listed(criteria), metric, reason
     )
+    if picked and later is None and algorithm in WALKS:
+        result._walk = call  # to walk again by another metric (`results.walks`)
     if later is not None:
         result._deferred = later
         if raw.stopped is not None or not raw.proven_optimal or not result._minimal_nodes:

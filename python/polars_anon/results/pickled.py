@@ -13,7 +13,7 @@ from polars_anon.results.nodes import Nodes
 from polars_anon.roles.spec import Roles
 
 # the slots made again from the rest rather than kept
-MADE_AGAIN = ("_prep", "_anonymous", "_table", "_lists")
+MADE_AGAIN = ("_prep", "_anonymous", "_table", "_lists", "_walks")
 
 
 def kept(result: Any, prep: Prepared, lists: Nodes) -> dict[str, Any]:
@@ -38,6 +38,8 @@ def restore(result: Any, state: dict[str, Any]) -> None:
     state.setdefault("roles", Roles())
     state.setdefault("_deferred", None)
     state.setdefault("_walk_ms", None)
+    state.setdefault("_walk", None)
+    state["_walks"] = {}
     state["_lists"] = Nodes.from_state(state)
     for k, v in state.items():
         object.__setattr__(result, k, v)

@@ -21,14 +21,15 @@ from polars_anon.inputs.params import max_suppressed
 from polars_anon.prepare.f0 import at_leaves
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.reports.render import aligned, table_html
-from polars_anon.results import best, pickled
+from polars_anon.results import best, pickled, walks
 from polars_anon.results.call import SearchCall
 from polars_anon.results.nodes import Nodes
+from polars_anon.results.plots import Plots
 from polars_anon.results.releases import Releases
 from polars_anon.roles.spec import Roles
 
 
-class SearchResult(Releases):
+class SearchResult(Releases, Plots):
     """Every anonymous full-domain generalization a search found, and what it cost.
 
     ``anonymous`` is a DataFrame with one row per generalization (one level column
@@ -56,7 +57,9 @@ class SearchResult(Releases):
         "_lists",
         "_prep",
         "_table",
+        "_walk",
         "_walk_ms",
+        "_walks",
         "algorithm",
         "complete",
         "criteria",
@@ -92,6 +95,10 @@ class SearchResult(Releases):
         self._deferred: SearchCall | None = None
         # of a put-off search run since: the optimal walk's time before it
         self._walk_ms: float | None = None
+        # the walk auto picked for a large lattice, and those run since by
+        # other metrics (`walks`)
+        self._walk: SearchCall | None = None
+        self._walks: dict[str, SearchResult] = {}
         self.algorithm = algorithm
         self.variant = variant
         self.k = k
@@ -216,50 +223,6 @@ class SearchResult(Releases):
             }
         ).sort(qis)
 
-    def plot_lattice(self, criterion: str | None = None) -> Any:
-        """The Hasse diagram of the searched lattice, each node coloured not
-        anonymous / anonymous / minimal / chosen (by ``criterion``, `best`'s
-        default when None); a large
-        lattice is summarised by height (a matplotlib Figure; needs the
-        ``plot`` extra)."""
-        from polars_anon.plot.lattice import lattice
-
-        self._complete()
-        chosen = (
-            tuple(self.best(criterion)[q] for q in self.quasi_identifiers) if self._nodes else None
-        )
-        return lattice(
-            self._prep.problem.heights,
-            self.quasi_identifiers,
-            self._nodes,
-            self._minimal_nodes,
-            chosen,
-            self.k,
-            self.complete,
-        )
-
-    def plot_tradeoff(
-        self, metric: str = "loss", against: str = "risk", criterion: str = "min_loss"
-    ) -> Any:
-        """Every anonymous node by ``metric`` (a column of ``anonymous``) against
-        the release's average prosecutor risk (``against="risk"``) or its share
-        of suppressed records (``"suppression"``), the node ``criterion``
-        picks marked (a matplotlib Figure; needs the ``plot`` extra)."""
-        self._complete()
-        from polars_anon.plot.tradeoff import tradeoff
-
-        return tradeoff(
-            self.anonymous,
-            self.quasi_identifiers,
-            self.column,
-            self._prep.rows,
-            self.k,
-            self.best,
-            metric,
-            against,
-            criterion,
-        )
-
     @property
     def minimal(self) -> pl.DataFrame:
         """The k-minimal generalizations: no anonymous generalization below
@@ -288,7 +251,9 @@ class SearchResult(Releases):
         answers (without weights or bounds: `best.chosen`); ``min_height``
         for a complete search named. Where ``auto`` put the complete
         search off (under suppression), any other criterion, weights or
-        bounds run it first.
+        bounds run it first; where it walked a lattice too large for the
+        complete search, another criterion a walk answers runs that walk
+        once (`results.walks`).
 
         Criteria: ``min_loss`` (ARX's loss: per attribute, the mean over records
         of (leaves under the released value - 1) / (leaves - 1), a suppressed
@@ -312,6 +277,9 @@ class SearchResult(Releases):
         Adult's or cup's thousands; with no suppression, the best ones); the
         other criteria value every anonymous node (as ``anonymous`` does).
         """
+        other = walks.walk_for(self, criterion, weights, bounds)
+        if other is not None:  # auto's walk by another metric answers it
+            return other.best(criterion)  # type: ignore[no-any-return]
         qis, heights = self.quasi_identifiers, self._prep.problem.heights
         later = self._deferred
         if later is not None and not best.needs_all(self.metric, criterion, weights, bounds):
