@@ -312,3 +312,10 @@ def test_a_walk_auto_chose_for_a_large_lattice_answers_other_walks_criteria(
         r.best("min_height", weights={"age": 2.0})
     again = pickle.loads(pickle.dumps(r))
     assert again.best("min_aecs") == complete.best("min_aecs")
+    # past AUTO_OPTIMAL nodes (the heuristic walk) no complete search is offered
+    monkeypatch.setattr(picks, "AUTO_OPTIMAL", 500)  # (720 nodes)
+    wide = pa.search(df, q, hs, 5, share, progress=False, time_limit=5)
+    assert wide.algorithm == "heuristic"
+    with pytest.raises(pa.ConfigError, match="No complete search holds") as refused:
+        wide.best("min_suppression")
+    assert "incognito" not in str(refused.value)

@@ -76,6 +76,11 @@ pub(super) fn bytes_text(b: u128) -> String {
         format!("{:.2e} bytes", b as f64)
     } else if b as f64 >= GIB {
         format!("{:.1} GiB", b as f64 / GIB)
+    } else if b < 1 << 10 {
+        // a budget of 10 bytes is not "0.0 MiB"
+        format!("{b} bytes")
+    } else if b < 1 << 20 {
+        format!("{:.1} KiB", b as f64 / 1024.0)
     } else {
         // 256 MiB, not 0.2 GiB
         let mib = b as f64 / (1u64 << 20) as f64;
@@ -86,6 +91,15 @@ pub(super) fn bytes_text(b: u128) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_in_their_unit() {
+        assert_eq!(bytes_text(10), "10 bytes");
+        assert_eq!(bytes_text(1536), "1.5 KiB");
+        assert_eq!(bytes_text(5 << 20), "5.0 MiB");
+        assert_eq!(bytes_text(256 << 20), "256 MiB");
+        assert_eq!(bytes_text(3 << 30), "3.0 GiB");
+    }
 
     #[test]
     fn refuses_past_the_budget_naming_the_numbers() {

@@ -6,6 +6,7 @@ Under suppression the complete search is put off (`walk_first`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from polars_anon.criteria.base import Criterion
@@ -75,6 +76,25 @@ def aimed(algorithm: str, metric: str, aim: str | None) -> str:
     if aim is None or (algorithm != "auto" and algorithm not in WALKS):
         return metric
     return next((m for m, c in OF_METRIC.items() if c == aim), metric)
+
+
+def beyond_walks(heights: Sequence[int]) -> str:
+    """What answers a ranking no walk answers, on a lattice of these
+    heights that `auto` walked: the complete search where `auto` would
+    have taken the optimal walk (it may not fit within the memory budget),
+    else nothing: past `AUTO_OPTIMAL` nodes no complete search holds every
+    anonymous node."""
+    size = math.prod(h + 1 for h in heights)
+    if size <= AUTO_OPTIMAL:
+        return (
+            f"The complete search finds every anonymous node: algorithm='incognito' (a "
+            f"lattice of {size:.3g} nodes may not fit within memory_budget)."
+        )
+    return (
+        f"No complete search holds every anonymous node of a lattice of {size:.3g} nodes: "
+        "rank by a criterion a walk answers, or search fewer quasi-identifiers or lower "
+        "hierarchies."
+    )
 
 
 def by_size(heights: Sequence[int]) -> tuple[str, str]:

@@ -94,14 +94,16 @@ def chosen(
     weights: Mapping[str, float] | None,
     bounds: Mapping[str, Any] | None,
     qis: list[str],
-    auto: bool = False,
+    auto: bool | str = False,
 ) -> str:
     """The criterion `SearchResult.best` ranks by: `criterion`, or the one
     the search aimed at (a search `auto` picked, and an optimal or
     heuristic walk: its metric's; a complete search named: ``min_height``).
     An optimal or heuristic result holds only the nodes its walk valued, so
     it answers its own metric alone, unweighted and unbounded: anything
-    else would be the best of those nodes, not of the lattice."""
+    else would be the best of those nodes, not of the lattice. `auto`: a
+    search `auto` picked; for its walk of a large lattice, the way out its
+    refusal ends with (`api.auto.beyond_walks`)."""
     if criterion is not None and (not isinstance(criterion, str) or criterion not in CRITERIA):
         raise ConfigError(f"unknown criterion {criterion!r}; expected one of {CRITERIA}")
     for name, given in (("weights", weights), ("bounds", bounds)):
@@ -123,6 +125,15 @@ def chosen(
             + (" with weights" if weights else "")
             + (" within bounds" if bounds else "")
         )
+        if isinstance(auto, str):
+            # auto's walk of a large lattice: another walk answers the
+            # other walks' criteria unweighted (`results.walks`), not these
+            raise ConfigError(
+                f"{what} needs every anonymous node: auto answered this lattice with the "
+                f"{algorithm} walk (metric={metric!r}), which holds only the nodes it valued; "
+                f"walks answer {', '.join(map(repr, OF_METRIC.values()))} (unweighted, "
+                f"unbounded). {auto}"
+            )
         # the walk that answers `asked`, when one does
         walks = [f"metric={m!r}" for m, c in OF_METRIC.items() if c == asked and not weights]
         raise ConfigError(
@@ -131,12 +142,6 @@ def chosen(
             "those only. Search "
             + (f"with {walks[0]}, or " if walks and not bounds else "")
             + "with algorithm='incognito' for any criterion, weights and bounds"
-            + (
-                " (auto chose the walk: the lattice has over a million nodes, which the "
-                "complete search may not hold within memory_budget)"
-                if auto
-                else ""
-            )
         )
     if weights and asked not in WEIGHTED:
         raise ConfigError(

@@ -24,18 +24,24 @@ class MuArgusResult(SearchResult):
     def _rows(self) -> list[tuple[str, Any]]:
         m = self.mu_argus
         rows = super()._rows()
+        # two outputs of one node, said apart: mu-Argus's own (cells
+        # suppressed, which may stay below k) and the release `apply` makes
+        passes = bool(self._nodes)
         return [
             *rows[:2],
             ("levels", levels_text(m.levels)),
             (
-                "k reached (cells suppressed)",
-                f"{m.k_reached} of k = {self.k}"
-                + (" (not k-anonymous)" if m.k_reached < self.k else ""),
+                "its own output (cells suppressed, mu_argus.masked)",
+                f"k reached {m.k_reached} of k = {self.k}"
+                + (" (not k-anonymous)" if m.k_reached < self.k else "")
+                + f": {m.cells_suppressed} cells suppressed in "
+                f"{m.records_with_a_suppressed_cell} records (loss with them: {m.loss:.4f})",
             ),
             (
-                "cells suppressed",
-                f"{m.cells_suppressed} in {m.records_with_a_suppressed_cell} records "
-                f"(loss with them: {m.loss:.4f})",
+                "the release (apply: tuples suppressed)",
+                f"{self.k}-anonymous at these levels"
+                if passes
+                else f"not {self.k}-anonymous at these levels within max suppression (rejected)",
             ),
             *rows[2:],
         ]

@@ -15,6 +15,7 @@ from polars_anon._core import (
     SearchOutcome,
     SearchStats,
 )
+from polars_anon.api import auto
 from polars_anon.criteria.base import Criterion
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.inputs.params import max_suppressed
@@ -285,8 +286,15 @@ class SearchResult(Releases, Plots):
         if later is not None and not best.needs_all(self.metric, criterion, weights, bounds):
             later = None  # the walk answers
         algorithm = self.algorithm if later is None else later.algorithm
+        picked = self.reason is not None
         criterion = best.chosen(
-            algorithm, self.metric, criterion, weights, bounds, qis, self.reason is not None
+            algorithm,
+            self.metric,
+            criterion,
+            weights,
+            bounds,
+            qis,
+            auto.beyond_walks(heights) if self._walk is not None else picked,
         )
         w = best.checked(qis, heights, weights, bounds)
         if later is not None:  # (criterion, weights and bounds checked first)
