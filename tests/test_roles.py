@@ -259,9 +259,19 @@ def test_the_rule_just_under_and_over(rows: int) -> None:
     else:
         with pytest.raises(pa.ConfigError, match="'v'"):
             pa.generalize(over, {}, {}, quasi_identifiers=["sex"])
-    # nulls are not values
-    nulls = base.with_columns(v=pl.when(pl.int_range(rows) % 2 == 1).then(pl.int_range(rows)))
-    pa.generalize(nulls, {}, {}, quasi_identifiers=["sex"]).collect()
+    # nulls are not values: the share is of the rows that hold one (an
+    # e-mail address given by half the records, each its own, names them)
+    odd = pl.int_range(rows) % 2 == 1
+    held = base.filter(pl.int_range(rows) % 2 == 1).height
+    at_half = base.with_columns(v=pl.when(odd).then(pl.int_range(rows) // 6))
+    assert at_half.get_column("v").drop_nulls().n_unique() <= held / 2
+    pa.generalize(at_half, {}, {}, quasi_identifiers=["sex"]).collect()
+    each = base.with_columns(v=pl.when(odd).then(pl.int_range(rows)))
+    if rows < 20:
+        pa.generalize(each, {}, {}, quasi_identifiers=["sex"]).collect()
+    else:
+        with pytest.raises(pa.ConfigError, match=rf"in the {held} rows that hold one"):
+            pa.generalize(each, {}, {}, quasi_identifiers=["sex"])
 
 
 def test_bundled_datasets_release_unchanged() -> None:
@@ -399,7 +409,7 @@ def test_a_column_with_no_role_passes_again_as_it_passed(tmp_path: Path) -> None
     for suffix in ("csv", "parquet"):
         out = pa.generalize(small, sex, {"sex": 0}, k=2, out=tmp_path / f"small.{suffix}")
         assert out.exists()
-    n, distinct = 1_200_000, 576_000  # the rule's edge: 600,000
+    n, distinct = 1_200_000, 480_000  # the rule's edge for an estimate: 540,000
     codes = pl.Series([f"{i % distinct}x" for i in range(n)])
     large = pl.DataFrame(
         {"sex": ["M", "F"] * (n // 2), "code": codes.cast(pl.Enum(codes.unique().sort()))}
@@ -407,6 +417,11 @@ def test_a_column_with_no_role_passes_again_as_it_passed(tmp_path: Path) -> None
     release = pa.generalize(large, sex, {"sex": 0}, k=2)
     assert release.collect().get_column("code").n_unique() == distinct
     assert pa.generalize(large, sex, {"sex": 0}, k=2, out=tmp_path / "large.csv").exists()
+    # just under half the rows distinct: an estimate that may read low is
+    # refused (from ESTIMATE_LOW of the share), said to be an estimate
+    near = large.with_columns(code=pl.int_range(n) % 590_000)
+    with pytest.raises(pa.ConfigError, match=r"'code' \(about [\d,]+ distinct values\)"):
+        pa.generalize(near, sex, {"sex": 0}, k=2)
 
 
 def test_columns_with_no_role_named_as_polars_patterns_are_counted_as_one(

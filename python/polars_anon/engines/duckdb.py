@@ -394,14 +394,15 @@ def distinct(native: Any, column: str) -> pl.Series:
 
 def distinct_counts(
     native: Any, columns: list[str], exact: bool = False
-) -> tuple[int, dict[str, int]]:
+) -> tuple[int, dict[str, tuple[int, int]]]:
     """The rows, and each column's distinct non-null values, counted
-    (`exact`) or estimated (HyperLogLog), in one pass."""
-    count = "count(DISTINCT {})" if exact else "approx_count_distinct({})"
+    (`exact`) or estimated (HyperLogLog), and its non-null rows: one pass."""
+    distinct = "count(DISTINCT {0})" if exact else "approx_count_distinct({0})"
     native = zeros(native, columns)
-    counts = ", ".join(count.format(_q(c)) for c in columns)
+    counts = ", ".join(f"{distinct.format(_q(c))}, count({_q(c)})" for c in columns)
     row = native.aggregate(f"count(*){', ' + counts if columns else ''}").fetchall()[0]
-    return int(row[0]), {c: int(n) for c, n in zip(columns, row[1:], strict=True)}
+    pairs = zip(row[1::2], row[2::2], strict=True)
+    return int(row[0]), {c: (int(n), int(h)) for c, (n, h) in zip(columns, pairs, strict=True)}
 
 
 def write(rel: Any, path: Path, separator: str, fmt: str | None = None) -> int:

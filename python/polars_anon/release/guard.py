@@ -45,7 +45,7 @@ class Guarded:
         count: str,
         k: int,
         labelled: list[str],
-        passed: dict[str, int] | None = None,
+        passed: dict[str, undeclared.Counted] | None = None,
         rows: int = 0,
     ) -> None:
         self.plan, self.by, self.count, self.k = plan, by, count, k

@@ -8,7 +8,7 @@ from __future__ import annotations
 import polars as pl
 
 from polars_anon.roles.spec import Roles
-from polars_anon.roles.undeclared import identifying
+from polars_anon.roles.undeclared import Counted, described, identifying
 
 
 def fates(
@@ -19,12 +19,12 @@ def fates(
     rows: int,
     sensitive: list[str],
     roles: Roles,
-    undeclared: dict[str, int],
+    undeclared: dict[str, Counted],
 ) -> pl.DataFrame:
     """One row per column: ``column``, ``role``, ``released_as``."""
     out: list[tuple[str, str, str]] = []
     refused = identifying(undeclared, rows)
-    cut = f"; {suppressed} of {rows} rows suppressed" if suppressed else ""
+    cut = f"; {suppressed:,} of {rows:,} rows suppressed" if suppressed else ""
     for c in columns:
         if c in levels:
             lvl = levels[c]
@@ -39,17 +39,21 @@ def fates(
         elif c in roles.insensitive:
             out.append((c, "insensitive", "passed through (declared insensitive)"))
         elif c in refused:
+            n, held = refused[c]
             out.append(
                 (
                     c,
                     "undeclared",
-                    f"refused: would identify records ({refused[c]} distinct "
-                    f"values in {rows} rows); declare it an identifier or insensitive",
+                    f"refused: would identify records ({described(n, held, rows)} of "
+                    f"{rows:,}); declare it an identifier or insensitive",
                 )
             )
         else:
-            n = undeclared.get(c)
-            plural = "" if n == 1 else "s"
-            counted = f": {n} distinct value{plural} in {rows} rows" if n is not None else ""
+            found = undeclared.get(c)
+            counted = ""
+            if found is not None:
+                n, held = found if isinstance(found, tuple) else (found, rows)
+                plural = "" if n == 1 else "s"
+                counted = f": {n:,} distinct value{plural} in {held:,} of {rows:,} rows"
             out.append((c, "undeclared", f"passed through (no role{counted})"))
     return pl.DataFrame(out, schema=["column", "role", "released_as"], orient="row")

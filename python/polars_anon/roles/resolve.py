@@ -31,8 +31,9 @@ class Resolved:
 
     columns: list[str]
     ops: list[tuple[str, Op]] = field(default_factory=list)
-    # undeclared columns passed through, with their distinct values
-    undeclared: dict[str, int] = field(default_factory=dict)
+    # undeclared columns passed through, with their distinct values and
+    # the rows that hold one
+    undeclared: dict[str, undeclared.Counted] = field(default_factory=dict)
 
 
 def columns_of(data: Any, engine: str) -> list[str]:
