@@ -261,10 +261,19 @@ const KEPT_MAX: usize = 64 << 20;
 const KEPT_SLOTS: usize = 32;
 
 /// (address, bytes mapped) of each kept mapping; 0 bytes: an empty slot.
-static KEPT: std::sync::Mutex<[(usize, usize); KEPT_SLOTS]> =
-    std::sync::Mutex::new([(0, 0); KEPT_SLOTS]);
+/// The kept mappings: (address, bytes mapped, when kept) in each slot, 0
+/// bytes an empty one; and the count of mappings kept so far.
+struct Kept {
+    slots: [(usize, usize, u64); KEPT_SLOTS],
+    kept: u64,
+}
 
-fn kept() -> std::sync::MutexGuard<'static, [(usize, usize); KEPT_SLOTS]> {
+static KEPT: std::sync::Mutex<Kept> = std::sync::Mutex::new(Kept {
+    slots: [(0, 0, 0); KEPT_SLOTS],
+    kept: 0,
+});
+
+fn kept() -> std::sync::MutexGuard<'static, Kept> {
     // nothing panics while it is held: a poisoned lock holds whole slots
     KEPT.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -272,34 +281,69 @@ fn kept() -> std::sync::MutexGuard<'static, [(usize, usize); KEPT_SLOTS]> {
 /// A kept mapping of `layout`'s size and alignment, taken.
 fn reuse(layout: Layout) -> Option<*mut u8> {
     let size = mapped(layout.size());
-    let mut slots = kept();
-    let slot = slots
+    let mut kept = kept();
+    let slot = kept
+        .slots
         .iter_mut()
-        .find(|(at, n)| *n == size && *at % layout.align() == 0)?;
+        .find(|(at, n, _)| *n == size && *at % layout.align() == 0)?;
     let at = std::mem::take(slot).0;
     Some(at as *mut u8)
 }
 
-/// A mapped block freed: kept for reuse while there is room, else unmapped.
+/// A mapped block freed: kept for reuse, in place of the mappings kept
+/// longest where there is no room (work that moves on to blocks of other
+/// sizes, a table of another size, keeps those rather than the old ones),
+/// else unmapped.
 unsafe fn release(ptr: *mut u8, size: usize) {
     let n = mapped(size);
+    if n > KEPT_MAX {
+        return unmap(ptr, size);
+    }
+    let gone;
     {
-        let mut slots = kept();
-        let held: usize = slots.iter().map(|s| s.1).sum();
-        if held + n <= KEPT_MAX {
-            if let Some(slot) = slots.iter_mut().find(|s| s.1 == 0) {
-                *slot = (ptr as usize, n);
-                return;
-            }
+        let mut kept = kept();
+        gone = make_room(&mut kept.slots, n);
+        kept.kept += 1;
+        let stamp = kept.kept;
+        if let Some(slot) = kept.slots.iter_mut().find(|s| s.1 == 0) {
+            *slot = (ptr as usize, n, stamp);
         }
     }
-    unmap(ptr, size);
+    for (at, m) in gone {
+        if m > 0 {
+            unmap(at as *mut u8, m);
+        }
+    }
+}
+
+/// Empties the slots kept longest until a mapping of `n` bytes fits (a
+/// slot free, `KEPT_MAX` not passed); the mappings taken out, to unmap.
+fn make_room(
+    slots: &mut [(usize, usize, u64); KEPT_SLOTS],
+    n: usize,
+) -> [(usize, usize); KEPT_SLOTS] {
+    let mut gone = [(0usize, 0usize); KEPT_SLOTS];
+    let mut held: usize = slots.iter().map(|s| s.1).sum();
+    let mut i = 0;
+    while held + n > KEPT_MAX || slots.iter().all(|s| s.1 > 0) {
+        let Some(oldest) = (0..KEPT_SLOTS)
+            .filter(|&j| slots[j].1 > 0)
+            .min_by_key(|&j| slots[j].2)
+        else {
+            break; // (none: n fits an empty cache)
+        };
+        let (at, m, _) = std::mem::take(&mut slots[oldest]);
+        held -= m;
+        gone[i] = (at, m);
+        i += 1;
+    }
+    gone
 }
 
 /// Unmaps every kept mapping.
 fn unmap_kept() {
-    let taken = std::mem::replace(&mut *kept(), [(0, 0); KEPT_SLOTS]);
-    for (at, n) in taken {
+    let taken = std::mem::replace(&mut kept().slots, [(0, 0, 0); KEPT_SLOTS]);
+    for (at, n, _) in taken {
         if n > 0 {
             // SAFETY: a mapping of `n` bytes no block holds any longer
             unsafe { unmap(at as *mut u8, n) };
@@ -483,6 +527,29 @@ mod tests {
         // freed, kept, and taken again zeroed
         let z = filled(200_000, 0u32);
         assert!(z.iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn the_mappings_kept_longest_give_way_to_new_ones() {
+        // every slot full: the oldest one gives way
+        let mut slots = [(0usize, 0usize, 0u64); KEPT_SLOTS];
+        for (j, s) in slots.iter_mut().enumerate() {
+            *s = (4096 * (j + 1), 1 << 20, 100 - j as u64);
+        }
+        let gone = make_room(&mut slots, 6 << 20);
+        assert_eq!(gone[0], (4096 * KEPT_SLOTS, 1 << 20));
+        assert_eq!(gone[1..].iter().filter(|g| g.1 > 0).count(), 0);
+        assert_eq!(slots.iter().filter(|s| s.1 == 0).count(), 1);
+        // past KEPT_MAX bytes: the oldest until it fits
+        let mut slots = [(0usize, 0usize, 0u64); KEPT_SLOTS];
+        slots[3] = (1 << 30, 30 << 20, 7);
+        slots[9] = (2 << 30, 30 << 20, 5);
+        let gone = make_room(&mut slots, 6 << 20);
+        assert_eq!(gone[0], (2 << 30, 30 << 20));
+        assert_eq!((slots[3].1, slots[9].1), (30 << 20, 0));
+        // room enough: nothing goes
+        let gone = make_room(&mut slots, 1 << 20);
+        assert!(gone.iter().all(|g| g.1 == 0));
     }
 
     #[test]
