@@ -182,20 +182,26 @@ def test_pseudonym_length_key_file_and_mask(
         "--key-file",
         str(secrets / "key.txt"),
         "--identifier",
-        "name=mask:3",
+        "name=mask:1",
     ]
+    # the last 3 characters of "Person 0" .. "Person 999" still name each
+    # record: refused, nothing written
+    assert main(cli(table, "out.csv", *options[:-1], "name=mask:3")) == 2
+    err = capsys.readouterr().err
+    assert "masked identifier(s) 'name'" in err and "1,000 distinct values" in err
+    assert not (table / "out.csv").exists()
     assert main(cli(table, "out.csv", *options)) == 0, capsys.readouterr().err
     out = pl.read_csv(table / "out.csv")
     source = pl.read_csv(table / "people.csv")
     hashed = {pseudonym(s, length=16): n for s, n in source.select("ssn", "name").iter_rows()}
     for ssn, name in out.select("ssn", "name").iter_rows():
         original = hashed[ssn]
-        assert name == "*" * (len(original) - 3) + original[-3:]
+        assert name == "*" * (len(original) - 1) + original[-1:]
     resolved = tomllib.loads((table / "out.csv.job.toml").read_text())
     ids = resolved["columns"]["identifiers"]
     assert Path(ids["ssn"]["key_file"]).resolve() == (secrets / "key.txt").resolve()
     assert ids["ssn"]["length"] == 16
-    assert ids["name"] == {"mask": {"keep_first": 0, "keep_last": 3, "char": "*"}}
+    assert ids["name"] == {"mask": {"keep_first": 0, "keep_last": 1, "char": "*"}}
     no_key_in(table)
 
 

@@ -259,3 +259,34 @@ def test_the_undeclared_rule_counts_exactly_on_every_engine(on: Engine) -> None:
         result = pa.search(data, ["zip"], hs, k=2, progress=False)
         with pytest.raises(pa.ConfigError, match=r"'name' \(16 distinct values\)"):
             result.apply(data, levels={"zip": 0})
+
+
+def test_a_mask_that_leaves_each_record_named_is_refused_on_every_engine(on: Engine) -> None:
+    """Record numbers masked but their last 4 digits kept still name each of
+    100 records: refused on Polars and on the engine alike, the masked
+    values counted as each engine masks them (equal to Polars' own count);
+    keeping 1 digit leaves 9 values and passes."""
+    from polars_anon.roles.masked import masked_counts
+
+    to_native, engine = on
+    table = pl.DataFrame(
+        {
+            "zip": ["53715", "53703"] * 50,
+            "mrn": [f"MRN-{i:06d}" if i % 10 else None for i in range(100)],
+        }
+    )
+    masks = {"mrn": Mask(keep_last=4)}
+    name = engine.__name__.rsplit(".", 1)[-1]
+    expected = (90, 90)  # 90 values held, each its own last 4 digits
+    assert masked_counts(table, "polars", masks, 100) == {"mrn": expected}
+    assert masked_counts(to_native(table), name, masks, 100) == {"mrn": expected}
+    assert masked_counts(to_native(table), name, {"mrn": Mask(keep_last=1)}, 100) == {
+        "mrn": (9, 90)  # the last digits 1-9 (those of 0 are null)
+    }
+    hs = {"zip": pa.Hierarchy.from_rows([["53715", "537**", "*"], ["53703", "537**", "*"]])}
+    for data in (table, to_native(table)):
+        result = pa.search(data, ["zip"], hs, k=2, progress=False)
+        with pytest.raises(pa.ConfigError, match=r"masked identifier\(s\) 'mrn'.*90 distinct"):
+            result.apply(data, levels={"zip": 0}, identifiers={"mrn": Mask(keep_last=4)})
+        kept_one = result.apply(data, levels={"zip": 0}, identifiers={"mrn": Mask(keep_last=1)})
+        assert kept_one is not None

@@ -17,6 +17,7 @@ from polars_anon._core import AnonError
 from polars_anon.release.guard import unreadable
 from polars_anon.release.quiet import quiet_panics
 from polars_anon.roles import table, undeclared
+from polars_anon.roles.masked import refuse_identifying_masks
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles
 
@@ -59,7 +60,8 @@ def resolve(
     refuse: bool = True,
 ) -> Resolved:
     """The roles of `data` (on `engine`, `rows` rows) checked and resolved;
-    an undeclared identifying column refused (or, with ``refuse=False``,
+    an undeclared identifying column, or a masked one that still identifies
+    records (`roles.masked`), refused (or, with ``refuse=False``,
     only counted: a check reports it)."""
     columns = columns_of(data, engine)
     roles.validate(columns, quasi_identifiers, sensitive)
@@ -70,6 +72,7 @@ def resolve(
             if not refuse:
                 return Resolved(columns, [], counts)
             undeclared.refuse(undeclared.identifying(counts, rows), rows)
+            refuse_identifying_masks(data, engine, roles, rows)
             return Resolved(columns, _ops(data, engine, roles), counts)
     except AnonError:
         raise
