@@ -290,3 +290,7 @@ def test_a_mask_that_leaves_each_record_named_is_refused_on_every_engine(on: Eng
             result.apply(data, levels={"zip": 0}, identifiers={"mrn": Mask(keep_last=4)})
         kept_one = result.apply(data, levels={"zip": 0}, identifiers={"mrn": Mask(keep_last=1)})
         assert kept_one is not None
+    # a check reports what a release would refuse
+    report = pa.check(table, ["zip"], 2, hs, {"zip": 0}, identifiers={"mrn": Mask(keep_last=4)})
+    fate = dict(report.columns.select("column", "released_as").rows())["mrn"]
+    assert "refused: its masked values would identify records (90 distinct values" in fate

@@ -83,8 +83,7 @@ def guarded(
         plain = prep.lazy.with_columns(generalization_exprs(prep, levels, strings=False))
         return identify(plain, resolved.ops)
     drop, by, expected = _checked(prep, levels, 1 if k is None else k, max_suppression, criteria)
-    # after the model's check: a pseudonym table is extended (written) here,
-    # for a release that meets the model only
+    # after the model's check: a pseudonym table is extended by passing releases only
     resolved = resolve(data, prep.engine, prep.rows, qis, prep.sensitive, roles or Roles())
     if prep.engine != "polars":
         released = _on_engine(prep, levels, drop, by, expected)
@@ -192,16 +191,17 @@ def columns_released(
     prep: Prepared, levels: list[int], suppressed: int, roles: Roles, resolved: Resolved
 ) -> pl.DataFrame:
     """What becomes of every column of `prep`'s table (`roles.fates`)."""
-    qis = prep.quasi_identifiers
+    qis, heights = prep.quasi_identifiers, [h.height for h in prep.hierarchies]
     return fates(
         resolved.columns,
         dict(zip(qis, levels, strict=True)),
-        dict(zip(qis, [h.height for h in prep.hierarchies], strict=True)),
+        dict(zip(qis, heights, strict=True)),
         suppressed,
         prep.rows,
         prep.sensitive,
         roles,
         resolved.undeclared,
+        resolved.masks_refused,
     )
 
 

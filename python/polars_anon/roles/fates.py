@@ -20,8 +20,10 @@ def fates(
     sensitive: list[str],
     roles: Roles,
     undeclared: dict[str, Counted],
+    masks_refused: dict[str, Counted] | None = None,
 ) -> pl.DataFrame:
-    """One row per column: ``column``, ``role``, ``released_as``."""
+    """One row per column: ``column``, ``role``, ``released_as``; a masked
+    identifier a release would refuse (`masks_refused`) said so."""
     out: list[tuple[str, str, str]] = []
     refused = identifying(undeclared, rows)
     cut = f"; {suppressed:,} of {rows:,} rows suppressed" if suppressed else ""
@@ -35,7 +37,14 @@ def fates(
         elif c in sensitive:
             out.append((c, "sensitive", "released unchanged" + cut))
         elif c in roles.identifiers:
-            out.append((c, "identifier", roles.identifiers[c].describe()))
+            what = roles.identifiers[c].describe()
+            if c in (masks_refused or {}):
+                n, held = (masks_refused or {})[c]
+                what += (
+                    f"; refused: its masked values would identify records "
+                    f"({described(n, held, rows)}{_of(held, rows)})"
+                )
+            out.append((c, "identifier", what))
         elif c in roles.insensitive:
             out.append((c, "insensitive", "passed through (declared insensitive)"))
         elif c in refused:
@@ -44,8 +53,8 @@ def fates(
                 (
                     c,
                     "undeclared",
-                    f"refused: would identify records ({described(n, held, rows)} of "
-                    f"{rows:,}); declare it an identifier or insensitive",
+                    f"refused: would identify records ({described(n, held, rows)}"
+                    f"{_of(held, rows)}); declare it an identifier or insensitive",
                 )
             )
         else:
@@ -57,3 +66,8 @@ def fates(
                 counted = f": {n:,} distinct value{plural} in {held:,} of {rows:,} rows"
             out.append((c, "undeclared", f"passed through (no role{counted})"))
     return pl.DataFrame(out, schema=["column", "role", "released_as"], orient="row")
+
+
+def _of(held: int, rows: int) -> str:
+    # `described` names the rows that hold a value when some do not
+    return f" in {rows:,} rows" if held >= rows else f", of {rows:,}"

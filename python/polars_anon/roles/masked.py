@@ -73,15 +73,22 @@ def masked_counts(data: Any, engine: str, masks: dict[str, Mask], rows: int) -> 
     return {c: (int(row[2 * i]), int(row[2 * i + 1])) for i, c in enumerate(masks)}
 
 
-def refuse_identifying_masks(data: Any, engine: str, roles: Roles, rows: int) -> None:
-    """Refuses a release whose masked identifiers would still identify
-    records (`undeclared.identifying` of their masked values)."""
+def identifying_masks(data: Any, engine: str, roles: Roles, rows: int) -> dict[str, Counted]:
+    """The masked identifiers that would still identify records
+    (`undeclared.identifying` of their masked values), with their counts."""
     masks = masks_of(roles)
     if not masks or rows < MIN_ROWS:
-        return
-    found = identifying(masked_counts(data, engine, masks, rows), rows)
+        return {}
+    return identifying(masked_counts(data, engine, masks, rows), rows)
+
+
+def refuse_identifying_masks(data: Any, engine: str, roles: Roles, rows: int) -> None:
+    """Refuses a release whose masked identifiers would still identify
+    records."""
+    found = identifying_masks(data, engine, roles, rows)
     if not found:
         return
+    masks = masks_of(roles)
     listed = ", ".join(
         f"{c!r} ({masks[c].describe()}: {described(n, h, rows)})" for c, (n, h) in found.items()
     )

@@ -17,9 +17,10 @@ from polars_anon._core import AnonError
 from polars_anon.release.guard import unreadable
 from polars_anon.release.quiet import quiet_panics
 from polars_anon.roles import table, undeclared
-from polars_anon.roles.masked import refuse_identifying_masks
+from polars_anon.roles.masked import identifying_masks, refuse_identifying_masks
 from polars_anon.roles.ops import Keyed, Mapped, Op
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles
+from polars_anon.roles.undeclared import Counted
 
 # Arrow's plain strings (not views): a copy holds only its rows' bytes
 OLDEST = pl.CompatLevel.oldest()
@@ -34,7 +35,10 @@ class Resolved:
     ops: list[tuple[str, Op]] = field(default_factory=list)
     # undeclared columns passed through, with their distinct values and
     # the rows that hold one
-    undeclared: dict[str, undeclared.Counted] = field(default_factory=dict)
+    undeclared: dict[str, Counted] = field(default_factory=dict)
+    # masked identifiers a release would refuse (`roles.masked`), counted
+    # for a check's report
+    masks_refused: dict[str, Counted] = field(default_factory=dict)
 
 
 def columns_of(data: Any, engine: str) -> list[str]:
@@ -70,7 +74,7 @@ def resolve(
         with quiet_panics():
             counts = undeclared.distinct_counts(data, engine, rest, rows)
             if not refuse:
-                return Resolved(columns, [], counts)
+                return Resolved(columns, [], counts, identifying_masks(data, engine, roles, rows))
             undeclared.refuse(undeclared.identifying(counts, rows), rows)
             refuse_identifying_masks(data, engine, roles, rows)
             return Resolved(columns, _ops(data, engine, roles), counts)
