@@ -70,7 +70,7 @@ def test_the_cli_writes_a_release_of_classes_of_k_or_more(
     release = holds(out, k)
     assert release.height == result["rows_released"] == result["sampled"] - result["suppressed"]
     assert result["left_out"] == ["native-country", "workclass", "occupation", "salary-class"]
-    assert f"wrote {release.height} rows to {out}" in printed
+    assert f"wrote {release.height:,} rows to {out}" in printed
     # the job records the parameters, not a k, a search or roles
     assert job["privacy"] == {
         "epsilon": 1.0,

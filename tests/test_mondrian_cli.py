@@ -59,7 +59,7 @@ def test_anonymize_mondrian_writes_the_release_and_its_job(
     out = tmp_path / "release.csv"
     assert anonymize(adult_csv, out) == 0
     printed = capsys.readouterr().out
-    assert "MondrianResult" in printed and "wrote 30162 of 30162 rows" in printed
+    assert "MondrianResult" in printed and "wrote 30,162 of 30,162 rows" in printed
     expected = pa.mondrian(
         pl.read_csv(adult_csv), QIS, 5, hierarchies=hierarchies(adult_csv.parent)
     )
@@ -137,7 +137,7 @@ def test_the_resolved_job_re_applies_its_recorded_splits_and_rechecks(
     anew = tmp_path / "anew.toml"
     anew.write_text(dumps(doc))
     assert main(["anonymize", "--config", str(anew), feb_in, "--out", str(february)]) == 0
-    assert "wrote 10162 of 10162 rows" in capsys.readouterr().out
+    assert "wrote 10,162 of 10,162 rows" in capsys.readouterr().out
     resolved = tomllib.loads(Path(f"{february}.job.toml").read_text())
     assert resolved["search"]["numeric"] == ["age"]
     release_holds(february, 5, resolved["result"]["partitions"])

@@ -58,7 +58,24 @@ def read_data(args: argparse.Namespace) -> tuple[Any, dict[str, Hierarchy], list
     given = sources(args)
     numbers = numbers_of(args.qi or [], given, sensitive=sensitive_named(args))
     data = read_table(args.data, args.sep, args.encoding, args.engine, numbers)
-    return data, resolve_hierarchies(given, data, nulls_of(args)), numbers
+    resolved = resolve_hierarchies(given, data, nulls_of(args))
+    # (after a column the data lacks is refused, with the names it has)
+    unused_hierarchies(args)
+    return data, resolved, numbers
+
+
+def unused_hierarchies(args: argparse.Namespace) -> None:
+    """Refuses --hierarchy for a column that is neither a quasi-identifier
+    nor a criterion's sensitive attribute (t-closeness's hierarchical
+    distance reads one): its hierarchy would go unused."""
+    used = {*(args.qi or []), *sensitive_named(args)}
+    for item in args.hierarchy:
+        col = item.partition("=")[0]
+        if args.qi and col not in used:
+            raise ConfigError(
+                f"--hierarchy {item!r}: {col!r} is neither a quasi-identifier (--qi) nor a "
+                "criterion's sensitive attribute, so its hierarchy would go unused"
+            )
 
 
 def check_command(args: argparse.Namespace) -> int:
@@ -266,8 +283,8 @@ def anonymize_command(args: argparse.Namespace) -> int:
             print(f"search ({job.preference}): {run.ran}")
         print(run.report)
         rows = run.report.rows
-    of = "" if rows is None else f" of {rows}"
-    print(f"wrote {run.rows_released}{of} rows to {job.output} in {took:.2f} s")
+    of = "" if rows is None else f" of {rows:,}"
+    print(f"wrote {run.rows_released:,}{of} rows to {job.output} in {took:.2f} s")
     if isinstance(run, MondrianRun) and run.splits_written is not None:
         print(f"wrote the partition's splits to {run.splits_written}")
     print(f"wrote the resolved job to {run.job_file}")
@@ -347,7 +364,7 @@ def adult_command(args: argparse.Namespace) -> int:
     print(f"chosen ({args.preference}): {levels_text(levels)}")
     print(report)
     print(
-        f"wrote {release.height} of {report.rows} rows to {args.out} "
+        f"wrote {release.height:,} of {report.rows:,} rows to {args.out} "
         f"in {time.perf_counter() - t0:.2f} s"
     )
     print(f"wrote the resolved job to {run.job_file}")

@@ -272,6 +272,7 @@ class Job:
                 )
             levels = result.best(self.preference)
             ran = result.algorithm + (f" ({result.variant})" if result.variant else "")
+            ran += f"; stopped ({result.stopped}): the best found" if result.stopped else ""
         else:
             levels, ran = dict(self.levels or {}), None
         lv = prep.levels(levels)

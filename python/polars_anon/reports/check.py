@@ -146,12 +146,12 @@ class CheckReport:
         # past the budget nothing is released: what a release would keep
         kept_as = "kept" if self.k_anonymous else "would be kept"
         return [
-            ("groups", f"{self.groups} ({kept.len()} {kept_as}, {gone} suppressed)"),
+            ("groups", f"{self.groups:,} ({kept.len():,} {kept_as}, {gone:,} suppressed)"),
             (
                 "smallest group",
                 self.min_group_size
                 if smallest is None
-                else f"{self.min_group_size} (smallest {kept_as}: {smallest})",
+                else f"{self.min_group_size:,} (smallest {kept_as}: {smallest:,})",
             ),
         ]
 

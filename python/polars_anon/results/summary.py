@@ -106,7 +106,7 @@ def rows(
         *found,
         (
             "nodes checked / marked / projected",
-            f"{s.nodes_checked} / {s.nodes_marked} / {s.nodes_projected}",
+            f"{s.nodes_checked:,} / {s.nodes_marked:,} / {s.nodes_projected:,}",
         ),
         ("table scans", s.table_scans),
         *_floor_rows(r.quasi_identifiers, floors),
