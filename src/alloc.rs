@@ -162,9 +162,14 @@ const PLACED_FROM: usize = 1 << 20;
 /// search 2-3x its page faults; nor on huge pages, zeroed whole.
 const WIDENED_FROM: usize = 256 << 10;
 
-/// `n` copies of `value` in a block reserved as `capacity_for` says.
+/// `n` copies of `value` in a block reserved as `capacity_for` says; as
+/// `vec!` where it reserves `n` (zeros then come from the kernel, unwritten).
 pub fn filled<T: Clone>(n: usize, value: T) -> Vec<T> {
-    let mut v = Vec::with_capacity(capacity_for(n, std::mem::size_of::<T>()));
+    let capacity = capacity_for(n, std::mem::size_of::<T>());
+    if capacity == n {
+        return vec![value; n];
+    }
+    let mut v = Vec::with_capacity(capacity);
     v.resize(n, value);
     v
 }

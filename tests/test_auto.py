@@ -305,6 +305,7 @@ def test_a_walk_auto_chose_for_a_large_lattice_answers_other_walks_criteria(
     assert runs == ["height", "precision", "discernibility", "aecs", "entropy", "ambiguity"]
     assert r.best("min_height") == complete.best("min_height") and len(runs) == 6  # kept
     assert r.algorithm == "optimal" and r.metric == "loss"  # the result is its own still
+    assert re.search(r"walks run for best\(\) +height: proven; precision: proven", repr(r))
     for refused in ({"criterion": "min_suppression"}, {"criterion": "min_relative_distance"}):
         with pytest.raises(pa.ConfigError, match="algorithm='incognito'"):
             r.best(**refused)  # type: ignore[arg-type]

@@ -381,9 +381,17 @@ class SearchResult(Releases, Plots):
         from polars_anon.results import summary
 
         heights, put_off = self._prep.problem.heights, self._deferred is not None
-        return summary.rows(
+        rows = summary.rows(
             self, self._nodes, self._minimal_nodes, at, heights, put_off, self._prep.rows
         )
+        # the walks `best` ran by other metrics (`walks`), each as it ended
+        walked = [
+            f"{m}: "
+            + (f"stopped ({w.stopped})" if w.stopped else "")
+            + ("proven" if w.proven_optimal and not w.stopped else " not proven")
+            for m, w in self._walks.items()
+        ]
+        return rows + ([("walks run for best()", "; ".join(walked))] if walked else [])
 
     def __repr__(self) -> str:
         return aligned("SearchResult", self._rows())
