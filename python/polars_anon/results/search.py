@@ -386,9 +386,9 @@ class SearchResult(Releases, Plots):
         )
         # the walks `best` ran by other metrics (`walks`), each as it ended
         walked = [
-            f"{m}: "
-            + (f"stopped ({w.stopped})" if w.stopped else "")
-            + ("proven" if w.proven_optimal and not w.stopped else " not proven")
+            f"{m}: " + (f"stopped ({w.stopped}), not proven" if w.stopped else "proven")
+            if w.stopped or w.proven_optimal
+            else f"{m}: not proven"
             for m, w in self._walks.items()
         ]
         return rows + ([("walks run for best()", "; ".join(walked))] if walked else [])
