@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
+from polars_anon.results.best import OF_METRIC
 from tests.conftest import brute_anonymous
 from tests.test_search import tables
 
@@ -320,3 +321,34 @@ def test_a_walk_auto_chose_for_a_large_lattice_answers_other_walks_criteria(
     with pytest.raises(pa.ConfigError, match="No complete search holds") as refused:
         wide.best("min_suppression")
     assert "incognito" not in str(refused.value)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tables(), k=st.integers(1, 10), share=st.floats(0, 0.2))
+def test_the_walks_best_runs_for_other_criteria_equal_the_brute_force_on_random_tables(
+    data: tuple[pl.DataFrame, dict[str, pa.Hierarchy], list[str]], k: int, share: float
+) -> None:
+    """auto's walk of a "large" lattice (the threshold lowered to none)
+    answers every other walk's criterion by running that walk: each answer
+    is the complete search's, whose anonymous nodes are the brute force's,
+    suppression on and off."""
+    from polars_anon.api import auto as picks
+
+    df, hs, qis = data
+    if k > df.height:
+        return
+    sup = int(share * df.height)
+    complete = pa.search(df, qis, hs, k, sup, algorithm="incognito", progress=False)
+    assert nodes(complete) == set(brute_anonymous(df, qis, hs, k, sup))
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(picks, "AUTO_COMPLETE", 0)
+        walk = pa.search(df, qis, hs, k, sup, progress=False)
+    assert walk.algorithm == "optimal"
+    for criterion in OF_METRIC.values():
+        try:
+            want = complete.best(criterion)
+        except pa.NotAnonymousError:
+            with pytest.raises(pa.NotAnonymousError):
+                walk.best(criterion)
+            continue
+        assert walk.best(criterion) == want, criterion
