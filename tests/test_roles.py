@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import pickle
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -472,3 +473,36 @@ def test_a_refused_release_adds_nothing_to_a_pseudonym_table(tmp_path: Path) -> 
         pa.generalize(feb, {}, {}, k=5, quasi_identifiers=["sex"], identifiers=ids)
     assert pl.read_parquet(table).equals(before)
     assert b"SECRET" not in table.read_bytes()
+
+
+def test_a_column_with_no_role_passed_through_is_said_in_a_warning_at_the_callers_line(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], tmp_path: Path
+) -> None:
+    """A record number repeated over three visits (a third of the rows
+    distinct) passes the rule: the release goes on, and says so where
+    the caller's code called it; declared, it says nothing."""
+    lf, hs = pa.datasets.adult()
+    df = lf.select(*QIS, mrn=(pl.int_range(pl.len()) // 3).cast(pl.String)).collect()
+    n = df.get_column("mrn").n_unique()
+    r = pa.search(df, QIS, hs, k=5, progress=False)
+    for release in (
+        lambda: r.apply(df).collect(),
+        lambda: r.sink_parquet(tmp_path / "x.parquet", df),
+        lambda: pa.generalize(df, hs, r.best(), k=5, quasi_identifiers=QIS).collect(),
+    ):
+        with pytest.warns(pa.UndeclaredColumnsWarning) as said:
+            release()
+        assert len(said) == 1 and said[0].filename == __file__
+        text = str(said[0].message)
+        assert f"mrn ({n:,} distinct values)" in text
+        assert "insensitive=['mrn']" in text and "identifiers=['mrn']" in text
+    assert pl.read_parquet(tmp_path / "x.parquet").get_column("mrn").equals(df.get_column("mrn"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r.apply(df, insensitive=["mrn"]).collect()
+        r.apply(df, identifiers=["mrn"]).collect()
+    # a warning the caller made an error is theirs, not a read error
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pa.UndeclaredColumnsWarning)
+        with pytest.raises(pa.UndeclaredColumnsWarning):
+            r.apply(df)

@@ -43,6 +43,7 @@ from polars_anon.exceptions import (
     NotAnonymousError,
     ParameterError,
     SearchTooLargeError,
+    UndeclaredColumnsWarning,
 )
 from polars_anon.inputs.counts import FrequencySet
 from polars_anon.inputs.hierarchies import read_hierarchies
@@ -165,6 +166,7 @@ __all__ = [
     "SearchResult",
     "SearchTooLargeError",
     "TCloseness",
+    "UndeclaredColumnsWarning",
     "__version__",
     "check",
     "classification",

@@ -13,6 +13,11 @@ the core and by the package alike, each re-exported as ``pa.<Name>``.
 - `ParameterError`: a parameter of the wrong type (a `ConfigError` that is
   also a `TypeError`, as Python's own calls raise); the message names it.
 
+And one warning (not an error: the release goes on):
+
+- `UndeclaredColumnsWarning`: a release passes columns with no role through
+  unchanged; the message names them, with their distinct values.
+
 >>> import polars_anon as pa
 >>> pa.ConfigError.__module__
 'polars_anon.exceptions'
@@ -36,6 +41,20 @@ class ParameterError(ConfigError, TypeError):
     __module__ = "polars_anon.exceptions"
 
 
+class UndeclaredColumnsWarning(UserWarning):
+    """A release passes columns that have no role through unchanged.
+
+    The rule for such columns refuses one that would identify records on
+    its own (more distinct values than half the rows that hold one), but an
+    identifier repeated over rows (a patient's record number on each of
+    their visits) passes it. Declaring every column (``insensitive=`` to
+    release it as it is, ``identifiers=`` to drop or transform it) silences
+    the warning; so does Python's ``warnings.filterwarnings("ignore",
+    category=pa.UndeclaredColumnsWarning)``."""
+
+    __module__ = "polars_anon.exceptions"
+
+
 __all__ = [
     "AnonError",
     "ConfigError",
@@ -44,4 +63,5 @@ __all__ = [
     "NotAnonymousError",
     "ParameterError",
     "SearchTooLargeError",
+    "UndeclaredColumnsWarning",
 ]

@@ -77,7 +77,7 @@ def resolve(
                 return Resolved(columns, [], counts, identifying_masks(data, engine, roles, rows))
             undeclared.refuse(undeclared.identifying(counts, rows), rows)
             refuse_identifying_masks(data, engine, roles, rows)
-            return Resolved(columns, _ops(data, engine, roles), counts)
+            resolved = Resolved(columns, _ops(data, engine, roles), counts)
     except AnonError:
         raise
     except BaseException as e:
@@ -86,6 +86,9 @@ def resolve(
         if isinstance(e, KeyboardInterrupt | SystemExit):
             raise
         raise unreadable(e, data.lazy() if engine == "polars" else None) from None
+    # (outside: a warning made an error by the caller's filter is theirs)
+    undeclared.warn_passed(counts, rows)
+    return resolved
 
 
 def _distinct(data: Any, engine: str) -> Callable[[str], pl.Series]:

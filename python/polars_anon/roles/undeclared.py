@@ -12,12 +12,16 @@ above that estimated in one pass (HyperLogLog), and refused from
 
 from __future__ import annotations
 
+import sys
+import warnings
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from polars_anon import engines
 from polars_anon._core import ConfigError, NotAnonymousError
+from polars_anon.exceptions import UndeclaredColumnsWarning
 from polars_anon.inputs.frames import by_position
 
 MIN_ROWS = 20
@@ -93,6 +97,37 @@ def refuse(found: dict[str, Counted], rows: int) -> None:
         f"or pa.Mask(...) to transform them), or insensitive={names!r} to release them "
         "unchanged"
     )
+
+
+def warn_passed(counts: dict[str, Counted], rows: int) -> None:
+    """A release about to pass the columns of `counts` (none refused)
+    through unchanged says so as a warning, shown where the caller's code
+    called the library (once per set of columns, by Python's default
+    filter): the report's column list is read by few, and the rule lets an
+    identifier repeated over rows through."""
+    if not counts:
+        return
+    listed = "; ".join(f"{c} ({described(n, h, rows)})" for c, (n, h) in counts.items())
+    names = list(counts)
+    warnings.warn(
+        f"column(s) with no role released unchanged: {listed}. The rule for such columns "
+        "refuses only one with more distinct values than half the rows that hold one: an "
+        "identifier repeated on several rows (a record number on each visit) passes it. "
+        f"Declare them: insensitive={names!r} to release them as they are (which silences "
+        f"this), or identifiers={names!r} to drop them",
+        UndeclaredColumnsWarning,
+        stacklevel=_callers_level(),
+    )
+
+
+def _callers_level() -> int:
+    """The stack level of the first frame outside this package: the
+    user's line, which the warning names."""
+    package = str(Path(__file__).resolve().parents[1])
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
 
 
 def recheck(released: pl.LazyFrame, counted: dict[str, Any], rows: int) -> None:
