@@ -558,6 +558,106 @@ mod tests {
     }
 
     #[test]
+    fn blocks_taken_resized_and_freed_on_many_threads_keep_their_bytes() {
+        // sizes about every boundary (WIDENED_FROM, PLACED_FROM exactly,
+        // huge pages), alignments up to 8 KiB, grown and shrunk in place,
+        // by the kernel and by copies, freed into and taken from the kept
+        // mappings by 6 threads at once (one emptying them now and then);
+        // each block's bytes checked
+        let sizes = [
+            200 << 10,
+            WIDENED_FROM,
+            PLACED_FROM - 8,
+            PLACED_FROM,
+            PLACED_FROM + 8,
+            HUGE_PAGE,
+            HUGE_PAGE + 4096,
+            3 << 20,
+            5 << 20,
+        ];
+        let threads: Vec<_> = (0..6u64)
+            .map(|t| {
+                std::thread::spawn(move || {
+                    let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (t + 1);
+                    let mut next = move || {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        seed
+                    };
+                    let mut held: Vec<(*mut u8, Layout, u8)> = Vec::new();
+                    for step in 0..1_500u32 {
+                        let r = next();
+                        if t == 0 && step % 100 == 0 {
+                            unmap_kept(); // as give_back does, beside the others
+                        }
+                        if held.len() < 8 && r % 3 != 0 {
+                            let size = sizes[(r >> 8) as usize % sizes.len()];
+                            let align = [8, 4096, 8192][(r >> 16) as usize % 3];
+                            let layout = Layout::from_size_align(size, align).unwrap();
+                            let fill = (step % 251) as u8;
+                            // SAFETY: a layout of non-zero size, written whole
+                            let p = unsafe {
+                                if r & 1 == 0 {
+                                    let p = ALLOCATOR.alloc_zeroed(layout);
+                                    assert!(!p.is_null());
+                                    let s = std::slice::from_raw_parts(p, size);
+                                    assert!(s.iter().all(|&b| b == 0));
+                                    p
+                                } else {
+                                    ALLOCATOR.alloc(layout)
+                                }
+                            };
+                            assert!(!p.is_null() && (p as usize).is_multiple_of(align));
+                            // SAFETY: the block just taken
+                            unsafe { std::ptr::write_bytes(p, fill, size) };
+                            held.push((p, layout, fill));
+                        } else if !held.is_empty() {
+                            let i = (r >> 24) as usize % held.len();
+                            let (p, layout, fill) = held.swap_remove(i);
+                            // SAFETY: a block taken above with `layout`
+                            let s = unsafe { std::slice::from_raw_parts(p, layout.size()) };
+                            assert!(s.iter().all(|&b| b == fill), "thread {t} step {step}");
+                            if r % 5 == 0 {
+                                let new = sizes[(r >> 32) as usize % sizes.len()];
+                                // SAFETY: resized with its layout; bytes kept up to the
+                                // smaller size, then written whole
+                                unsafe {
+                                    let q = ALLOCATOR.realloc(p, layout, new);
+                                    assert!(
+                                        !q.is_null() && (q as usize).is_multiple_of(layout.align())
+                                    );
+                                    let kept =
+                                        std::slice::from_raw_parts(q, layout.size().min(new));
+                                    assert!(kept.iter().all(|&b| b == fill));
+                                    std::ptr::write_bytes(q, fill, new);
+                                    let grown =
+                                        Layout::from_size_align(new, layout.align()).unwrap();
+                                    held.push((q, grown, fill));
+                                }
+                            } else {
+                                // SAFETY: freed with the layout it was taken with
+                                unsafe { ALLOCATOR.dealloc(p, layout) };
+                            }
+                        }
+                    }
+                    for (p, layout, fill) in held {
+                        // SAFETY: as above
+                        unsafe {
+                            assert_eq!(*p.add(layout.size() - 1), fill);
+                            ALLOCATOR.dealloc(p, layout);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        give_back();
+    }
+
+    #[test]
     fn reads_what_is_resident() {
         // other tests free memory meanwhile: only what this one holds (and
         // has written, so resident) is sure
