@@ -432,3 +432,29 @@ def test_columns_table_paths_are_relative_to_the_job_file(table: Path) -> None:
     assert doc["columns"]["identifiers"]["ssn"] == {"table": "pseudonyms/ssn.csv", "length": 32}
     assert doc["columns"]["identifiers"]["workclass"] == {"key_file": "keys/k.txt", "length": 32}
     assert Job.from_dict(doc, table).roles == job.roles
+
+
+def test_columns_with_no_role_passed_through_are_noted_in_the_command_lines_words(
+    table: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A release that passes columns with no role through prints a note on
+    stderr naming them with the options (or the job file's keys) that
+    declare them; declared, nothing is noted."""
+    rest = [c for c in pl.read_csv(table / "people.csv").columns if c not in [*QIS, "ssn", "name"]]
+    assert main(cli(table, "a.csv", "--identifier", "ssn,name")) == 0
+    err = capsys.readouterr().err
+    assert err.count("polars-anon: note: column(s) with no role released unchanged: ") == 1
+    assert f"{rest[0]} (" in err and "distinct values" in err
+    assert f"--insensitive {','.join(rest)} to release them as they are" in err
+    assert f"--identifier {','.join(rest)} to drop them" in err
+    assert "insensitive=[" not in err and "UndeclaredColumnsWarning" not in err
+    # the job re-run: the job file's words
+    job = str(table / "a.csv.job.toml")
+    assert main(["anonymize", "--config", job, "--out", str(table / "b.csv")]) == 0
+    err = capsys.readouterr().err
+    assert f'under [columns], insensitive = ["{rest[0]}", ' in err
+    assert f'identifiers = {{ "{rest[0]}" = "drop", ' in err and "--insensitive" not in err
+    # declared: no note
+    declared = ["--identifier", "ssn,name", "--insensitive", ",".join(rest)]
+    assert main(cli(table, "c.csv", *declared)) == 0
+    assert "note:" not in capsys.readouterr().err

@@ -50,9 +50,13 @@ class UndeclaredColumnsWarning(UserWarning):
     their visits) passes it. Declaring every column (``insensitive=`` to
     release it as it is, ``identifiers=`` to drop or transform it) silences
     the warning; so does Python's ``warnings.filterwarnings("ignore",
-    category=pa.UndeclaredColumnsWarning)``."""
+    category=pa.UndeclaredColumnsWarning)``. `columns`: the columns named."""
 
     __module__ = "polars_anon.exceptions"
+
+    def __init__(self, message: str, columns: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.columns = columns
 
 
 __all__ = [

@@ -5,10 +5,16 @@ keyed pseudonyms (``--key-env``, ``--key-file``)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import sys
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 from polars_anon._core import ConfigError
 from polars_anon.cli.options import names
+from polars_anon.exceptions import UndeclaredColumnsWarning
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
 IDENTIFIER_HELP = (
@@ -138,3 +144,36 @@ def roles_from(args: argparse.Namespace) -> Roles:
 def identifiers_arg(roles: Roles) -> dict[str, Pseudonym | Mask | None]:
     """The roles' identifiers as `pa.search` and `pa.check` take them."""
     return {c: None if isinstance(t, Drop) else t for c, t in roles.identifiers.items()}
+
+
+@contextlib.contextmanager
+def undeclared_as_notes(job: bool) -> Iterator[None]:
+    """A release's `UndeclaredColumnsWarning` printed as a note on stderr,
+    with the command line's ways out (`job`: a job file's), every time (a
+    command makes one release); other warnings as Python shows them."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *rest: object, **kw: object) -> None:
+        if not isinstance(message, UndeclaredColumnsWarning):
+            return shown(message, category, *rest, **kw)  # type: ignore[arg-type]
+        what = str(message).split(". The rule for")[0]
+        cols = ",".join(message.columns)
+        listed = ", ".join(json.dumps(c) for c in message.columns)
+        dropped = ", ".join(f'{json.dumps(c)} = "drop"' for c in message.columns)
+        ways = (
+            f"under [columns], insensitive = [{listed}] to release them as they are (which "
+            f"silences this), or identifiers = {{ {dropped} }} to drop them"
+            if job
+            else f"--insensitive {cols} to release them as they are (which silences this), "
+            f"or --identifier {cols} to drop them"
+        )
+        print(
+            f"polars-anon: note: {what}; a column with no role is refused only when it has "
+            f"more distinct values than half its rows. Declare them: {ways}",
+            file=sys.stderr,
+        )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", UndeclaredColumnsWarning)
+        warnings.showwarning = show
+        yield

@@ -109,15 +109,15 @@ def warn_passed(counts: dict[str, Counted], rows: int) -> None:
         return
     listed = "; ".join(f"{c} ({described(n, h, rows)})" for c, (n, h) in counts.items())
     names = list(counts)
-    warnings.warn(
+    said = UndeclaredColumnsWarning(
         f"column(s) with no role released unchanged: {listed}. The rule for such columns "
         "refuses only one with more distinct values than half the rows that hold one: an "
         "identifier repeated on several rows (a record number on each visit) passes it. "
         f"Declare them: insensitive={names!r} to release them as they are (which silences "
         f"this), or identifiers={names!r} to drop them",
-        UndeclaredColumnsWarning,
-        stacklevel=_callers_level(),
+        tuple(names),
     )
+    warnings.warn(said, stacklevel=_callers_level())
 
 
 def _callers_level() -> int:
