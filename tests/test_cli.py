@@ -467,6 +467,47 @@ def test_errors_are_one_line(
 
 @pytest.mark.parametrize(
     "command",
+    [
+        [],
+        ["check"],
+        ["search"],
+        ["anonymize"],
+        ["risk"],
+        ["hierarchy"],
+        ["hierarchy", "build"],
+        *(["hierarchy", "build", kind] for kind in pa.hierarchy.BUILDERS),
+        ["adult"],
+    ],
+)
+def test_no_help_shows_a_python_value(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Defaults read as text: --memory-budget said '(None: 2G)', --variant,
+    --numeric and --seed '(None: ...)', hierarchy build date's --levels
+    "(default: ['month', 'quarter', 'year', 'decade'])"."""
+    assert main([*command, "--help"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    for python in ("None", "['", "[]", "True", "False", "PosixPath"):
+        assert python not in flat, (command, python)
+    if command == ["anonymize"]:
+        assert "it stops (default: 2G)" in flat
+        assert "--variant VARIANT the algorithm's variant (default: the algorithm's own)" in flat
+    if command == ["hierarchy", "build", "date"]:
+        assert "(default: month,quarter,year,decade)" in flat
+
+
+def test_adult_says_what_its_out_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["adult", "--help"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert (
+        "--out OUT the release of the bundled Adult table: .parquet, .csv (separated by ;) or "
+        "Arrow IPC (.arrow, .ipc, .feather), with its resolved job file beside it "
+        "(<out>.job.toml) (default: adult_anonymized.parquet)"
+    ) in flat
+
+
+@pytest.mark.parametrize(
+    "command",
     [["check"], ["search"], ["anonymize"], ["risk"], ["hierarchy", "build", "interval"], ["adult"]],
 )
 def test_every_subcommand_has_help_with_defaults(
@@ -852,3 +893,118 @@ def test_a_hierarchy_for_a_column_nothing_reads_is_refused(
     sensitive += ["--t-closeness", "marital-status:0.9"]
     assert main([*argv, *sensitive]) in (0, 1)
     capsys.readouterr()
+
+
+def test_a_column_given_twice_is_refused_naming_it(
+    adult_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--levels zip=1,zip=2 kept the last level, and --hierarchy the last file."""
+    h = adult_csv.parent / "h"
+    base = [str(adult_csv), "--qi", "sex,race", "--hierarchies", str(h)]
+    for command in (["check", *base, "--k", "2"], ["risk", *base]):
+        assert main([*command, "--levels", "sex=1,race=0,sex=0"]) == 2
+        err = capsys.readouterr().err
+        assert (
+            "argument --levels: column 'sex' is given twice (sex=1 and sex=0): give each "
+            "column one level"
+        ) in err
+    sex = h / "sex.csv"
+    assert main(["risk", *base, "--hierarchy", f"sex={sex}", "--hierarchy", f"sex={sex}"]) == 2
+    assert (
+        f"ConfigError: --hierarchy: column 'sex' is given twice (sex={sex} and sex={sex}): "
+        "give each column one hierarchy"
+    ) in capsys.readouterr().err
+
+
+def test_levels_for_a_column_without_a_hierarchy_say_it_has_none(
+    adult_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It read "level 1 for 'age' is above its hierarchy's height 0"."""
+    h = str(adult_csv.parent / "h")
+    base = [str(adult_csv), "--qi", "sex,age", "--hierarchies", h, "--levels", "sex=1,age=1"]
+    for command in (["check", *base], ["risk", *base]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err == (
+            "polars-anon: ConfigError: --levels age=1: column 'age' has no hierarchy, so it "
+            "stays at level 0 (its values as they are); give it one with --hierarchy age=FILE "
+            "(an ARX CSV, a hierarchy JSON or a builder spec JSON) or a --hierarchies folder "
+            "holding age.csv\n"
+        )
+        assert "height" not in err
+    # at level 0 it is kept as it is, as before
+    assert main(["risk", *base[:-1], "sex=1,age=0"]) == 0
+
+
+def test_the_way_out_of_nulls_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The core's message names the option itself: it read "or pass --nulls
+    value (--nulls value) to keep null ...", and with Mondrian (which takes
+    no --nulls value) "fill_null) (--nulls value) to keep null ..."."""
+    table = tmp_path / "t.csv"
+    pl.DataFrame({"a": ["x", None, "y", "x"] * 3, "b": ["1", "2"] * 6}).write_csv(table)
+    hierarchy = tmp_path / "a.csv"
+    hierarchy.write_text("x;*\ny;*\n")
+    out = tmp_path / "r.csv"
+    args = ["anonymize", str(table), "--qi", "a", "--k", "1", "--insensitive", "b"]
+    args += ["--hierarchy", f"a={hierarchy}", "--out", str(out)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("--nulls value") == 1
+    assert "or pass --nulls value to keep null as a value of its own" in err
+    assert main(["check", *args[1:-2]]) == 2
+    assert "or pass --nulls value to keep null as a value of its own\n" in capsys.readouterr().err
+    assert main([*args, "--algorithm", "mondrian"]) == 2
+    err = capsys.readouterr().err
+    assert "nulls value" not in err and err.endswith("or by Polars' fill_null)\n")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'[input]\npath = "{table}"\n[model]\nquasi_identifiers = ["a"]\nk = 1\n'
+        f'[hierarchies.a]\npath = "{hierarchy}"\n'
+        f'[columns]\ninsensitive = ["b"]\n[output]\npath = "{out}"\n'
+    )
+    assert main(["anonymize", "--config", str(job)]) == 2
+    err = capsys.readouterr().err
+    assert 'or pass nulls = "value" under [input] to keep null as a value' in err
+    assert "--nulls" not in err
+
+
+def test_a_job_run_again_over_its_changed_input_notes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The resolved job's [input] sha256 was never compared: a run over the
+    file changed at the same path said nothing. It is noted (as a run on new
+    data, the levels are re-checked), not refused as a changed hierarchy is."""
+    import hashlib
+
+    data = tmp_path / "people.csv"
+    people = pl.DataFrame({"age": [23, 27, 31, 38, 44, 47] * 3, "sex": ["f", "m", "m"] * 6})
+    people.write_csv(data)
+    spec = tmp_path / "age.json"
+    spec.write_text('{"builder": "interval", "widths": [10, 20]}')
+    out = tmp_path / "out.csv"
+    argv = ["anonymize", str(data), "--qi", "age,sex", "--k", "3", "--out", str(out)]
+    assert main([*argv, "--hierarchy", f"age={spec}"]) == 0
+    job = f"{out}.job.toml"
+    recorded = tomllib.loads(Path(job).read_text())["input"]["sha256"]
+    again = ["anonymize", "--config", job, "--out", str(tmp_path / "again.csv")]
+    assert main(again) == 0
+    assert "note" not in capsys.readouterr().err  # unchanged
+    pl.concat([people, people.head(3)]).write_csv(data)
+    current = hashlib.sha256(data.read_bytes()).hexdigest()
+    for argv in (again, [*again, str(data)]):  # the job's input, or named again as DATA
+        assert main(argv) == 0
+        captured = capsys.readouterr()
+        assert captured.err == (
+            f"polars-anon: note: job file: [input] {str(data)!r} changed since the job was "
+            f"resolved: its recorded sha256 ({recorded[:16]}...) and its current one "
+            f"({current[:16]}...) differ; the run reads the file as it is now and re-checks "
+            "the release on it (to silence this note, delete sha256 under [input])\n"
+        )
+        assert "wrote 21 of 21 rows" in captured.out
+    # another file as DATA: the recorded checksum is not its
+    other = tmp_path / "other.csv"
+    people.write_csv(other)
+    assert main([*again, str(other)]) == 0
+    assert "note" not in capsys.readouterr().err

@@ -300,3 +300,34 @@ def test_a_searching_job_refuses_hierarchies_built_from_the_data(
     doc["privacy"] = {"epsilon": 0.5, "delta": 1e-6, "seed": 3, "generalization": {"age": 1}}
     run = pa.Job.from_toml(write_job(tmp_path, doc)).run()
     assert isinstance(run, pa.DPRun) and not run.searched
+
+
+def test_a_fixed_level_for_a_column_without_a_hierarchy_says_it_has_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It read "level 1 for 'age' is above its hierarchy's height 0"; and a
+    column given twice kept the last level."""
+    out = tmp_path / "fixed.csv"
+    data = ["anonymize", str(ADULT / "adult.csv"), "--sep", ";", "--qi", "sex,age"]
+    data += ["--hierarchy", f"sex={ADULT / 'hierarchies' / 'sex.csv'}", "--out", str(out)]
+    fixed = [*data, "--epsilon", "1", "--delta", "1e-5", "--levels"]
+    assert main([*fixed, "sex=1,age=1"]) == 2
+    assert capsys.readouterr().err == (
+        "polars-anon: ConfigError: --levels age=1: column 'age' has no hierarchy, so it stays "
+        "at level 0 (its values as they are); give it one with --hierarchy age=FILE (an ARX "
+        "CSV, a hierarchy JSON or a builder spec JSON) or a --hierarchies folder holding "
+        "age.csv\n"
+    )
+    assert main([*fixed, "sex=1,sex=0"]) == 2
+    assert "column 'sex' is given twice (sex=1 and sex=0)" in capsys.readouterr().err
+    doc = job_doc(generalization={"sex": 1, "age": 2})
+    doc["privacy"].pop("steps")  # (a fixed scheme takes no search)
+    doc["hierarchies"].pop("age")
+    assert main(["anonymize", "--config", str(write_job(tmp_path, doc))]) == 2
+    assert capsys.readouterr().err == (
+        "polars-anon: ConfigError: job file: [privacy] generalization age=2: column 'age' has "
+        "no hierarchy, so it stays at level 0 (its values as they are); give it one under "
+        "[hierarchies.age] (path = an ARX CSV or JSON file, or builder = interval, date, "
+        "masking or ordered)\n"
+    )
+    assert not out.exists() and not (tmp_path / "release.parquet").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -371,3 +372,126 @@ def test_a_job_says_which_search_found_its_levels_and_by_which_preference(files:
     assert not replay.searched and replay.levels == run.levels and replay.ran is None
     # its resolved job does not claim a preference its levels were not chosen by
     assert "preference" not in tomllib.loads(replay.job_file.read_text())["result"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda t: t.replace(
+                'quasi_identifiers = ["age", "sex", "race", "marital-status"]',
+                'quasi_identifiers = "age"',
+            ),
+            r"job file: \[model\] quasi_identifiers must be a list of column names, got the "
+            r'text "age": write quasi_identifiers = \["age"\]',
+        ),
+        (
+            lambda t: t.replace(
+                'quasi_identifiers = ["age", "sex", "race", "marital-status"]',
+                'quasi_identifiers = "age, sex"',
+            ),
+            r'quasi_identifiers = \["age", "sex"\]',
+        ),
+        (
+            lambda t: t.replace(
+                'preference = "min_loss"', 'algorithm = "mondrian"\nnumeric = "age"'
+            ),
+            r'job file: \[search\] numeric must be a list of column names, got the text "age": '
+            r'write numeric = \["age"\]',
+        ),
+        (
+            lambda t: t + '\n[columns]\ninsensitive = "workclass"\n',
+            r"job file: \[columns\] insensitive must be a list of column names, got the text "
+            r'"workclass": write insensitive = \["workclass"\]',
+        ),
+        (
+            lambda t: t + '\n[columns]\nidentifiers = "workclass"\n',
+            r'a list of columns to drop \(identifiers = \["ssn"\]\), got "workclass"',
+        ),
+        (
+            lambda t: t + "\n[columns]\nidentifiers = [{ a = 1 }]\n",
+            r"job file: \[columns\] identifiers must be a list of column names",
+        ),
+        (
+            lambda t: t.replace(
+                'max_suppression = "5%"',
+                'max_suppression = "5%"\ncriteria = [{ type = "p_plus_sensitive", p = 2, '
+                'attribute = "salary-class", categories = ["<=50K", ">50K"] }]',
+            ),
+            r"job file: \[model\] criteria p_plus_sensitive categories must be a list of "
+            r"categories, each a list of values",
+        ),
+    ],
+)
+def test_a_list_given_as_text_is_refused_naming_its_key(files: Path, edit, message: str) -> None:  # type: ignore[no-untyped-def]
+    """Text where a job file takes a list was read as a list of its one
+    name (quasi_identifiers) or of its characters (numeric, categories)."""
+    path = files / "job.toml"
+    text = edit(path.read_text())
+    assert text != path.read_text()
+    path.write_text(text)
+    with pytest.raises(pa.ConfigError, match=message):
+        pa.Job.from_toml(path).run()
+    assert not (files / "january.parquet").exists()
+
+
+def test_recorded_levels_of_a_column_without_a_hierarchy_say_so(files: Path) -> None:
+    """It read "level 1 for 'workclass' is above its hierarchy's height 0"."""
+    path = files / "job.toml"
+    text = path.read_text().replace('"marital-status"]', '"marital-status", "workclass"]')
+    path.write_text(text + "\n[result]\nlevels = { age = 1, workclass = 1 }\n")
+    with pytest.raises(pa.ConfigError) as e:
+        pa.Job.from_toml(path).run()
+    assert str(e.value) == (
+        "job file: [result] levels workclass=1: column 'workclass' has no hierarchy, so it "
+        "stays at level 0 (its values as they are); give it one under [hierarchies.workclass] "
+        "(path = an ARX CSV or JSON file, or builder = interval, date, masking or ordered)"
+    )
+
+
+def test_a_run_over_its_input_changed_since_says_so(files: Path) -> None:
+    """The input is the data a resolved job is run again on: changed at the
+    same path, the run goes on (its levels re-checked) with a warning that
+    names the file and both checksums; a hierarchy changed is refused."""
+    from polars_anon.jobs.tables import InputChangedWarning
+
+    run = pa.Job.from_toml(files / "job.toml").run()
+    recorded = sha(files / "january.csv")
+    # unchanged: no warning
+    job = pa.Job.from_toml(run.job_file)
+    job.output = files / "same.parquet"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InputChangedWarning)
+        job.run()
+    # changed at the same path (rows added): noted, and the run goes on
+    january = pl.read_csv(files / "january.csv")
+    pl.concat([january, january.head(100)]).write_csv(files / "january.csv")
+    current = sha(files / "january.csv")
+    job = pa.Job.from_toml(run.job_file)
+    job.output = files / "changed.parquet"
+    with pytest.warns(InputChangedWarning) as caught:
+        again = job.run()
+    assert not again.searched and again.levels == run.levels
+    # (the release's UndeclaredColumnsWarning is recorded too)
+    notes = [str(w.message) for w in caught if w.category is InputChangedWarning]
+    assert notes == [
+        (
+            f"job file: [input] {str(files / 'january.csv')!r} changed since the job was "
+            f"resolved: its recorded sha256 ({recorded[:16]}...) and its current one "
+            f"({current[:16]}...) differ; the run reads the file as it is now and re-checks the "
+            "release on it (to silence this note, delete sha256 under [input])"
+        )
+    ]
+    # another input than the one recorded: nothing to say
+    job = pa.Job.from_toml(run.job_file)
+    job.input, job.output = files / "february.csv", files / "february.parquet"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InputChangedWarning)
+        job.run()
+    # (a hierarchy file changed since is refused: it is part of the model)
+    (files / "h" / "sex.csv").write_text((files / "h" / "sex.csv").read_text() + "\n")
+    with (
+        pytest.warns(InputChangedWarning),
+        pytest.raises(pa.ConfigError, match=r"\[hierarchies.sex\] .* changed since"),
+    ):
+        pa.Job.from_toml(run.job_file).run(write_job=False)

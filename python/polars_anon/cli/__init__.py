@@ -151,7 +151,14 @@ def parser() -> argparse.ArgumentParser:
     p = subcommand(sub, "adult", "The whole job on the bundled Adult data.")
     model_options(p, criteria=False)
     preference(p)
-    p.add_argument("--out", type=Path, default=Path("adult_anonymized.parquet"))
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("adult_anonymized.parquet"),
+        help="the release of the bundled Adult table: .parquet, .csv (separated by ;) or "
+        "Arrow IPC (.arrow, .ipc, .feather), with its resolved job file beside it "
+        "(<out>.job.toml)",
+    )
     p.set_defaults(run=commands.adult_command)
     return top
 

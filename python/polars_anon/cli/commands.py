@@ -32,7 +32,13 @@ from polars_anon.jobs.dp import DPRun
 from polars_anon.jobs.job import Job
 from polars_anon.jobs.mondrian import MondrianRun
 from polars_anon.jobs.resolved import JobRun
-from polars_anon.jobs.sources import distinct_values, folder_sources, resolve_hierarchies
+from polars_anon.jobs.sources import (
+    CLI_HOW,
+    distinct_values,
+    folder_sources,
+    refuse_levels_without_hierarchy,
+    resolve_hierarchies,
+)
 from polars_anon.jobs.tables import (
     output_format,
     read_table,
@@ -81,6 +87,7 @@ def unused_hierarchies(args: argparse.Namespace) -> None:
 def check_command(args: argparse.Namespace) -> int:
     roles = roles_from(args)
     data, hs, numbers = read_data(args)
+    refuse_levels_without_hierarchy(args.levels, qis_of(args), hs, "--levels", CLI_HOW)
     report = check(
         data,
         qis_of(args),
@@ -124,6 +131,7 @@ def search_command(args: argparse.Namespace) -> int:
 
 def risk_command(args: argparse.Namespace) -> int:
     data, hs, numbers = read_data(args)
+    refuse_levels_without_hierarchy(args.levels, qis_of(args), hs, "--levels", CLI_HOW)
     print(
         risk(
             data,
@@ -251,6 +259,10 @@ def anonymize_command(args: argparse.Namespace) -> int:
             privacy=privacy,
             nulls=nulls_of(args),
         )
+        if privacy is not None:
+            fixed = privacy.generalization
+            qis = job.quasi_identifiers
+            refuse_levels_without_hierarchy(fixed, qis, job.hierarchies, "--levels", CLI_HOW)
     if job.algorithm != "mondrian" and (job.numeric is not None or args.mode is not None):
         flag = "--numeric" if job.numeric is not None else "--mode"
         raise ConfigError(f"{flag} is for --algorithm mondrian only")

@@ -70,7 +70,7 @@ def dp_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the randomness derived from N: the same seed and input give the same file "
         "(for tests and examples: a release whose seed could be known is not private; "
-        "None: drawn from the operating system)",
+        "default: drawn from the operating system)",
     )
     g.add_argument("--steps", type=int, default=STEPS, action=Given, help="the search's steps")
     g.add_argument(

@@ -13,7 +13,7 @@ from typing import Any
 
 from polars_anon import engines
 from polars_anon._core import ConfigError
-from polars_anon.api.search import VARIANTS
+from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, VARIANTS
 from polars_anon.cli.criteria import criteria_options
 from polars_anon.inputs.nulls import Nulls, nulls_arg
 from polars_anon.inputs.params import size, suppression
@@ -42,16 +42,23 @@ def names(text: str) -> list[str]:
 
 
 def levels_arg(text: str) -> dict[str, int]:
-    """``age=2,sex=1``"""
-    out = {}
+    """``age=2,sex=1``; a column named twice refused (which level was meant?)."""
+    out: dict[str, int] = {}
     for part in names(text):
         name, _, level = part.partition("=")
+        name = name.strip()
         try:
-            out[name.strip()] = int(level)
+            value = int(level)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"levels are column=level pairs separated by commas (age=2,sex=1), got {part!r}"
             ) from None
+        if name in out:
+            raise argparse.ArgumentTypeError(
+                f"column {name!r} is given twice ({name}={out[name]} and {name}={value}): "
+                "give each column one level"
+            )
+        out[name] = value
     return out
 
 
@@ -189,7 +196,7 @@ def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
     )
     p.add_argument("--algorithm", default="auto", choices=choices, action=Given, help=what)
     p.add_argument(
-        "--variant", default=None, help="the algorithm's variant (None: the algorithm's default)"
+        "--variant", default=None, help="the algorithm's variant (default: the algorithm's own)"
     )
     p.add_argument(
         "--time-limit",
@@ -202,7 +209,8 @@ def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
         type=memory_budget,
         default=None,
         metavar="SIZE",
-        help="what the search may hold: bytes, or 512M, 4G (None: 2G); past it, it stops",
+        help="what the search may hold: bytes, or 512M, 4G; past it, it stops "
+        f"(default: {DEFAULT_MEMORY_BUDGET >> 30}G)",
     )
     preference(p)
     if mondrian:
@@ -212,7 +220,7 @@ def search_options(p: argparse.ArgumentParser, mondrian: bool = False) -> None:
             default=None,
             metavar="COLS",
             help="--algorithm mondrian: the quasi-identifiers split into ranges, by commas "
-            "(None: every number, date or datetime; others by hierarchy, or as value sets)",
+            "(default: every number, date or datetime; others by hierarchy, or as value sets)",
         )
         p.add_argument(
             "--mode",
@@ -256,10 +264,17 @@ def sources(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
                 )
             where[col] = folder
             sources[col] = source
+    files: dict[str, str] = {}
     for item in args.hierarchy:
         col, eq, file = item.partition("=")
         if not eq or not col or not file:
             raise ConfigError(f"--hierarchy takes COLUMN=FILE, got {item!r}")
+        if col in files:
+            raise ConfigError(
+                f"--hierarchy: column {col!r} is given twice ({col}={files[col]} and "
+                f"{col}={file}): give each column one hierarchy"
+            )
+        files[col] = file
         sources[col] = hierarchy_source(col, file, args.hierarchy_sep)
     return sources
 

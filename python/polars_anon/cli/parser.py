@@ -16,13 +16,19 @@ class Parser(argparse.ArgumentParser):
 
 class Defaults(argparse.ArgumentDefaultsHelpFormatter):
     """An option's default after its help, unless it has none to show
-    (None, empty, a flag's False) or its help names it already."""
+    (None, empty, a flag's False) or its help names it already; a list as
+    the option is written (``month,quarter``), not as Python's repr."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         said = action.help or ""
-        none = action.default is None or action.default is False or action.default == []
+        default = action.default
+        none = default is None or default is False or default == []
         if none or "default" in said:
             return said
+        if isinstance(default, list | tuple):
+            # (help strings are %-formatted: a literal % doubled)
+            text = ",".join(str(v) for v in default).replace("%", "%%")
+            return f"{said} (default: {text})"
         return super()._get_help_string(action)
 
 

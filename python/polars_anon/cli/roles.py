@@ -15,6 +15,7 @@ from pathlib import Path
 from polars_anon._core import ConfigError
 from polars_anon.cli.options import names
 from polars_anon.exceptions import UndeclaredColumnsWarning
+from polars_anon.jobs.tables import InputChangedWarning
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
 IDENTIFIER_HELP = (
@@ -150,10 +151,14 @@ def identifiers_arg(roles: Roles) -> dict[str, Pseudonym | Mask | None]:
 def undeclared_as_notes(job: bool) -> Iterator[None]:
     """A release's `UndeclaredColumnsWarning` printed as a note on stderr,
     with the command line's ways out (`job`: a job file's), every time (a
-    command makes one release); other warnings as Python shows them."""
+    command makes one release), and a job's `InputChangedWarning` as its
+    note; other warnings as Python shows them."""
     shown = warnings.showwarning
 
     def show(message: Warning | str, category: type[Warning], *rest: object, **kw: object) -> None:
+        if isinstance(message, InputChangedWarning):
+            print(f"polars-anon: note: {message}", file=sys.stderr)
+            return None
         if not isinstance(message, UndeclaredColumnsWarning):
             return shown(message, category, *rest, **kw)  # type: ignore[arg-type]
         what = str(message).split(". The rule for")[0]
@@ -175,5 +180,6 @@ def undeclared_as_notes(job: bool) -> Iterator[None]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("always", UndeclaredColumnsWarning)
+        warnings.simplefilter("always", InputChangedWarning)
         warnings.showwarning = show
         yield

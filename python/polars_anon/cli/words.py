@@ -11,7 +11,14 @@ _ALGORITHMS = re.compile(r"""algorithm=["'](\w+)["'](?: or ["'](\w+)["'])?""")
 
 # (the API's words, the option's, the job file's)
 _WORDS: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(r"nulls ?= ?'value'"), "--nulls value", 'nulls = "value" under [input]'),
+    # the core's message names the option already: "nulls='value' (--nulls value)"
+    (
+        re.compile(r"nulls ?= ?'value'(?: \(--nulls value\))?"),
+        "--nulls value",
+        'nulls = "value" under [input]',
+    ),
+    # ... and Mondrian, which takes no nulls='value', drops it but not that name
+    (re.compile(r" \(--nulls value\) to keep null as a value of its own"), "", ""),
     # the command line and job files search the optimal walk by loss alone
     (re.compile(r"with metric='\w+', or "), "", ""),
     (re.compile(r"\(?coarsen=True\)?"), "[search] coarsen = true", "[search] coarsen = true"),

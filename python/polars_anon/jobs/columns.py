@@ -25,6 +25,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError
+from polars_anon.jobs import values
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
 PSEUDONYM_KEYS = ("key_env", "key_file", "table", "length")
@@ -83,15 +84,14 @@ def roles_from_doc(t: dict[str, Any], base: Path) -> Roles:
     ids = t.get("identifiers", {})
     if isinstance(ids, list):
         # a list of columns: dropped, as in the API
-        ids = dict.fromkeys(ids, "drop")
+        ids = dict.fromkeys(values.column_list("[columns] identifiers", ids), "drop")
     if not isinstance(ids, dict) or not all(isinstance(c, str) for c in ids):
         raise ConfigError(
             "job file: [columns.identifiers] is a table of column = what it becomes "
-            f"({_WAYS}), or a list of columns to drop"
+            f'({_WAYS}), or a list of columns to drop (identifiers = ["ssn"]), got '
+            f"{values.as_toml(ids):.80}"
         )
-    insensitive = t.get("insensitive", [])
-    if not isinstance(insensitive, list) or not all(isinstance(c, str) for c in insensitive):
-        raise ConfigError("job file: [columns] insensitive is a list of column names")
+    insensitive = values.column_list("[columns] insensitive", t.get("insensitive", []))
     identifiers = {c: _identifier(c, e, base) for c, e in ids.items()}
     none = {c: None if isinstance(x, Drop) else x for c, x in identifiers.items()}
     return roles_of(none, insensitive)

@@ -51,6 +51,7 @@ from polars_anon.dp.search import FINALS
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.jobs import values
 from polars_anon.jobs.csv_types import numbers_of
+from polars_anon.jobs.sources import refuse_levels_without_hierarchy
 from polars_anon.jobs.tables import output_format, read_table, sha256, write_table
 from polars_anon.jobs.toml import dumps
 from polars_anon.release.write import write_text_whole
@@ -272,6 +273,9 @@ def run(
             "domain, with --out COLUMN.csv: the hierarchy's table, not its spec) and name "
             "the files, or fix the levels with [privacy] generalization"
         )
+    fixed, qis = privacy.generalization, job.quasi_identifiers
+    where = "job file: [privacy] generalization"
+    refuse_levels_without_hierarchy(fixed, qis, job.hierarchies, where)
     numbers = numbers_of(job.quasi_identifiers, job.hierarchies)
     data = read_table(job.input, job.separator, job.encoding, job.engine, numbers)
     hs = job.resolve_hierarchies(data)

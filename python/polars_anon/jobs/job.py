@@ -83,8 +83,15 @@ from polars_anon.jobs.criteria import criterion, criterion_spec
 from polars_anon.jobs.csv_types import numbers_of, sensitive_of_specs
 from polars_anon.jobs.mondrian import MondrianRun
 from polars_anon.jobs.resolved import JobRun
-from polars_anon.jobs.sources import resolve_hierarchies
-from polars_anon.jobs.tables import before_work, output_format, read_table, sha256, write_table
+from polars_anon.jobs.sources import refuse_levels_without_hierarchy, resolve_hierarchies
+from polars_anon.jobs.tables import (
+    before_work,
+    input_changed,
+    output_format,
+    read_table,
+    sha256,
+    write_table,
+)
 from polars_anon.jobs.toml import read
 from polars_anon.prepare.f0 import prepare
 from polars_anon.release.build import guarded
@@ -140,6 +147,9 @@ class Job:
     coarsen: bool = False
     # (epsilon, delta)-differential privacy by SafePub instead of k (`jobs.dp`)
     privacy: dp.Privacy | None = None
+    # a resolved job's record of its input ([input] path and sha256): a run
+    # over that file, changed since, says so (`jobs.tables.input_changed`)
+    recorded_input: tuple[Path, str] | None = None
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Job:
@@ -173,14 +183,20 @@ class Job:
             )
         mondrian.refuse_keys(search)
         privacy = dp.privacy_from_doc(doc)
+        input = values.path("[input] path", need(inp, "input", "path"), base)
+        digest = values.text("[input] sha256", inp["sha256"]) if "sha256" in inp else None
         return cls(
-            input=values.path("[input] path", need(inp, "input", "path"), base),
+            input=input,
+            recorded_input=(input, digest) if digest is not None else None,
             separator=values.separator("[input] separator", inp.get("separator", ",")),
             encoding=inp.get("encoding", "utf8"),
             engine=inp.get("engine", "polars"),
             nulls=nulls_arg(inp.get("nulls", "error"), "job file: [input] nulls"),
             quasi_identifiers=names(
-                "job file: [model] quasi_identifiers", need(model, "model", "quasi_identifiers")
+                "job file: [model] quasi_identifiers",
+                values.column_list(
+                    "[model] quasi_identifiers", need(model, "model", "quasi_identifiers")
+                ),
             ),
             k=None if privacy else need(model, "model", "k"),
             max_suppression=suppression(model.get("max_suppression", 0)),
@@ -192,7 +208,11 @@ class Job:
             time_limit=search.get("time_limit"),
             memory_budget=values.budget(search),
             mode=search.get("mode", "strict"),
-            numeric=list(search["numeric"]) if "numeric" in search else None,
+            numeric=(
+                values.column_list("[search] numeric", search["numeric"])
+                if "numeric" in search
+                else None
+            ),
             coarsen=values.flag("[search] coarsen", search.get("coarsen", False)),
             output=values.path("[output] path", need(out, "output", "path"), base),
             levels=(
@@ -223,6 +243,7 @@ class Job:
             roles_to_doc(self.roles, str)
         # the output's format, nothing read written over; the input's checksum
         digest = before_work(self, write_job)
+        input_changed(self.input, self.recorded_input, digest)
         if self.privacy is not None:
             return dp.run(self, self.privacy, write_job, digest)
         k = self.k
@@ -247,6 +268,8 @@ class Job:
                 raise ConfigError(
                     f"job file: [result] levels name unknown quasi-identifier(s) {unknown}"
                 )
+            where = "job file: [result] levels"
+            refuse_levels_without_hierarchy(self.levels, qis, self.hierarchies, where)
         # as a search and a release group it (the levels applied: as a complete search)
         algorithm = self.algorithm if searching else "incognito"
         floors = floors_for(algorithm, criteria, "loss", k, self.max_suppression, self.preference)

@@ -168,3 +168,34 @@ def unchanged(column: str, path: Path, recorded: str | None) -> None:
             f"({current[:16]}...) differ; refusing to apply another hierarchy than the one "
             "recorded (to use the file as it is now, delete its sha256 from the job file)"
         )
+
+
+# how a column is given a hierarchy: on the command line, in a job file
+CLI_HOW = (
+    "with --hierarchy {c}=FILE (an ARX CSV, a hierarchy JSON or a builder spec JSON) or a "
+    "--hierarchies folder holding {c}.csv"
+)
+JOB_HOW = (
+    "under [hierarchies.{c}] (path = an ARX CSV or JSON file, or builder = interval, date, "
+    "masking or ordered)"
+)
+
+
+def refuse_levels_without_hierarchy(
+    levels: dict[str, int] | None,
+    quasi_identifiers: Collection[str],
+    with_hierarchy: Collection[str],
+    where: str,
+    how: str = JOB_HOW,
+) -> None:
+    """A level above 0 for a quasi-identifier that has no hierarchy (none of
+    `with_hierarchy`), refused naming it, `where` it was given (an option, a
+    job file's key) and `how` it is given one (a quasi-identifier without a
+    hierarchy is kept as it is, at level 0). A column that is no
+    quasi-identifier is left to the check that names those."""
+    for col, level in (levels or {}).items():
+        if level > 0 and col in quasi_identifiers and col not in with_hierarchy:
+            raise ConfigError(
+                f"{where} {col}={level}: column {col!r} has no hierarchy, so it stays at "
+                f"level 0 (its values as they are); give it one {how.format(c=col)}"
+            )

@@ -8,6 +8,7 @@ import csv
 import hashlib
 import io
 import os
+import warnings
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -217,3 +218,34 @@ def before_work(job: JobPaths, digest: bool = True) -> str | None:
                     f"cannot write {what} to {str(path)!r}: {e.strerror or e}"
                 ) from None
     return sha256(job.input) if digest and job.input.exists() else None
+
+
+class InputChangedWarning(UserWarning):
+    """A resolved job run over its input, which changed since the job was
+    resolved (the ``[input] sha256`` it recorded differs): the run goes on,
+    as a run on new data does (its levels re-checked), and says so.
+    `path`, `recorded`, `current`: the file and its two checksums."""
+
+    def __init__(self, message: str, path: Path, recorded: str, current: str) -> None:
+        super().__init__(message)
+        self.path, self.recorded, self.current = path, recorded, current
+
+
+def input_changed(input: Path, recorded: tuple[Path, str] | None, digest: str | None) -> None:
+    """An `InputChangedWarning` when `input` is the file a resolved job
+    recorded (`recorded`: its path and sha256) and its checksum now
+    (`digest`, or taken here) differs. Unlike a changed hierarchy, splits
+    or population file (refused: they are the model), the input is the data
+    a job is run again on: its change is noted, not refused."""
+    if recorded is None or not same_file(input, recorded[0]) or not input.exists():
+        return
+    was = recorded[1]
+    now = digest or sha256(input)
+    if now != was:
+        message = (
+            f"job file: [input] {str(input)!r} changed since the job was resolved: its "
+            f"recorded sha256 ({was[:16]}...) and its current one ({now[:16]}...) differ; "
+            "the run reads the file as it is now and re-checks the release on it (to "
+            "silence this note, delete sha256 under [input])"
+        )
+        warnings.warn(InputChangedWarning(message, input, was, now), stacklevel=3)

@@ -5,6 +5,7 @@ Python raises when it is used."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,36 @@ def separator(where: str, value: Any) -> str:
     return value
 
 
+def as_toml(value: Any) -> str:
+    """`value` as a job file writes it: text in double quotes, not Python's repr."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def column_list(where: str, value: Any) -> list[str]:
+    """A list of column names (``key = ["age", "zip"]``), even of one: text
+    alone is refused (it was read as a list of its one name, or of its
+    characters), naming `where` (``[table] key``) and the list meant."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    key = where.rsplit(" ", 1)[-1]
+    if isinstance(value, str):
+        meant = [v.strip() for v in value.split(",") if v.strip()] or [value]
+        raise ConfigError(
+            f"job file: {where} must be a list of column names, got the text {as_toml(value):.80}: "
+            f"write {key} = {as_toml(meant):.80}"
+        )
+    raise _bad(where, f'a list of column names (such as {key} = ["age", "zip"])', value)
+
+
+def _categories(value: Any) -> bool:
+    """Whether `value` is a list of categories, each a list of values."""
+    groups = value if isinstance(value, list | tuple) else None
+    return groups is not None and all(
+        isinstance(g, list | tuple) and all(isinstance(v, str | int | float) for v in g)
+        for g in groups
+    )
+
+
 def tables(where: str, value: Any) -> list[dict[str, Any]]:
     """A list of tables (``[{ type = ..., ... }]``)."""
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -109,6 +140,13 @@ def criteria(where: str, value: Any, base: Path) -> list[dict[str, Any]]:
     a number."""
     out = []
     for spec in tables(where, value):
+        if "categories" in spec and not _categories(spec["categories"]):
+            raise _bad(
+                f"{where} {spec.get('type')} categories",
+                "a list of categories, each a list of values, most sensitive first (such as "
+                'categories = [["HIV"], ["flu", "cold"]])',
+                spec["categories"],
+            )
         population = spec.get("population")
         if spec.get("type") in POPULATION_TABLES and isinstance(population, str):
             label = f"{where} {spec['type']} population"
