@@ -43,7 +43,14 @@ def test_any_document_of_a_jobs_shape_round_trips(
 
 @settings(max_examples=60, deadline=None)
 @given(
-    qis=st.lists(ODD, min_size=1, max_size=4, unique=True),
+    # (but "*" and "^...$", which Polars reads as many columns: refused by
+    # name, tested in test_adversarial)
+    qis=st.lists(
+        ODD.filter(lambda s: s != "*" and not (len(s) > 1 and s[0] == "^" and s[-1] == "$")),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    ),
     name=ODD.filter(lambda s: "/" not in s and s not in (".", "..")),
     separator=st.sampled_from([",", ";", "\t", "|"]),
     k=st.integers(1, 1000),
