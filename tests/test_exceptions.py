@@ -24,7 +24,8 @@ NAMES = [
 
 
 def test_every_exception_is_public_and_the_same_class_everywhere() -> None:
-    assert sorted(exceptions.__all__) == sorted([*NAMES, "UndeclaredColumnsWarning"])
+    warnings = ["InputChangedWarning", "UndeclaredColumnsWarning"]
+    assert sorted(exceptions.__all__) == sorted([*NAMES, *warnings])
     for name in NAMES:
         cls = getattr(exceptions, name)
         # every class the core raises, and the package's one of its own
@@ -38,10 +39,11 @@ def test_every_exception_is_public_and_the_same_class_everywhere() -> None:
     # a parameter of the wrong type is caught as Python's own TypeError too
     assert issubclass(pa.ParameterError, pa.ConfigError)
     assert issubclass(pa.ParameterError, TypeError)
-    # the one warning: a release goes on, and says what it passed through
-    warning = exceptions.UndeclaredColumnsWarning
-    assert warning is pa.UndeclaredColumnsWarning and issubclass(warning, UserWarning)
-    assert warning.__module__ == "polars_anon.exceptions" and not issubclass(warning, pa.AnonError)
+    # the warnings: the work goes on, and says what it did
+    for warning in (exceptions.UndeclaredColumnsWarning, exceptions.InputChangedWarning):
+        assert warning is getattr(pa, warning.__name__) and issubclass(warning, UserWarning)
+        assert warning.__module__ == "polars_anon.exceptions"
+        assert not issubclass(warning, pa.AnonError)
 
 
 def test_a_core_error_names_the_public_module_in_its_traceback() -> None:

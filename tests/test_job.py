@@ -453,7 +453,7 @@ def test_a_run_over_its_input_changed_since_says_so(files: Path) -> None:
     """The input is the data a resolved job is run again on: changed at the
     same path, the run goes on (its levels re-checked) with a warning that
     names the file and both checksums; a hierarchy changed is refused."""
-    from polars_anon.jobs.tables import InputChangedWarning
+    InputChangedWarning = pa.InputChangedWarning
 
     run = pa.Job.from_toml(files / "job.toml").run()
     recorded = sha(files / "january.csv")

@@ -13,10 +13,12 @@ the core and by the package alike, each re-exported as ``pa.<Name>``.
 - `ParameterError`: a parameter of the wrong type (a `ConfigError` that is
   also a `TypeError`, as Python's own calls raise); the message names it.
 
-And one warning (not an error: the release goes on):
+And two warnings (not errors: the work goes on):
 
 - `UndeclaredColumnsWarning`: a release passes columns with no role through
   unchanged; the message names them, with their distinct values.
+- `InputChangedWarning`: a resolved job is run again over its input file,
+  which changed since (its recorded checksum differs).
 
 >>> import polars_anon as pa
 >>> pa.ConfigError.__module__
@@ -24,6 +26,8 @@ And one warning (not an error: the release goes on):
 >>> issubclass(pa.SearchTooLargeError, pa.ConfigError)
 True
 """
+
+from pathlib import Path
 
 from polars_anon._core import (
     AnonError,
@@ -59,10 +63,24 @@ class UndeclaredColumnsWarning(UserWarning):
         self.columns = columns
 
 
+class InputChangedWarning(UserWarning):
+    """A resolved job run over its input, which changed since the job was
+    resolved (the ``[input] sha256`` it recorded differs): the run goes on,
+    as a run on new data does (its levels re-checked), and says so.
+    `path`, `recorded`, `current`: the file and its two checksums."""
+
+    __module__ = "polars_anon.exceptions"
+
+    def __init__(self, message: str, path: Path, recorded: str, current: str) -> None:
+        super().__init__(message)
+        self.path, self.recorded, self.current = path, recorded, current
+
+
 __all__ = [
     "AnonError",
     "ConfigError",
     "HierarchyError",
+    "InputChangedWarning",
     "MissingValueError",
     "NotAnonymousError",
     "ParameterError",

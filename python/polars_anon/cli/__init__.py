@@ -44,7 +44,7 @@ from polars_anon.cli.options import (
     search_options,
 )
 from polars_anon.cli.parser import Parser, subcommand
-from polars_anon.cli.roles import roles_options, undeclared_as_notes
+from polars_anon.cli.roles import roles_options, warnings_as_notes
 from polars_anon.cli.words import in_cli_words
 
 
@@ -186,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:
         return _fail(f"cannot read the data {str(data)!r}: {e.strerror}")
     try:
-        with undeclared_as_notes(getattr(args, "config", None) is not None):
+        with warnings_as_notes(getattr(args, "config", None) is not None):
             code: int = args.run(args)
         return code
     except BrokenPipeError:

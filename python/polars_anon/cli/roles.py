@@ -14,8 +14,7 @@ from pathlib import Path
 
 from polars_anon._core import ConfigError
 from polars_anon.cli.options import names
-from polars_anon.exceptions import UndeclaredColumnsWarning
-from polars_anon.jobs.tables import InputChangedWarning
+from polars_anon.exceptions import InputChangedWarning, UndeclaredColumnsWarning
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
 IDENTIFIER_HELP = (
@@ -148,7 +147,7 @@ def identifiers_arg(roles: Roles) -> dict[str, Pseudonym | Mask | None]:
 
 
 @contextlib.contextmanager
-def undeclared_as_notes(job: bool) -> Iterator[None]:
+def warnings_as_notes(job: bool) -> Iterator[None]:
     """A release's `UndeclaredColumnsWarning` printed as a note on stderr,
     with the command line's ways out (`job`: a job file's), every time (a
     command makes one release), and a job's `InputChangedWarning` as its

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from polars_anon import engines
 from polars_anon._core import ConfigError
+from polars_anon.exceptions import InputChangedWarning
 from polars_anon.release.write import format_of, target
 from polars_anon.roles.spec import Roles
 
@@ -218,17 +219,6 @@ def before_work(job: JobPaths, digest: bool = True) -> str | None:
                     f"cannot write {what} to {str(path)!r}: {e.strerror or e}"
                 ) from None
     return sha256(job.input) if digest and job.input.exists() else None
-
-
-class InputChangedWarning(UserWarning):
-    """A resolved job run over its input, which changed since the job was
-    resolved (the ``[input] sha256`` it recorded differs): the run goes on,
-    as a run on new data does (its levels re-checked), and says so.
-    `path`, `recorded`, `current`: the file and its two checksums."""
-
-    def __init__(self, message: str, path: Path, recorded: str, current: str) -> None:
-        super().__init__(message)
-        self.path, self.recorded, self.current = path, recorded, current
 
 
 def input_changed(input: Path, recorded: tuple[Path, str] | None, digest: str | None) -> None:
