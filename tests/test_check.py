@@ -52,8 +52,12 @@ def test_survey_suppresses_the_italic_tuples() -> None:
         assert set(range(1, 10)) - set(out.get_column("row").to_list()) == gone
         assert out.get_column("row").to_list() == sorted(out.get_column("row").to_list())
     assert not pa.check(lf, ["Race", "ZIP"], 2, hs, max_suppression=2).k_anonymous
-    with pytest.raises(pa.NotAnonymousError, match="6 tuple"):
+    with pytest.raises(pa.NotAnonymousError) as caught:
         pa.generalize(lf, hs, {"Race": 0, "ZIP": 0}, k=2, max_suppression=2).collect()
+    assert str(caught.value) == (
+        "levels Race=0, ZIP=0 leave 6 tuple(s) in groups that are smaller than k = 2, more "
+        "than max_suppression = 2 allows (2 of this table's 9 rows)"
+    )
 
 
 def test_the_report_says_which_groups_are_kept() -> None:
@@ -173,7 +177,9 @@ def test_every_kind_of_input_gives_the_same_report() -> None:
 
 def test_errors_name_columns_and_values() -> None:
     lf, hs = pa.datasets.patients()
-    with pytest.raises(pa.ConfigError, match=r"unknown column.*'Age'"):
+    with pytest.raises(
+        pa.ConfigError, match=r"^unknown column: Age; the data has columns: Birthdate, Sex"
+    ):
         pa.check(lf, ["Age"], 2, hs)
     # a slip of case or of a letter is named with the column it stands for;
     # a name like no column gets no guess
@@ -198,8 +204,10 @@ def test_errors_name_columns_and_values() -> None:
     assert "same number" not in str(missed.value)
     with pytest.raises(pa.ConfigError) as caught:
         pa.search(lf, ["Sex", "religion"], 2, hs, progress=False)
-    assert "unknown column(s) ['religion']" in str(caught.value)
+    assert str(caught.value).startswith("unknown column: religion; the data has columns: ")
     assert "did you mean" not in str(caught.value)
+    with pytest.raises(pa.ConfigError, match=r"^unknown columns: Dept, Name; the data has"):
+        pa.check(lf, ["Sex", "Dept", "Name"], 2, hs)
     bad = lf.with_columns(pl.col("Zipcode").replace(53703, 99999))
     with pytest.raises(pa.MissingValueError, match=r"'Zipcode'.*\"99999\""):
         pa.check(bad, ["Zipcode"], 2, hs)
@@ -214,7 +222,10 @@ def test_errors_name_columns_and_values() -> None:
         pa.check(lf, ["Sex"], 2, hs, max_suppression=1.5)
     with pytest.raises(pa.ConfigError, match="above its hierarchy's height"):
         pa.check(lf, ["Sex"], 2, hs, {"Sex": 3})
-    with pytest.raises(pa.ConfigError, match="not quasi-identifiers"):
+    with pytest.raises(
+        pa.ConfigError,
+        match=r"^levels name Zipcode, which is not a quasi-identifier \(quasi-identifiers: Sex\)$",
+    ):
         pa.check(lf, ["Sex"], 2, hs, {"Zipcode": 1})
     with pytest.raises(TypeError, match="__arrow_c_stream__"):
         pa.check([1, 2, 3], ["Sex"], 2, hs)
@@ -369,13 +380,15 @@ def test_local_recoding_checks_its_columns_as_every_entry_point_does() -> None:
     lf, hs = pa.datasets.adult()
     df = lf.collect().head(500)
     cats = [["<=50K"], [">50K"]]
-    with pytest.raises(pa.ConfigError, match=r"\['race'\] cannot be both"):
+    with pytest.raises(
+        pa.ConfigError, match=r"cannot be both quasi-identifier and sensitive: race$"
+    ):
         pa.local_recoding(df, ["race", "sex"], hs, 2, [pa.PPlusSensitive(2, "race", cats)])
-    with pytest.raises(pa.ConfigError, match=r"named twice: \['sex'\]"):
+    with pytest.raises(pa.ConfigError, match=r"named twice: sex$"):
         pa.local_recoding(df, ["sex", "sex"], hs, 2)
-    with pytest.raises(pa.ConfigError, match=r"named twice: \['sex'\]"):
+    with pytest.raises(pa.ConfigError, match=r"named twice: sex$"):
         pa.check(df, ["sex", "sex"], k=2, hierarchies=hs)
-    with pytest.raises(pa.ConfigError, match=r"named twice: \['sex'\]"):
+    with pytest.raises(pa.ConfigError, match=r"named twice: sex$"):
         pa.search(df, ["sex", "sex"], hierarchies=hs, k=2)
     # nulls: named, with the way out (local recoding takes no nulls="value")
     holes = df.with_columns(

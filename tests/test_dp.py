@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from pathlib import Path
 
 import polars as pl
@@ -285,6 +286,9 @@ def test_a_fixed_scheme_spends_all_of_epsilon_on_the_release(
     recount(out, qis, r.k)
     assert out.height == r.released
     assert "data-independent" in repr(r)
+    # its levels read as text, as the other reports' do
+    assert re.search(r"\n  levels +age=2  sex=0  race=1\n", repr(r))
+    assert "age=2  sex=0  race=1" in r._repr_html_() and "{" not in repr(r)
 
 
 @pytest.mark.parametrize("metric", ["entropy", "discernibility"])
@@ -346,7 +350,7 @@ def test_the_search_refuses_a_column_without_a_hierarchy_and_names_its_budget(
     # an identity hierarchy would be built from the data's own values: the
     # loss score's leaf count then moves with one record (a helper measured
     # a score gap moving by 28.7 where the mechanism assumes at most 2)
-    with pytest.raises(pa.ConfigError, match=r"\['sex'\] have no hierarchy"):
+    with pytest.raises(pa.ConfigError, match=r"^the quasi-identifier sex has no hierarchy"):
         pa.differential_privacy(df, ["age", "sex"], {"age": hs["age"]}, 1.0, 1e-5, seed=1)
     # with the levels fixed there is no search: the identity is a fixed map
     fixed = pa.differential_privacy(

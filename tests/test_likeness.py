@@ -278,6 +278,12 @@ def test_values_monotonicity_and_pickles() -> None:
     assert made[0] != made[1] and made[0] != BetaLikeness(1, "t")
     assert repr(made[1]) == "BetaLikeness(attribute='s', beta=1.0, enhanced=True)"
     assert repr(made[2]) == "DeltaDisclosure(attribute='s', delta=1.5)"
+    # and in words, as reports show them
+    assert [str(c) for c in made] == [
+        "basic beta-likeness 1 of s",
+        "enhanced beta-likeness 1 of s",
+        "delta-disclosure privacy 1.5 of s",
+    ]
     assert [pickle.loads(pickle.dumps(c)) for c in made] == made
     with pytest.raises(AttributeError, match="frozen"):
         made[0].beta = 2  # type: ignore[misc]

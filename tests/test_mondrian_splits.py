@@ -250,10 +250,10 @@ def test_what_cannot_be_re_applied_is_refused() -> None:
     splits = pa.mondrian(df.head(5000), QIS, 5, hs).splits
     with pytest.raises(pa.ConfigError, match="mode='relaxed' takes none"):
         pa.mondrian(df, QIS, 5, hs, mode="relaxed", splits=splits)
-    with pytest.raises(pa.ConfigError, match=r"lack column\(s\) \['level'\]"):
+    with pytest.raises(pa.ConfigError, match="lack column: level;"):
         pa.mondrian(df, QIS, 5, hs, splits=splits.drop("level"))
     renamed = splits.with_columns(pl.col("attribute").replace("sex", "gender"))
-    with pytest.raises(pa.ConfigError, match=r"cut \['gender'\], not quasi-identifiers"):
+    with pytest.raises(pa.ConfigError, match="cut gender, not quasi-identifiers"):
         pa.mondrian(df, QIS, 5, hs, splits=renamed)
     # age cut as a number, split here as a set of values
     with pytest.raises(pa.ConfigError, match="'age' was cut as a number"):
@@ -315,7 +315,7 @@ def test_odd_splits_tables_are_refused_by_name() -> None:
     df, hs = adult()
     splits = pa.mondrian(df.head(5000), QIS, 5, hs).splits
     half = splits.with_columns(pl.col("level").cast(pl.Float64) + 0.5)
-    with pytest.raises(pa.ConfigError, match=r"\['level'\] must hold whole numbers"):
+    with pytest.raises(pa.ConfigError, match="splits' column level must hold whole numbers"):
         pa.mondrian(df, QIS, 5, hs, splits=half)
     with pytest.raises(pa.ConfigError, match="got pandas"):
         pa.mondrian(df, QIS, 5, hs, splits=splits.to_pandas())

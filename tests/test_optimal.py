@@ -185,8 +185,51 @@ def test_heuristic_is_reproducible_and_bounded_in_time() -> None:
     assert df.height - release.height <= 0.01 * df.height
     assert "not proven" in repr(short)
     # its `minimal` are the nodes of its best value, and its summary says so
-    assert f"optimum ({min(5, short.minimal.height)} of {short.minimal.height})" in repr(short)
-    assert "minimal (" not in repr(short)
+    # (the best it found: not proven optimal)
+    assert f"best found ({min(5, short.minimal.height)} of {short.minimal.height})" in repr(short)
+    assert "minimal (" not in repr(short) and "optimum (" not in repr(short)
+    assert "optimum (" in repr(runs[0]) and "best found" not in repr(runs[0])
+
+
+def test_a_walk_titles_its_nodes_optimum_only_when_it_proved_them() -> None:
+    """A walk stopped before it proved its best nodes optimal (a heuristic's
+    time limit) titles them the best found. Whether a search stops in time
+    depends on the machine, so the summary is given a search's figures."""
+    from types import SimpleNamespace
+
+    from polars_anon.results.summary import rows
+
+    stats = SimpleNamespace(
+        nodes_checked=3, nodes_marked=2, nodes_projected=0, table_scans=1, phase_ms={"total": 1.0}
+    )
+
+    def shown(algorithm: str, proven: bool) -> list[str]:
+        searched = SimpleNamespace(
+            algorithm=algorithm,
+            variant=None,
+            reason=None,
+            metric="loss",
+            proven_optimal=proven,
+            complete=algorithm not in ("optimal", "heuristic"),
+            k=2,
+            criteria=[pa.PSensitive(2, "s")],
+            max_suppression=0,
+            suppression=0,
+            quasi_identifiers=["age", "zip"],
+            stopped=None if proven else "the time limit (0.3 s)",
+            stats=stats,
+        )
+        return [
+            f"{label}: {value}" for label, value in rows(searched, [[1, 0]], [[1, 0]], None, [2, 3])
+        ]
+
+    not_proven = shown("heuristic", False)
+    assert any(line.startswith("best found (1 of 1): ") for line in not_proven)
+    assert "optimum: loss: not proven (best found)" in not_proven
+    assert "criteria: 2-sensitive s" in not_proven
+    for algorithm in ("heuristic", "optimal"):
+        assert any(line.startswith("optimum (1 of 1): ") for line in shown(algorithm, True))
+    assert any(line.startswith("minimal (1 of 1): ") for line in shown("incognito", True))
 
 
 @pytest.mark.parametrize("sup", [0, 0.01])

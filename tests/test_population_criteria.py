@@ -231,6 +231,11 @@ def test_parameters_and_refusals(
         repr(d)
         == f"DPresence(d_min=0.0, d_max=0.5, population=<DataFrame of {people.height} rows>)"
     )
+    # and in words, as reports show them
+    table = f"a population table of {people.height:,} records"
+    assert str(d) == f"delta-presence 0 to 0.5 against {table}"
+    assert str(pa.KMap(2, population=people)) == f"2-map against {table}"
+    assert str(pa.KMap(2, population=people.lazy())) == "2-map against a population table"
     qis = ["age", "sex"]
     # the study must be a subset of the population
     with pytest.raises(pa.ConfigError, match="not a subset of the population"):

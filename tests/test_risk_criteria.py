@@ -178,6 +178,19 @@ def test_parameters_and_where_they_are_refused(
     c = pa.AverageRisk(0.1)
     assert c.monotone and c.monotone_with_suppression and c == pa.AverageRisk(0.1)
     assert repr(c) == "AverageRisk(max_risk=0.1)"
+    # and in words, as reports show them
+    assert str(c) == "average re-identification risk at most 0.1"
+    assert str(pa.SampleUniqueness(0.02)) == "share of sample uniques at most 0.02"
+    assert (
+        str(pa.PopulationUniqueness(0.01, 1_000_000, "pitman"))
+        == "share of population uniques at most 0.01 in a population of 1,000,000 records "
+        "(pitman model)"
+    )
+    assert (
+        str(pa.KMap(5, 250_000, estimator="zero_truncated_poisson"))
+        == "5-map in a population of 250,000 records (estimated: zero-truncated-poisson, "
+        "significance 0.05)"
+    )
     df, hs = adult
     with pytest.raises(pa.ConfigError, match="AverageRisk is a model of the whole release"):
         pa.mondrian(df.head(500), ["age", "sex"], 2, hs, criteria=[c])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def test_sun_tables_hold_and_their_reverse_cases_fail() -> None:
 
 
 def test_categories_must_cover_the_values() -> None:
-    with pytest.raises(pa.ConfigError, match=r"'Disease' in no category: \['Flu'"):
+    with pytest.raises(pa.ConfigError, match=r"'Disease' in no category: 'Flu', 'Indigestion'$"):
         pa.check(TABLE_5, QI, 4, criteria=[pa.PPlusSensitive(2, "Disease", TABLE_4[:3])])
     with pytest.raises(pa.ConfigError, match="both quasi-identifier and sensitive"):
         pa.check(TABLE_5, QI, 4, criteria=[pa.PSensitive(2, "Zip")])
@@ -360,6 +361,49 @@ def test_criteria_are_frozen_values() -> None:
         with pytest.raises(AttributeError, match="frozen"):
             del c.attribute
         assert c.attribute == "s"
+
+
+def test_criteria_read_as_text_in_reports() -> None:
+    """A report (a search's summary, as text and HTML; a check's; Mondrian's)
+    names each criterion in words; repr stays the Python call."""
+    h = pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])
+    texts = [
+        (pa.PSensitive(2, "salary-class"), "2-sensitive salary-class"),
+        (pa.DistinctLDiversity(3, "occupation"), "distinct 3-diversity of occupation"),
+        (pa.EntropyLDiversity(1.5, "s"), "entropy 1.5-diversity of s"),
+        (pa.RecursiveCLDiversity(3, 2, "s"), "recursive (3, 2)-diversity of s"),
+        (
+            pa.TCloseness(0.2, "salary-class", "ordered"),
+            "t-closeness 0.2 of salary-class (ordered distance)",
+        ),
+        (pa.TCloseness(0.3, "s"), "t-closeness 0.3 of s (equal distance)"),
+        (
+            pa.TCloseness(0.3, "s", "hierarchical", h),
+            "t-closeness 0.3 of s (hierarchical distance)",
+        ),
+        (pa.PPlusSensitive(2, "s", [["a"], ["b"]]), "2+-sensitive s (2 categories)"),
+        (
+            pa.PPlusSensitive(2, "s", (h, 1)),
+            "2+-sensitive s (categories at level 1 of a hierarchy)",
+        ),
+        (pa.PAlphaSensitive(2, 0.5, "s", (("a",), ("b",))), "(2, 0.5)-sensitive s (2 categories)"),
+    ]
+    for c, text in texts:
+        assert c.describe() == str(c) == f"{c}" == text
+        assert repr(c).startswith(type(c).__name__ + "(attribute='")
+    df = pl.DataFrame({"zip": ["1", "1", "2", "2"], "s": ["a", "b", "a", "b"]})
+    hs = {"zip": pa.Hierarchy.from_rows([["1", "*"], ["2", "*"]])}
+    criteria = [pa.DistinctLDiversity(2, "s"), pa.TCloseness(0.5, "s")]
+    said = "distinct 2-diversity of s; t-closeness 0.5 of s (equal distance)"
+    r = pa.search(df, ["zip"], hs, 2, criteria=criteria, progress=False)
+    for shown in (repr(r), r._repr_html_()):
+        # (the text wraps the row)
+        assert said in " ".join(shown.split()) and "DistinctLDiversity(" not in shown
+    report = str(pa.check(df, ["zip"], 2, hs, criteria=criteria))
+    assert re.search(r"criteria +" + re.escape(said), " ".join(report.split()))
+    assert "TCloseness(" not in report
+    m = pa.mondrian(df, ["zip"], 2, hs, criteria=criteria[:1])
+    assert "model" in repr(m) and "k = 2; distinct 2-diversity of s" in repr(m)
 
 
 def test_too_wide_for_a_sensitive_model_says_how_wide_and_the_ways_out() -> None:

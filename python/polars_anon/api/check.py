@@ -110,7 +110,7 @@ def check_prepared(
         distortion=m.distortion,
         loss=m.loss,
         group_sizes=sizes,
-        criteria=[repr(c) for c in listed(criteria)],
+        criteria=[c.describe() for c in listed(criteria)],
         released_sizes=groups.get_column("n"),
         columns=_columns(prep, lv, m.suppressed, roles or Roles()),
         suppressed_groups=why,

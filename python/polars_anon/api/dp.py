@@ -24,6 +24,7 @@ from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import as_int, as_real, choice, columns_of
 from polars_anon.prepare.f0 import prepare
+from polars_anon.reports.render import names_text, plural
 from polars_anon.results.dp import DPResult
 
 # SafePub's evaluation: 300 steps, a tenth of epsilon for the search
@@ -132,10 +133,11 @@ def differential_privacy(
         # (the loss score's change grew with the rows), past the
         # sensitivity the exponential mechanism's epsilon assumes
         raise ConfigError(
-            f"quasi-identifier(s) {unbuilt} have no hierarchy in hierarchies=: SafePub's "
-            "search scores nodes through each column's hierarchy, which must not come from "
-            "the data (one built from its own values moves with each record). Give each a "
-            "hierarchy over the column's whole domain (pa.Hierarchy.from_rows([[v, '*'] for "
+            f"the {plural('quasi-identifier', unbuilt)} {names_text(unbuilt)} "
+            f"{'has' if len(unbuilt) == 1 else 'have'} no hierarchy in hierarchies=: SafePub's "
+            "search scores nodes through each column's hierarchy, which must not "
+            "come from the data (one built from its own values moves with each record). Give "
+            "each a hierarchy over the column's whole domain (pa.Hierarchy.from_rows([[v, '*'] for "
             "v in domain]), or a pa.hierarchy builder given the domain, not the column), or "
             "fix the levels with generalization="
         )
@@ -185,7 +187,13 @@ def differential_privacy(
         unknown = [c for c in generalization if c not in qis]
         if unknown:
             raise ConfigError(
-                f"generalization names {unknown}, which are not quasi-identifiers {qis}"
+                f"generalization names {names_text(unknown)}, which "
+                + (
+                    "is not a quasi-identifier"
+                    if len(unknown) == 1
+                    else "are not quasi-identifiers"
+                )
+                + f" (quasi-identifiers: {names_text(qis)})"
             )
         levels = prep.levels(dict(generalization))
     suppressed = prep.problem.evaluate(levels, k).suppressed

@@ -16,6 +16,7 @@ from polars_anon.inputs.nulls import no_nulls
 from polars_anon.inputs.params import check_k, columns_of
 from polars_anon.prepare.encode import encode_values
 from polars_anon.release.buffers import compacted
+from polars_anon.reports.render import names_text
 from polars_anon.results.local import LocalRecoding
 from polars_anon.roles.polars import identify
 from polars_anon.roles.resolve import resolve
@@ -60,7 +61,8 @@ def local_recoding(
     missing_h = [q for q in qis if q not in hs_by_col]
     if missing_h:
         raise ConfigError(
-            f"local recoding needs a hierarchy for every quasi-identifier: {missing_h}"
+            "local recoding needs a hierarchy for every quasi-identifier; none for "
+            + names_text(missing_h)
         )
     check_groupable(frame.schema, qis + sens, qis)
     check_zeros(hs_by_col, [q for q in qis if frame.schema[q].is_float()])

@@ -15,6 +15,7 @@ from polars_anon.inputs.frames import as_frame, unknown_columns
 from polars_anon.inputs.hierarchies import Hierarchies, resolve_hierarchies
 from polars_anon.inputs.params import as_bool, check_k, columns_of
 from polars_anon.prepare.f0 import prepare
+from polars_anon.reports.render import names_text, one_of
 from polars_anon.results import mondrian_splits
 from polars_anon.results.mondrian import MondrianResult
 from polars_anon.results.mondrian_cuts import partition, temporal, units_of
@@ -99,7 +100,7 @@ def mondrian(
     ['[21-22]', '[21-22]', '[23-24]', '[23-24]', '[35-36]', '[35-36]', '[37-38]', '[37-38]']
     """
     if not isinstance(mode, str) or mode not in MODES:
-        raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
+        raise ConfigError(f"mode must be {one_of(MODES)}, got {mode!r}")
     if splits is not None:
         if mode != "strict":
             raise ConfigError("recorded splits are re-applied strictly: mode='relaxed' takes none")
@@ -121,9 +122,10 @@ def mondrian(
         if bad:
             types = ", ".join(f"{q}: {schema[q]}" for q in bad if q in schema)
             raise ConfigError(
-                f"numeric names {bad}, which are not quasi-identifiers of an integer, "
+                f"numeric names {names_text(bad)}, not quasi-identifiers of an integer, "
                 f"float, date or datetime type ({types or 'not in the table'}; a CSV's "
-                f"dates are read as text: cast them, or read Parquet); quasi-identifiers: {qis}"
+                "dates are read as text: cast them, or read Parquet); quasi-identifiers: "
+                + names_text(qis)
             )
     given = resolve_hierarchies(hierarchies, qis)
     hs = {q: h for q, h in given.items() if q in qis and q not in numbers}

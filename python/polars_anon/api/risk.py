@@ -18,6 +18,7 @@ from polars_anon.inputs.params import Levels, is_bool
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import group_sizes
 from polars_anon.release.population import classes_in
+from polars_anon.reports.render import levels_text, listing, names_text, plural
 from polars_anon.reports.risk import RiskReport, report
 
 
@@ -65,13 +66,14 @@ def risk(
     table = zeros_folded(table, qis)
     missing = [q for q in qis if q not in table.collect_schema()]
     if missing:
-        raise ConfigError(f"the population table has no column(s) {missing}")
+        raise ConfigError(f"the population table has no {listing('column', missing)}")
     if prep.nulls != "value":
         nulls_of = table.select(pl.col(qis).null_count()).collect(engine="streaming").row(0)
         holes = [q for q, n in zip(qis, nulls_of, strict=True) if n]
         if holes:
             raise MissingValueError(
-                f"population column(s) {holes} hold null values; fill or drop them, "
+                f"the population's {plural('column', holes)} {names_text(holes)} "
+                f"{'holds' if len(holes) == 1 else 'hold'} null values; fill or drop them, "
                 "or pass nulls='value'"
             )
     # the table's rows, or on DuckDB and Spark its F0, each row of which
@@ -84,7 +86,7 @@ def risk(
         first = absent.select(qis).row(0, named=True)
         raise ConfigError(
             f"{absent.height} class(es) of the table are not in the population table, "
-            f"first: {first}; the population must contain the sample"
+            f"first: {levels_text(first, ', ')}; the population must contain the sample"
         )
     return report(
         qis,

@@ -25,6 +25,7 @@ from polars_anon.inputs.params import (
 )
 from polars_anon.prepare.f0 import prepare
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.reports.render import one_of
 from polars_anon.results.best import OF_METRIC, WALKS
 from polars_anon.results.call import SearchCall
 from polars_anon.results.search import SearchResult
@@ -256,10 +257,10 @@ def _options(algorithm: str, variant: str | None, metric: str, seed: Any) -> tup
     algorithm's default) and its seed."""
     if algorithm != "auto" and algorithm not in VARIANTS:
         raise ConfigError(
-            f"unknown algorithm {algorithm!r}; expected one of {['auto', 'mu_argus', *VARIANTS]}"
+            f"unknown algorithm {algorithm!r}; expected {one_of(['auto', 'mu_argus', *VARIANTS])}"
         )
     if metric not in METRICS:
-        raise ConfigError(f"unknown metric {metric!r}; expected one of {list(METRICS)}")
+        raise ConfigError(f"unknown metric {metric!r}; expected {one_of(METRICS)}")
     seed = as_int("seed", seed)
     if not 0 <= seed < 2**64:
         raise ConfigError(f"seed must be an integer in [0, 2^64), got {seed}")
@@ -277,7 +278,7 @@ def _variant(algorithm: str, variant: str | None) -> str | None:
         return variants[0] if variants else None
     if variant not in variants:
         raise ConfigError(
-            f"algorithm {algorithm!r} has no variant {variant!r}; expected one of {variants}"
+            f"algorithm {algorithm!r} has no variant {variant!r}; expected {one_of(variants)}"
         )
     return variant
 

@@ -58,6 +58,18 @@ def _shown(value: Any) -> str:
     return f"<{type(value).__name__}>" if is_table(value) else repr(value)
 
 
+def number(x: float) -> str:
+    """A real parameter as a report writes it: ``0.2``, ``3``, ``1e-09``."""
+    return f"{x:g}"
+
+
+def table_text(table: Any) -> str:
+    """A population table as a report names it."""
+    if isinstance(table, pl.DataFrame):
+        return f"a population table of {table.height:,} record{'' if table.height == 1 else 's'}"
+    return "a population table"
+
+
 class Criterion:
     """Base class: a requirement on the sensitive values of every QI group.
 
@@ -88,6 +100,14 @@ class Criterion:
     def __repr__(self) -> str:
         shown = ", ".join(f"{f}={_shown(getattr(self, f))}" for f in self._fields)
         return f"{type(self).__name__}({shown})"
+
+    def describe(self) -> str:
+        """The model in words, as reports and messages show it: ``distinct
+        3-diversity of occupation``, ``2-sensitive salary-class``."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.describe()
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):

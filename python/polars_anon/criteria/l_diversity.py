@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from polars_anon._core import CoreCriterion
-from polars_anon.criteria.base import Criterion, count_param, real_param
+from polars_anon.criteria.base import Criterion, count_param, number, real_param
 
 
 class DistinctLDiversity(Criterion):
@@ -21,6 +21,9 @@ class DistinctLDiversity(Criterion):
         object.__setattr__(self, "l", count_param("DistinctLDiversity", "l", l))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def describe(self) -> str:
+        return f"distinct {self.l}-diversity of {self.attribute}"
 
     def feasible(self, values: list[str]) -> None:
         self._needs("l", self.l, values)
@@ -42,6 +45,9 @@ class EntropyLDiversity(Criterion):
         object.__setattr__(self, "l", real_param("EntropyLDiversity", "l", l))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def describe(self) -> str:
+        return f"entropy {number(self.l)}-diversity of {self.attribute}"
 
     def feasible(self, values: list[str]) -> None:
         # the entropy of m values is at most log(m)
@@ -66,6 +72,9 @@ class RecursiveCLDiversity(Criterion):
         object.__setattr__(self, "l", count_param("RecursiveCLDiversity", "l", l))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def describe(self) -> str:
+        return f"recursive ({number(self.c)}, {self.l})-diversity of {self.attribute}"
 
     def feasible(self, values: list[str]) -> None:
         self._needs("l", self.l, values)

@@ -5,7 +5,7 @@ them; ``src/criteria/likeness.rs``."""
 from __future__ import annotations
 
 from polars_anon._core import CoreCriterion
-from polars_anon.criteria.base import Criterion, real_param
+from polars_anon.criteria.base import Criterion, number, real_param
 from polars_anon.inputs.params import as_bool
 
 
@@ -30,6 +30,10 @@ class BetaLikeness(Criterion):
         object.__setattr__(self, "enhanced", as_bool("BetaLikeness: enhanced", enhanced))
         self._validate()
 
+    def describe(self) -> str:
+        kind = "enhanced" if self.enhanced else "basic"
+        return f"{kind} beta-likeness {number(self.beta)} of {self.attribute}"
+
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.beta_likeness(self.beta, self._attr(values_of), self.enhanced)
 
@@ -51,6 +55,9 @@ class DeltaDisclosure(Criterion):
         object.__setattr__(self, "delta", real_param("DeltaDisclosure", "delta", delta))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def describe(self) -> str:
+        return f"delta-disclosure privacy {number(self.delta)} of {self.attribute}"
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.delta_disclosure(self.delta, self._attr(values_of))

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from polars_anon._core import ConfigError, CoreCriterion, Hierarchy
-from polars_anon.criteria.base import Criterion, count_param, real_param
+from polars_anon.criteria.base import Criterion, count_param, number, real_param
+from polars_anon.reports.render import values_text
 
 Categories = Sequence[Sequence[str]] | tuple[Hierarchy, int]
 
@@ -38,10 +39,17 @@ def _category_codes(
     missing = [v for v in values if v not in of]
     if missing:
         raise ConfigError(
-            f"{name}: value(s) of '{attribute}' in no category: {missing[:10]}"
+            f"{name}: value(s) of '{attribute}' in no category: {values_text(missing[:10])}"
             + (f" ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
         )
     return [of[v] for v in values], count
+
+
+def _categories_text(categories: Categories) -> str:
+    """How the values are sorted into categories, in words."""
+    if isinstance(categories, tuple) and categories and isinstance(categories[0], Hierarchy):
+        return f"categories at level {categories[1]} of a hierarchy"
+    return f"{len(categories)} categories"
 
 
 class PSensitive(Criterion):
@@ -57,6 +65,9 @@ class PSensitive(Criterion):
         object.__setattr__(self, "p", count_param("PSensitive", "p", p))
         object.__setattr__(self, "attribute", attribute)
         self._validate()
+
+    def describe(self) -> str:
+        return f"{self.p}-sensitive {self.attribute}"
 
     def feasible(self, values: list[str]) -> None:
         self._needs("p", self.p, values)
@@ -83,6 +94,9 @@ class PPlusSensitive(Criterion):
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "categories", categories)
         self._validate()
+
+    def describe(self) -> str:
+        return f"{self.p}+-sensitive {self.attribute} ({_categories_text(self.categories)})"
 
     def feasible(self, values: list[str]) -> None:
         codes, _ = _category_codes("PPlusSensitive", self.attribute, values, self.categories)
@@ -112,6 +126,12 @@ class PAlphaSensitive(Criterion):
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "categories", categories)
         self._validate()
+
+    def describe(self) -> str:
+        return (
+            f"({self.p}, {number(self.alpha)})-sensitive {self.attribute} "
+            f"({_categories_text(self.categories)})"
+        )
 
     def feasible(self, values: list[str]) -> None:
         self._needs("p", self.p, values)

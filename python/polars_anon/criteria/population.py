@@ -14,7 +14,14 @@ from typing import Any, ClassVar
 import polars as pl
 
 from polars_anon._core import ConfigError, CoreCriterion, Hierarchy, Problem
-from polars_anon.criteria.base import Criterion, Populations, is_table, real_param
+from polars_anon.criteria.base import (
+    Criterion,
+    Populations,
+    is_table,
+    number,
+    real_param,
+    table_text,
+)
 
 
 def table_param(criterion: str, population: Any) -> Any:
@@ -88,6 +95,12 @@ class DPresence(Criterion):
         object.__setattr__(self, "d_max", real_param("DPresence", "d_max", d_max))
         object.__setattr__(self, "population", table_param("DPresence", population))
         self._validate()
+
+    def describe(self) -> str:
+        return (
+            f"delta-presence {number(self.d_min)} to {number(self.d_max)} against "
+            f"{table_text(self.population)}"
+        )
 
     @property
     def needs_population(self) -> bool:

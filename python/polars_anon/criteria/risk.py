@@ -13,8 +13,17 @@ import numbers
 from typing import Any, ClassVar
 
 from polars_anon._core import ConfigError, CoreCriterion
-from polars_anon.criteria.base import Criterion, Populations, count_param, is_table, real_param
+from polars_anon.criteria.base import (
+    Criterion,
+    Populations,
+    count_param,
+    is_table,
+    number,
+    real_param,
+    table_text,
+)
 from polars_anon.criteria.population import counted, probe
+from polars_anon.reports.render import one_of
 
 
 class AverageRisk(Criterion):
@@ -43,6 +52,9 @@ class AverageRisk(Criterion):
         object.__setattr__(self, "max_risk", real_param("AverageRisk", "max_risk", max_risk))
         self._validate()
 
+    def describe(self) -> str:
+        return f"average re-identification risk at most {number(self.max_risk)}"
+
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.average_risk(self.max_risk)
 
@@ -66,6 +78,9 @@ class SampleUniqueness(Criterion):
             self, "max_share", real_param("SampleUniqueness", "max_share", max_share)
         )
         self._validate()
+
+    def describe(self) -> str:
+        return f"share of sample uniques at most {number(self.max_share)}"
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.sample_uniqueness(self.max_share)
@@ -119,9 +134,17 @@ class PopulationUniqueness(Criterion):
         )
         object.__setattr__(self, "population", _population("PopulationUniqueness", population))
         if not isinstance(model, str) or model not in MODELS:
-            raise ConfigError(f"PopulationUniqueness: model must be one of {MODELS}, got {model!r}")
+            raise ConfigError(
+                f"PopulationUniqueness: model must be {one_of(MODELS)}, got {model!r}"
+            )
         object.__setattr__(self, "model", model)
         self._validate()
+
+    def describe(self) -> str:
+        return (
+            f"share of population uniques at most {number(self.max_share)} in a population "
+            f"of {self.population:,.0f} records ({self.model} model)"
+        )
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         return CoreCriterion.population_uniqueness(self.max_share, self.population, self.model)
@@ -171,9 +194,17 @@ class KMap(Criterion):
         object.__setattr__(self, "population", population)
         object.__setattr__(self, "significance", real_param("KMap", "significance", significance))
         if not isinstance(estimator, str) or estimator not in ESTIMATORS:
-            raise ConfigError(f"KMap: estimator must be one of {ESTIMATORS}, got {estimator!r}")
+            raise ConfigError(f"KMap: estimator must be {one_of(ESTIMATORS)}, got {estimator!r}")
         object.__setattr__(self, "estimator", estimator)
         self._validate()
+
+    def describe(self) -> str:
+        if is_table(self.population):
+            return f"{self.k}-map against {table_text(self.population)}"
+        return (
+            f"{self.k}-map in a population of {self.population:,.0f} records (estimated: "
+            f"{self.estimator.replace('_', '-')}, significance {number(self.significance)})"
+        )
 
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         if is_table(self.population):

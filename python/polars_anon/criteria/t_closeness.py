@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Literal
 
 from polars_anon._core import ConfigError, CoreCriterion, Hierarchy
-from polars_anon.criteria.base import Criterion, real_param
+from polars_anon.criteria.base import Criterion, number, real_param
+from polars_anon.reports.render import values_text
 
 
 class TCloseness(Criterion):
@@ -43,6 +44,9 @@ class TCloseness(Criterion):
         object.__setattr__(self, "hierarchy", hierarchy)
         self._validate()
 
+    def describe(self) -> str:
+        return f"t-closeness {number(self.t)} of {self.attribute} ({self.distance} distance)"
+
     def core(self, values_of: dict[str, list[str]]) -> CoreCriterion:
         values = values_of[self.attribute]
         attr = self._attr(values_of)
@@ -70,7 +74,7 @@ class TCloseness(Criterion):
             if missing:
                 raise ConfigError(
                     f"TCloseness: value(s) of '{self.attribute}' missing from its hierarchy: "
-                    f"{missing[:10]}"
+                    f"{values_text(missing[:10])}"
                 )
             parents = []
             for lvl in range(h.height):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from polars_anon import _core
 from polars_anon.exceptions import ParameterError
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.reports.render import one_of
 
 METRICS = ("loss", "precision", "entropy", "discernibility", "aecs")
 
@@ -41,7 +42,7 @@ class Scorer:
 
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
-            raise ParameterError(f"metric must be one of {METRICS}, got {self.metric!r}")
+            raise ParameterError(f"metric must be {one_of(METRICS)}, got {self.metric!r}")
         if self.metric in NEED_ROWS and self.unsampled is None:
             raise ParameterError(f"the {self.metric} score needs the table's row count")
 

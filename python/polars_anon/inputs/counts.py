@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._core import ConfigError
+from polars_anon.reports.render import levels_text, names_text
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class FrequencySet:
         if count not in frame.columns:
             raise ConfigError(
                 f"the counts frame has no count column {count!r}; its columns are "
-                f"{frame.columns} (name it with count=)"
+                f"{names_text(frame.columns)} (name it with count=)"
             )
         counts = frame.get_column(count)
         if not counts.dtype.is_integer():
@@ -52,7 +53,7 @@ class FrequencySet:
             bad = frame.filter(pl.col(count).is_null() | (pl.col(count) < 1)).head(1)
             raise ConfigError(
                 f"count column {count!r} must hold counts of at least 1; first bad row: "
-                f"{bad.row(0, named=True) if bad.height else 'a null count'}"
+                f"{levels_text(bad.row(0, named=True), ', ') if bad.height else 'a null count'}"
             )
         keys = [c for c in frame.columns if c != count]
         if not keys:

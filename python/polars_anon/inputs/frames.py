@@ -12,6 +12,7 @@ import polars as pl
 from polars_anon._core import ConfigError
 from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.hierarchies import similar
+from polars_anon.reports.render import listing
 
 SIGNED = (pl.Int8, pl.Int16, pl.Int32, pl.Int64)
 
@@ -31,7 +32,7 @@ def unknown_columns(unknown: Sequence[str], columns: Sequence[str]) -> str:
     """The message for names the data has no column of: the columns it has,
     and for a name close to one of them (a case or a typing slip: ``Sex``
     for ``sex``, ``agee`` for ``age``) that column."""
-    msg = f"unknown column(s) {list(unknown)}; the data has {list(columns)}"
+    msg = f"{listing('unknown column', unknown)}; the data has {listing('column', columns)}"
     near = [(u, c) for u in unknown if (c := nearest(u, columns)) is not None]
     if near:
         msg += "; did you mean " + ", ".join(f"{c!r} for {u!r}" for u, c in near) + "?"

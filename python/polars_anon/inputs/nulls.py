@@ -8,6 +8,7 @@ from typing import Any, Literal, TypeAlias
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy, MissingValueError
+from polars_anon.reports.render import one_of
 
 # With nulls="value", a null quasi-identifier is this value (ARX's label for a
 # missing value): a hierarchy row for it places it, else it generalizes
@@ -21,7 +22,7 @@ Nulls: TypeAlias = 'Literal["error", "value"]'
 def nulls_arg(value: Any, where: str = "nulls") -> Nulls:
     """`value` as a `Nulls` option, or an error naming `where`."""
     if value not in NULLS:
-        raise ConfigError(f"{where} must be one of {NULLS}, got {value!r}")
+        raise ConfigError(f"{where} must be {one_of(NULLS)}, got {value!r}")
     return value  # type: ignore[no-any-return]
 
 

@@ -13,6 +13,7 @@ from typing import Any, TypeAlias
 
 from polars_anon._core import ConfigError
 from polars_anon.exceptions import ParameterError
+from polars_anon.reports.render import names_text, one_of
 
 Levels: TypeAlias = "Mapping[str, int] | Sequence[int]"
 
@@ -131,10 +132,12 @@ def columns_of(quasi_identifiers: str | Sequence[str], sensitive: Sequence[str] 
         raise ConfigError("quasi_identifiers: at least one quasi-identifier is needed")
     twice = sorted({q for q in qis if qis.count(q) > 1})
     if twice:
-        raise ConfigError(f"quasi-identifiers named twice: {twice}")
+        raise ConfigError(f"quasi-identifiers named twice: {names_text(twice)}")
     both = sorted(set(sensitive) & set(qis))
     if both:
-        raise ConfigError(f"column(s) {both} cannot be both quasi-identifier and sensitive")
+        raise ConfigError(
+            f"a column cannot be both quasi-identifier and sensitive: {names_text(both)}"
+        )
     return qis
 
 
@@ -148,7 +151,7 @@ def as_bool(name: str, value: Any) -> bool:
 def choice(name: str, value: Any, allowed: Sequence[str]) -> str:
     """`value`, one of the strings `allowed`."""
     if not isinstance(value, str) or value not in allowed:
-        raise ConfigError(f"{name} must be one of {list(allowed)}, got {value!r}")
+        raise ConfigError(f"{name} must be {one_of(allowed)}, got {value!r}")
     return value
 
 

@@ -18,6 +18,7 @@ from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.nulls import Nulls
 from polars_anon.inputs.params import Levels, as_int
 from polars_anon.prepare.population import population
+from polars_anon.reports.render import names_text
 
 COUNT = "__polars_anon_count"
 
@@ -145,8 +146,13 @@ class Prepared:
             unknown = sorted(set(levels) - set(qis))
             if unknown:
                 raise ConfigError(
-                    f"levels name column(s) that are not quasi-identifiers: {unknown}; "
-                    f"quasi-identifiers: {qis}"
+                    f"levels name {names_text(unknown)}, which "
+                    + (
+                        "is not a quasi-identifier"
+                        if len(unknown) == 1
+                        else "are not quasi-identifiers"
+                    )
+                    + f" (quasi-identifiers: {names_text(qis)})"
                 )
             out = [as_int(f"the level of '{q}'", levels.get(q, 0)) for q in qis]
         else:
@@ -157,7 +163,7 @@ class Prepared:
         negative = [(q, v) for q, v in zip(names, out, strict=False) if v < 0]
         if negative:
             q, v = negative[0]
-            raise ConfigError(f"levels must be >= 0: level {v} for {q} (levels {out})")
+            raise ConfigError(f"levels must be >= 0: level {v} for {q} (levels {names_text(out)})")
         self.problem.check_levels(out)
         return out
 

@@ -27,7 +27,7 @@ from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.buffers import INLINE
 from polars_anon.release.engine_write import OnEngine
 from polars_anon.release.exprs import generalization_exprs, kept_as_enums
-from polars_anon.release.guard import Guarded, rows_changed
+from polars_anon.release.guard import Guarded, over_budget, rows_changed
 from polars_anon.release.population import recheck_population
 from polars_anon.release.quiet import sources
 from polars_anon.roles.fates import fates
@@ -260,13 +260,8 @@ def _checked(
             f"the release plan {suppressed}; refusing to release"
         )
     if suppressed > max_sup:
-        raise NotAnonymousError(
-            f"levels {dict(zip(qis, levels, strict=True))} leave {suppressed} tuple(s) in "
-            f"groups that are smaller than k = {k}"
-            + (" or fail the criteria" if criteria else "")
-            + f", more than max_suppression = {max_suppression!r} allows "
-            + f"({max_sup} of this table's {prep.rows} rows)"
-        )
+        levels_of, budget = dict(zip(qis, levels, strict=True)), (max_suppression, max_sup)
+        raise over_budget(levels_of, suppressed, k, bool(criteria), budget, prep.rows)
     kept = groups.join(drop, on=qis, how="anti")
     if kept.height and int(kept.get_column(count).min()) < k:  # type: ignore[arg-type]
         raise AnonError("internal check failed: a released group is smaller than k")

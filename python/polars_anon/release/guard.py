@@ -18,6 +18,7 @@ from polars_anon.inputs.nulls import text
 from polars_anon.release.buffers import copied, nested, sink_ipc
 from polars_anon.release.quiet import quiet_panics, said, sources
 from polars_anon.release.write import FORMATS, read_back, written_beside
+from polars_anon.reports.render import levels_text, one_of
 from polars_anon.roles import undeclared
 
 # A release of more rows than this is not held in memory to be checked when
@@ -129,7 +130,7 @@ class Guarded:
         is left at the target. The proof reads what will be released, so a
         source changed under the plan cannot leak."""
         if fmt not in FORMATS:
-            raise ConfigError(f"unknown format {fmt!r}; expected one of {FORMATS}")
+            raise ConfigError(f"unknown format {fmt!r}; expected {one_of(FORMATS)}")
         self.same_rows()
 
         def write(tmp: Path) -> None:
@@ -311,6 +312,26 @@ def as_text(
         .group_by(by)
         .len(name=count)
         .with_columns(keys)
+    )
+
+
+def over_budget(
+    levels: dict[str, int],
+    suppressed: int,
+    k: int,
+    criteria: bool,
+    budget: tuple[int | float, int],
+    rows: int,
+) -> NotAnonymousError:
+    """The error for `levels` that suppress more tuples of the table's
+    `rows` (in groups smaller than `k`, or failing the `criteria`) than its
+    `budget` allows: max_suppression as given, and in tuples."""
+    return NotAnonymousError(
+        f"levels {levels_text(levels, ', ')} leave {suppressed} tuple(s) in groups that are "
+        f"smaller than k = {k}"
+        + (" or fail the criteria" if criteria else "")
+        + f", more than max_suppression = {budget[0]!r} allows "
+        + f"({budget[1]} of this table's {rows} rows)"
     )
 
 

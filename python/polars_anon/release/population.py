@@ -17,6 +17,7 @@ from polars_anon.engines.polars import group_strings
 from polars_anon.inputs.frames import as_lazy, fresh_name
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.exprs import generalization_exprs
+from polars_anon.reports.render import levels_text, values_text
 
 
 def classes_in(
@@ -35,7 +36,7 @@ def classes_in(
         if unknown.len():
             raise MissingValueError(
                 f"population column '{q}': {unknown.len()} distinct value(s) missing from its "
-                f"hierarchy, first: {unknown.head(3).to_list()}"
+                f"hierarchy, first: {values_text(unknown.head(3).to_list())}"
             )
     # mapped as the population's own F0: its values, not the sample's
     own = replace(
@@ -86,6 +87,7 @@ def recheck_population(
 def _refuse(model: str, row: dict[str, Any], qis: list[str]) -> None:
     values = {q: row[q] for q in qis}
     raise AnonError(
-        f"internal check failed: the release's class {values} fails {model} against its "
+        f"internal check failed: the release's class {levels_text(values, ', ')} fails {model} "
+        "against its "
         "population table; refusing to release"
     )

@@ -4,7 +4,7 @@ text in a terminal and as a small HTML table in a notebook."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -13,8 +13,39 @@ import polars as pl
 WIDTH = 100
 
 
-def levels_text(levels: Mapping[str, int]) -> str:
-    return "  ".join(f"{q}={lvl}" for q, lvl in levels.items())
+def levels_text(levels: Mapping[str, Any], sep: str = "  ") -> str:
+    """Levels (or a class's values) by column, ``zip=1  age=2``: two spaces
+    apart in a report's row, ``sep=", "`` in a sentence (an error's)."""
+    return sep.join(f"{q}={lvl}" for q, lvl in levels.items())
+
+
+def names_text(names: Iterable[Any]) -> str:
+    """Columns (or other names) in a sentence: ``zip, age``."""
+    return ", ".join(map(str, names))
+
+
+def plural(noun: str, names: Sequence[Any]) -> str:
+    """`noun` for one of `names`, or its plural (in s) for several."""
+    return noun if len(names) == 1 else noun + "s"
+
+
+def listing(noun: str, names: Sequence[Any]) -> str:
+    """`noun` and the names, ``unknown column: Dept`` or ``unknown columns:
+    Dept, Name``."""
+    return f"{plural(noun, names)}: {names_text(names)}"
+
+
+def one_of(choices: Iterable[str]) -> str:
+    """The strings a parameter takes, as they are written in Python:
+    ``one of 'a', 'b', 'c'``."""
+    return "one of " + values_text(choices)
+
+
+def values_text(values: Iterable[Any]) -> str:
+    """Values (a column's, or those a parameter takes) in a sentence, each
+    quoted, so that an empty one or one with spaces or commas shows:
+    ``'a', ' b'``."""
+    return ", ".join(map(repr, values))
 
 
 def share(x: float) -> str:

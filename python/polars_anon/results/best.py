@@ -29,6 +29,7 @@ import polars as pl
 from polars_anon._core import ConfigError, MetricTable, NotAnonymousError, Problem
 from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.frames import fresh_name
+from polars_anon.reports.render import levels_text, listing, one_of, values_text
 from polars_anon.results.nodes import Nodes
 
 CRITERIA = (
@@ -105,7 +106,7 @@ def chosen(
     search `auto` picked; for its walk of a large lattice, the way out its
     refusal ends with (`api.auto.beyond_walks`)."""
     if criterion is not None and (not isinstance(criterion, str) or criterion not in CRITERIA):
-        raise ConfigError(f"unknown criterion {criterion!r}; expected one of {CRITERIA}")
+        raise ConfigError(f"unknown criterion {criterion!r}; expected {one_of(CRITERIA)}")
     for name, given in (("weights", weights), ("bounds", bounds)):
         if given is not None and not isinstance(given, Mapping):
             raise ParameterError(
@@ -115,7 +116,7 @@ def chosen(
             )
     bad = sorted(set(weights or {}) - set(qis)) + sorted(set(bounds or {}) - set(qis))
     if bad:
-        raise ConfigError(f"weights/bounds name unknown quasi-identifier(s) {bad}")
+        raise ConfigError(f"weights/bounds name {listing('unknown quasi-identifier', bad)}")
     walk = algorithm in WALKS
     own = OF_METRIC.get(metric, "min_height") if walk or auto else "min_height"
     asked = own if criterion is None else criterion
@@ -131,7 +132,7 @@ def chosen(
             raise ConfigError(
                 f"{what} needs every anonymous node: auto answered this lattice with the "
                 f"{algorithm} walk (metric={metric!r}), which holds only the nodes it valued; "
-                f"walks answer {', '.join(map(repr, OF_METRIC.values()))} (unweighted, "
+                f"walks answer {values_text(OF_METRIC.values())} (unweighted, "
                 f"unbounded). {auto}"
             )
         # the walk that answers `asked`, when one does
@@ -286,7 +287,8 @@ def least(
         frame = frame.filter(pl.col(q).is_between(lo, hi))
     if frame.is_empty():
         raise NotAnonymousError(
-            f"no {k}-anonymous generalization lies within bounds {dict(bounds or {})}"
+            f"no {k}-anonymous generalization lies within bounds "
+            + levels_text(dict(bounds or {}), ", ")
         )
     order, descending = key(criterion, qis, weights, heights, column, loss_col)
     sort_key = fresh_name("__key", frame.columns)

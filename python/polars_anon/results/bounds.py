@@ -9,6 +9,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, MondrianOutcome
 from polars_anon.prepare.prepared import Prepared
+from polars_anon.reports.render import listing
 from polars_anon.results.mondrian_cuts import from_instants, instants, temporal
 
 
@@ -31,7 +32,9 @@ def with_bounds(
         taken = [c for c in (low, high) if c in names]
         if taken:
             raise ConfigError(
-                f"numeric_bounds: the table already has column(s) {taken}; rename them first"
+                f"numeric_bounds: the table already has {listing('column', taken)}; rename "
+                + ("it" if len(taken) == 1 else "them")
+                + " first"
             )
         ranges = outcome.ranges[i]
         lows = pl.Series(low, [r[0] for r in ranges], dtype=pl.Float64)

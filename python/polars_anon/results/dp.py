@@ -15,7 +15,7 @@ from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.build import generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
 from polars_anon.release.parts import sink_kind, write_release
-from polars_anon.reports.render import aligned, table_html
+from polars_anon.reports.render import aligned, levels_text, table_html
 from polars_anon.roles.spec import Roles
 
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ class DPResult:
                 f"{self.epsilon_search:.6g} search + {self.epsilon_anonymization:.6g} "
                 "anonymization",
             ),
-            ("levels", self.levels),
+            ("levels", levels_text(self.levels)),
         ]
         if self.walk is not None:
             rows.append(

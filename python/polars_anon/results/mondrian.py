@@ -380,7 +380,7 @@ class MondrianResult:
                 "quasi-identifiers",
                 ", ".join(f"{q} ({kind})" for q, kind in self.kinds.items()),
             ),
-            ("model", f"k = {self.k}" + "".join(f", {c!r}" for c in self.criteria)),
+            ("model", f"k = {self.k}" + "".join(f"; {c.describe()}" for c in self.criteria)),
             ("mode", self.mode),
             ("records", self.prep.rows),
             (

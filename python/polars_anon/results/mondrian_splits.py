@@ -38,6 +38,7 @@ import polars as pl
 
 from polars_anon import _core
 from polars_anon._core import ConfigError, CoreCriterion, MondrianOutcome
+from polars_anon.reports.render import listing, names_text, plural
 
 COLUMNS: dict[str, type[pl.DataType]] = {
     "node": pl.UInt32,
@@ -185,8 +186,8 @@ def frame_of(splits: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     missing = [c for c in COLUMNS if c not in splits.columns]
     if missing:
         raise ConfigError(
-            f"the recorded splits lack column(s) {missing}; a MondrianResult's .splits has "
-            f"{list(COLUMNS)}"
+            f"the recorded splits lack {listing('column', missing)}; a MondrianResult's "
+            f".splits has {names_text(COLUMNS)}"
         )
     fractional = [
         c
@@ -196,7 +197,10 @@ def frame_of(splits: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         and bool(splits.select((pl.col(c) % 1 != 0).any()).item())
     ]
     if fractional:
-        raise ConfigError(f"the recorded splits' columns {fractional} must hold whole numbers")
+        raise ConfigError(
+            f"the recorded splits' {plural('column', fractional)} {names_text(fractional)} "
+            "must hold whole numbers"
+        )
     kept: dict[str, type[pl.DataType]] = dict(COLUMNS)
     if UNIT in splits.columns:
         kept[UNIT] = pl.String
@@ -229,8 +233,8 @@ def reapplied(
     unknown = sorted({a for a in names if a is not None and a not in quasi_identifiers})
     if unknown:
         raise ConfigError(
-            f"the recorded splits cut {unknown}, not quasi-identifiers of this run; "
-            f"quasi-identifiers: {quasi_identifiers}"
+            f"the recorded splits cut {names_text(unknown)}, not quasi-identifiers of this "
+            f"run; quasi-identifiers: {names_text(quasi_identifiers)}"
         )
     index = {q: i for i, q in enumerate(quasi_identifiers)}
     return _core.mondrian_reapply(

@@ -68,9 +68,9 @@ def rows(
                 len(nodes) if r.complete else f"{len(nodes)} (of those evaluated)",
             ),
             (
-                # a walk's `minimal` are its nodes of the best value, not k-minimal
-                f"{'optimum' if r.algorithm in WALKS else 'minimal'} "
-                f"({min(5, len(minimal))} of {len(minimal)})",
+                # a walk's `minimal` are its nodes of the best value, not k-minimal;
+                # a walk stopped before it proved them optimal found them only
+                f"{_best(r)} ({min(5, len(minimal))} of {len(minimal)})",
                 levels_table(r.quasi_identifiers, minimal[:5]),
             ),
         ]
@@ -90,7 +90,7 @@ def rows(
             else []
         ),
         ("k", r.k),
-        *([("criteria", "; ".join(map(repr, r.criteria)))] if r.criteria else []),
+        *([("criteria", "; ".join(c.describe() for c in r.criteria))] if r.criteria else []),
         ("max suppression", f"{r.max_suppression:,}" + (f" ({share})" if share else "")),
         ("quasi-identifiers", ", ".join(r.quasi_identifiers)),
         *(
@@ -112,6 +112,14 @@ def rows(
         *_floor_rows(r.quasi_identifiers, floors),
         ("time (ms)", _time(s.phase_ms.get("total", 0.0), getattr(r, "_walk_ms", None))),
     ]
+
+
+def _best(r: Searched) -> str:
+    """The title of the nodes a search answers: a complete search's
+    k-minimal nodes, a walk's optimum, or the best it found."""
+    if r.algorithm not in WALKS:
+        return "minimal"
+    return "optimum" if r.proven_optimal else "best found"
 
 
 def _time(total: float, walk_ms: float | None) -> float | str:
