@@ -97,6 +97,16 @@ def test_categories_must_cover_the_values() -> None:
         pa.check(TABLE_5, QI, 4, criteria=[pa.PPlusSensitive(2, "Disease", TABLE_4[:3])])
     with pytest.raises(pa.ConfigError, match="both quasi-identifier and sensitive"):
         pa.check(TABLE_5, QI, 4, criteria=[pa.PSensitive(2, "Zip")])
+    # a category given as one text is that one value, not its letters
+    values = [v for category in TABLE_4 for v in category]
+    for table in (TABLE_5, TABLE_6, TABLE_7):
+        for p in (2, 3):
+            texts = pa.check(table, QI, 4, criteria=[pa.PPlusSensitive(p, "Disease", values)])
+            lists = pa.check(
+                table, QI, 4, criteria=[pa.PPlusSensitive(p, "Disease", [[v] for v in values])]
+            )
+            plain = pa.check(table, QI, 4, criteria=[pa.PSensitive(p, "Disease")])
+            assert texts.suppressed == lists.suppressed == plain.suppressed
 
 
 # ---- brute force ------------------------------------------------------------

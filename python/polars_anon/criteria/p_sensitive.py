@@ -31,7 +31,8 @@ def _category_codes(
         of = {}
         groups = list(categories)
         for i, group in enumerate(groups):
-            for v in group:
+            # a category given as one text is that one value, not its letters
+            for v in [group] if isinstance(group, str) else group:
                 if str(v) in of:
                     raise ConfigError(f"{name}: value {v!r} of '{attribute}' is in two categories")
                 of[str(v)] = i
