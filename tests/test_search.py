@@ -428,3 +428,27 @@ def test_results_print_as_short_aligned_text(
     assert max(len(line) for line in lines) <= 100
     assert "native-country=" in repr(report)
     assert any(line.strip().startswith("loss (ARX)") for line in lines)
+
+
+def test_a_summary_wraps_at_the_terminals_width_or_at_100_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Printed to a terminal, a report wraps at its width (60 to 160
+    columns); elsewhere (a notebook, a pipe, a file) at 100."""
+    import os
+
+    from polars_anon.reports import render
+
+    lf, hs = pa.datasets.adult()
+    r = pa.search(lf, list(pa.datasets.ADULT_QUASI_IDENTIFIERS), hs, 5, 0.01, progress=False)
+    wide = str(r).splitlines()
+    assert max(map(len, wide)) > 80 and max(map(len, wide)) <= render.WIDTH
+    for columns, most in ((72, 72), (30, render.NARROWEST), (400, render.WIDEST)):
+        size = os.terminal_size((columns, 24))
+        monkeypatch.setattr(os, "get_terminal_size", lambda fd, size=size: size)
+        lines = str(r).splitlines()
+        assert max(map(len, lines)) <= most, (columns, lines)
+        # nothing lost: the quasi-identifiers' row holds every name, wrapped
+        text = " ".join(" ".join(lines).split())
+        named = text.split("quasi-identifiers ")[1].split(" anonymous generalizations")[0]
+        assert named == ", ".join(pa.datasets.ADULT_QUASI_IDENTIFIERS), named

@@ -3,14 +3,29 @@ text in a terminal and as a small HTML table in a notebook."""
 
 from __future__ import annotations
 
+import os
+import sys
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
-# plain-text reports wrap at this width, as a terminal shows them
+# plain-text reports wrap at this width where they are not printed to a
+# terminal (a notebook, a file, a pipe, a test), and at a terminal's own
+# width within these bounds where they are
 WIDTH = 100
+NARROWEST, WIDEST = 60, 160
+
+
+def width() -> int:
+    """The width a report wraps at: the terminal's that standard output is,
+    else `WIDTH`."""
+    try:
+        columns = os.get_terminal_size(sys.stdout.fileno()).columns
+    except (AttributeError, OSError, ValueError):  # not a terminal, or no file
+        return WIDTH
+    return max(NARROWEST, min(columns, WIDEST))
 
 
 def levels_text(levels: Mapping[str, Any], sep: str = "  ") -> str:
@@ -91,7 +106,8 @@ def aligned(title: str, rows: list[tuple[str, Any]]) -> str:
     under themselves; a value of several lines (a table) starts on its own,
     as does the value of a label wider than `LABEL`."""
     labels = [(k, cells(k)) for k in (shown(k) for k, _ in rows)]
-    width = max([n for _, n in labels if n <= LABEL] or [0])
+    labelled = max([n for _, n in labels if n <= LABEL] or [0])
+    wide = width()
     lines = [title]
     for (k, n), (_, v) in zip(labels, rows, strict=True):
         text = value_text(v)
@@ -99,12 +115,12 @@ def aligned(title: str, rows: list[tuple[str, Any]]) -> str:
             lines.append(f"  {k}")
             lines += ["    " + line for line in text.splitlines()]
             continue
-        indent = width + 4
-        if n > width:
+        indent = labelled + 4
+        if n > labelled:
             lines.append(f"  {k}")
             k, n, indent = "", 0, 6
         wrapped = textwrap.wrap(
-            text, WIDTH - indent, break_long_words=False, break_on_hyphens=False
+            text, wide - indent, break_long_words=False, break_on_hyphens=False
         ) or [""]
         lines.append("  " + k + " " * (indent - 2 - n) + wrapped[0])
         lines += [" " * indent + more for more in wrapped[1:]]
@@ -137,7 +153,7 @@ def levels_table(quasi_identifiers: list[str], nodes: list[list[int]]) -> str:
     with pl.Config(
         tbl_hide_dataframe_shape=True,
         tbl_hide_column_data_types=True,
-        tbl_width_chars=WIDTH - 6,
+        tbl_width_chars=width() - 6,
         tbl_cols=-1,
     ):
         return str(frame)
