@@ -55,7 +55,7 @@ def test_survey_suppresses_the_italic_tuples() -> None:
     with pytest.raises(pa.NotAnonymousError) as caught:
         pa.generalize(lf, hs, {"Race": 0, "ZIP": 0}, k=2, max_suppression=2).collect()
     assert str(caught.value) == (
-        "levels Race=0, ZIP=0 leave 6 tuple(s) in groups that are smaller than k = 2, more "
+        "levels Race=0, ZIP=0 leave 6 rows in groups that are smaller than k = 2, more "
         "than max_suppression = 2 allows (2 of this table's 9 rows)"
     )
 
@@ -401,11 +401,11 @@ def test_local_recoding_checks_its_columns_as_every_entry_point_does() -> None:
 
 def test_reports_say_a_fractions_tuples_and_read_as_text() -> None:
     """A budget given as a fraction is shown with its share of the rows,
-    and said when it rounds down to no tuple (1% of 80 rows); yes/no for
+    and said when it rounds down to no row (1% of 80 rows); yes/no for
     the verdict, whole numbers grouped by thousands."""
     df = pl.DataFrame({"zip": [str(10000 + i % 20) for i in range(80)]})
     none = pa.check(df, ["zip"], 2, max_suppression=0.01)
-    assert re.search(r"allowed 0: 1% of 80 rows rounds down to no tuple\)\n", str(none))
+    assert re.search(r"allowed 0: 1% of 80 rows rounds down to no row\)\n", str(none))
     assert re.search(r"k-anonymous +yes\n", str(none))
     some = pa.check(df, ["zip"], 5, max_suppression=0.05)
     assert re.search(r"\(in groups < k\) +80 \(allowed 4: 5% of 80 rows\)\n", str(some))
@@ -413,9 +413,7 @@ def test_reports_say_a_fractions_tuples_and_read_as_text() -> None:
     counted = pa.check(df, ["zip"], 5, max_suppression=4)
     assert re.search(r"\(allowed 4\)\n", str(counted))
     searched = pa.search(df, ["zip"], None, 2, 0.01)
-    assert re.search(
-        r"max suppression +0 \(1% of 80 rows rounds down to no tuple\)\n", str(searched)
-    )
+    assert re.search(r"max suppression +0 \(1% of 80 rows rounds down to no row\)\n", str(searched))
     assert re.search(r"max suppression +80\n", str(pa.search(df, ["zip"], None, 2, 80)))
     big = pl.DataFrame({"zip": [str(i % 20) for i in range(2_000)]})
     assert re.search(r"rows +2,000\n", str(pa.check(big, ["zip"], 2, max_suppression=0.015)))

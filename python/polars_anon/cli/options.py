@@ -182,7 +182,7 @@ def model_options(p: argparse.ArgumentParser, criteria: bool = True) -> None:
         type=suppression_arg,
         default=0,
         action=Given,
-        help="tuples that may be suppressed: a count (300, 3e2) or a fraction (0.01, 1e-2, 1%%)",
+        help="rows that may be suppressed: a count (300, 3e2) or a fraction (0.01, 1e-2, 1%%)",
     )
     if criteria:
         criteria_options(p)

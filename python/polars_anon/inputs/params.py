@@ -61,7 +61,7 @@ def max_suppressed(max_suppression: Any, rows: int) -> int:
     """Tuples that may be suppressed: an integer is a count (more than the rows
     means all of them), a float in [0, 1) a fraction of the rows."""
     if is_bool(max_suppression):
-        raise ConfigError("max_suppression must be an int (tuples) or a float in [0, 1)")
+        raise ConfigError("max_suppression must be an int (rows) or a float in [0, 1)")
     if isinstance(max_suppression, numbers.Real) and not isinstance(
         max_suppression, numbers.Integral
     ):
@@ -80,7 +80,7 @@ def max_suppressed(max_suppression: Any, rows: int) -> int:
         count = operator.index(max_suppression)
     except TypeError:
         raise ConfigError(
-            f"max_suppression must be an int (tuples) or a float in [0, 1), got {max_suppression!r}"
+            f"max_suppression must be an int (rows) or a float in [0, 1), got {max_suppression!r}"
         ) from None
     if count < 0:
         raise ConfigError(f"max_suppression must be >= 0, got {count}")
@@ -89,13 +89,13 @@ def max_suppressed(max_suppression: Any, rows: int) -> int:
 
 def suppression_share(given: Any, count: int, rows: int) -> str | None:
     """A budget given as a fraction, as a reader reads it: its share of these
-    rows, said when it rounds down to no tuple (1% of 80 rows: a user who
+    rows, said when it rounds down to no row (1% of 80 rows: a user who
     asked for some suppression should see that none is allowed); None for
     a count."""
     if given is None or is_bool(given) or isinstance(given, numbers.Integral):
         return None
     share = f"{float(given) * 100:g}% of {rows:,} rows"
-    return f"{share} rounds down to no tuple" if count == 0 and float(given) > 0 else share
+    return f"{share} rounds down to no row" if count == 0 and float(given) > 0 else share
 
 
 def suppression(value: Any) -> int | float:
@@ -118,7 +118,7 @@ def suppression(value: Any) -> int | float:
         return int(t)
     except (ValueError, ArithmeticError):
         raise ConfigError(
-            f"{value!r} is neither a count of tuples (300) nor a fraction of the rows "
+            f"{value!r} is neither a count of rows (300) nor a fraction of the rows "
             "(0.01, 1e-2, 1%)"
         ) from None
 

@@ -327,11 +327,11 @@ def over_budget(
     `rows` (in groups smaller than `k`, or failing the `criteria`) than its
     `budget` allows: max_suppression as given, and in tuples."""
     return NotAnonymousError(
-        f"levels {levels_text(levels, ', ')} leave {suppressed} tuple(s) in groups that are "
-        f"smaller than k = {k}"
+        f"levels {levels_text(levels, ', ')} leave {suppressed:,} "
+        f"row{'' if suppressed == 1 else 's'} in groups that are smaller than k = {k}"
         + (" or fail the criteria" if criteria else "")
         + f", more than max_suppression = {budget[0]!r} allows "
-        + f"({budget[1]} of this table's {rows} rows)"
+        + f"({budget[1]:,} of this table's {rows:,} rows)"
     )
 
 

@@ -51,8 +51,8 @@ class MuArgusResult(SearchResult):
         m = self.mu_argus
         return (
             f"mu-Argus's levels {levels_text(m.levels)} leave groups smaller than "
-            f"k = {self.k} beyond max_suppression = {self.max_suppression} tuple(s): "
-            f"no release of them with tuple suppression; its own output, with "
+            f"k = {self.k} beyond max_suppression = {self.max_suppression} rows: "
+            f"no release of them with rows suppressed; its own output, with "
             f"{m.cells_suppressed} cells suppressed, reaches k = {m.k_reached} "
             "(mu_argus.masked). Search with algorithm='optimal' or 'incognito' for a "
             "k-anonymous release"
