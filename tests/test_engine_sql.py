@@ -150,7 +150,7 @@ def test_an_interval_column_is_refused_naming_it() -> None:
         "FROM range(40) r(i)"
     )
     hs = {"g": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])}
-    with pytest.raises(pa.ConfigError, match=r"\['waited'\] are DuckDB INTERVALs"):
+    with pytest.raises(pa.ConfigError, match=r"column: waited: DuckDB INTERVAL"):
         pa.search(con.table("t"), ["g"], hs, 5, identifiers=["waited"], progress=False)
     cast = con.sql("SELECT g, CAST(waited AS VARCHAR) AS waited FROM t")
     r = pa.search(cast, ["g"], hs, 5, identifiers=["waited"], progress=False)

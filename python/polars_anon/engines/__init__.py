@@ -20,6 +20,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError
 from polars_anon.inputs.counts import FrequencySet
+from polars_anon.reports.render import one_of
 
 # engine -> the prefix of the module its data's type comes from (one line
 # per engine outside Polars); a table of any other type is read by Polars
@@ -40,7 +41,7 @@ def engine_of(data: Any, engine: str | None = None) -> str:
         found = next((e for e, p in PREFIXES.items() if bare.startswith(p)), "polars")
     if engine not in (None, "auto") and engine != found:
         if engine not in ENGINES:
-            raise ConfigError(f"unknown engine {engine!r}; expected one of {list(ENGINES)}")
+            raise ConfigError(f"unknown engine {engine!r}; expected {one_of(ENGINES)}")
         raise ConfigError(f"engine={engine!r} does not fit data of type {type(data).__name__}")
     return found
 

@@ -89,8 +89,8 @@ def schema(rel: Any) -> pl.Schema:
     intervals = [c for c, t in kinds if t.startswith("INTERVAL")]
     if intervals:
         raise ConfigError(
-            f"column(s) {intervals} are DuckDB INTERVALs, which Polars does not read: "
-            "cast them (to VARCHAR, or a number of days) or leave them out of the relation"
+            f"column{'s' * (len(intervals) > 1)}: {', '.join(intervals)}: DuckDB INTERVAL, which "
+            "Polars does not read: cast them (to VARCHAR, or a number of days) or leave them out"
         )
     return _frame(rel.limit(0)).schema
 

@@ -15,6 +15,7 @@ import polars as pl
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.frames import one_zero
+from polars_anon.reports.render import names_text, one_of, plural, values_text
 
 TOP = "*"
 
@@ -149,13 +150,16 @@ def from_dict(spec: dict[str, Any]) -> Spec:
     spec = dict(spec)
     name = spec.pop("builder", None)
     if name not in BUILDERS:
-        raise ConfigError(f"unknown hierarchy builder {name!r}; expected one of {sorted(BUILDERS)}")
+        raise ConfigError(
+            f"unknown hierarchy builder {name!r}; expected {one_of(sorted(BUILDERS))}"
+        )
     cls = BUILDERS[name]
     known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(spec) - known)
     if unknown:
         raise ConfigError(
-            f"{name} builder: unknown parameter(s) {unknown}; it takes {sorted(known)}"
+            f"{name} builder: unknown {plural('parameter', unknown)} {values_text(unknown)}; "
+            f"it takes {names_text(sorted(known))}"
         )
     try:
         return cls(**spec)

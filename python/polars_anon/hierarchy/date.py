@@ -12,6 +12,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.hierarchy._spec import Spec, as_text, option, sequence
+from polars_anon.reports.render import listing, names_text
 
 LEVELS = ("hour", "day", "month", "quarter", "year", "decade", "century")
 
@@ -56,7 +57,8 @@ class Date(Spec):
         unknown = [lv for lv in levels if lv not in LEVELS]
         if unknown:
             raise ConfigError(
-                f"levels: unknown date level(s) {unknown}; expected some of {list(LEVELS)}"
+                f"levels: unknown date {listing('level', unknown)}; "
+                f"expected some of {names_text(LEVELS)}"
             )
         ranks = [LEVELS.index(lv) for lv in levels]
         if ranks != sorted(set(ranks)):

@@ -15,6 +15,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.hierarchy._spec import Spec, as_text, finite, option, sequence
+from polars_anon.reports.render import names_text
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Interval(Spec):
             if b <= a or ratio != ratio.to_integral_value():
                 raise ConfigError(
                     f"interval widths must grow, each a multiple of the one before so the "
-                    f"bins nest: {b!r} after {a!r} in {list(self.widths)}"
+                    f"bins nest: {b!r} after {a!r} in {names_text(self.widths)}"
                 )
         object.__setattr__(self, "widths", widths)
         finite("anchor", self.anchor)

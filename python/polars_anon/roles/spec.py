@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 from polars_anon._core import ConfigError
 from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.params import one_column
+from polars_anon.reports.render import listing, names_text
 
 # HMAC takes any key; one shorter than this is refused as guessable
 MIN_KEY_BYTES = 16
@@ -254,7 +255,7 @@ class Roles:
         weakened = [c for c in other.insensitive if c in self.identifiers]
         if weakened:
             raise ConfigError(
-                f"column(s) {weakened} were declared identifiers, and now insensitive: a "
+                f"{listing('column', weakened)}: declared identifiers, and now insensitive: a "
                 "release does not pass an identifier through unchanged; if they do not "
                 "identify anyone, declare them insensitive where they were declared identifiers"
             )
@@ -277,7 +278,11 @@ class Roles:
         ):
             for c in cols:
                 if c not in names:
-                    raise ConfigError(f"{role}: column {c!r} is not in the table {names[:20]}")
+                    more = ", ..." if len(names) > 20 else ""
+                    raise ConfigError(
+                        f"{role}: column {c!r} is not in the table "
+                        f"(its columns: {names_text(names[:20])}{more})"
+                    )
                 if c in taken:
                     raise ConfigError(f"{role}: column {c!r} is already {taken[c]}")
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from polars_anon._core import ConfigError
+from polars_anon.reports.render import names_text
 
 
 def read(path: Path) -> pl.DataFrame:
@@ -30,8 +31,8 @@ def read(path: Path) -> pl.DataFrame:
         raise ConfigError(f"cannot read the pseudonym table {str(path)!r}: {e}") from None
     if frame.columns != ["value", "pseudonym"]:
         raise ConfigError(
-            f"the pseudonym table {str(path)!r} has columns {frame.columns}, "
-            "expected ['value', 'pseudonym']"
+            f"the pseudonym table {str(path)!r} has columns {names_text(frame.columns)}, "
+            "expected value, pseudonym"
         )
     frame = frame.with_columns(pl.all().cast(pl.String))
     for c in frame.columns:
