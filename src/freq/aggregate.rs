@@ -253,23 +253,10 @@ impl<W: Word> Aggregator<W> {
         self.n
     }
 
-    /// Room for `groups` groups, the table at most half full, made at once
-    /// (one move of the groups it holds) where doubling as they arrive
-    /// would move them again at each size.
-    pub(crate) fn reserve(&mut self, groups: usize) {
-        let cap = groups.saturating_mul(2).next_power_of_two();
-        if cap > self.mask + 1 {
-            self.grow_to(cap);
-        }
-    }
-
     #[cold]
     #[inline(never)]
     fn grow_cold(&mut self) {
-        self.grow_to((self.mask + 1) * 2);
-    }
-
-    fn grow_to(&mut self, cap: usize) {
+        let cap = (self.mask + 1) * 2;
         let entries: Vec<(W, W)> = self.used[..self.n]
             .iter()
             .map(|&i| std::mem::replace(&mut self.slots[i as usize], (W::EMPTY, W::ZERO)))
@@ -400,19 +387,6 @@ mod tests {
             let mut got: Vec<(u64, u64)> = got_k.into_iter().map(|k| k ^ 1).zip(got_c).collect();
             got.sort_unstable();
             assert_eq!(got, expected(&keys, &counts), "{n} rows, {distinct} keys");
-            // room made at once partway (F0's group-by of many distinct
-            // rows): the same groups, in the order they arrived
-            let whole = {
-                agg.start(start);
-                agg.feed(&keys, &counts, |k| k);
-                agg.finish()
-            };
-            agg.start(start);
-            agg.feed(&keys[..n / 3], &counts[..n / 3], |k| k);
-            agg.reserve(distinct as usize * 4);
-            assert!(agg.mask + 1 >= distinct as usize * 8 && agg.len() <= n / 3);
-            agg.feed(&keys[n / 3..], &counts[n / 3..], |k| k);
-            assert_eq!(agg.finish(), whole, "{n} rows, {distinct} keys");
             // the table is left empty for the next rollup
             agg.start(10);
             agg.feed(&keys[..100], &counts[..100], |k| k);
