@@ -473,6 +473,15 @@ def test_a_refused_release_adds_nothing_to_a_pseudonym_table(tmp_path: Path) -> 
         pa.generalize(feb, {}, {}, k=5, quasi_identifiers=["sex"], identifiers=ids)
     assert pl.read_parquet(table).equals(before)
     assert b"SECRET" not in table.read_bytes()
+    # nor one its caller stopped by making its warning an error (a column
+    # with no role passed through: helper-97)
+    visits = feb.with_columns(visit=pl.Series([f"v{i % 2}" for i in range(8)]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pa.UndeclaredColumnsWarning)
+        with pytest.raises(pa.UndeclaredColumnsWarning, match=r"^column with no role"):
+            pa.generalize(visits, {}, {}, k=4, quasi_identifiers=["sex"], identifiers=ids)
+    assert pl.read_parquet(table).equals(before)
+    assert b"SECRET" not in table.read_bytes()
 
 
 def test_a_column_with_no_role_passed_through_is_said_in_a_warning_at_the_callers_line(

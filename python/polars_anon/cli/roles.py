@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shlex
 import sys
 import warnings
 from collections.abc import Iterator
@@ -161,7 +162,7 @@ def warnings_as_notes(job: bool) -> Iterator[None]:
         if not isinstance(message, UndeclaredColumnsWarning):
             return shown(message, category, *rest, **kw)  # type: ignore[arg-type]
         what = str(message).split(". The rule for")[0]
-        cols = ",".join(message.columns)
+        cols = shlex.quote(",".join(message.columns))
         listed = ", ".join(json.dumps(c) for c in message.columns)
         dropped = ", ".join(f'{json.dumps(c)} = "drop"' for c in message.columns)
         ways = (
@@ -173,7 +174,7 @@ def warnings_as_notes(job: bool) -> Iterator[None]:
         )
         print(
             f"polars-anon: note: {what}; a column with no role is refused only when it has "
-            f"more distinct values than half its rows. Declare them: {ways}",
+            f"more distinct values than half the rows that hold one. Declare them: {ways}",
             file=sys.stderr,
         )
 

@@ -50,7 +50,7 @@ def _categories_text(categories: Categories) -> str:
     """How the values are sorted into categories, in words."""
     if isinstance(categories, tuple) and categories and isinstance(categories[0], Hierarchy):
         return f"categories at level {categories[1]} of a hierarchy"
-    return f"{len(categories)} categories"
+    return f"{len(categories)} {'category' if len(categories) == 1 else 'categories'}"
 
 
 class PSensitive(Criterion):

@@ -5,7 +5,8 @@ pseudonym table extended by the table's values)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -70,25 +71,34 @@ def resolve(
     columns = columns_of(data, engine)
     roles.validate(columns, quasi_identifiers, sensitive)
     rest = undeclared_of(roles, columns, quasi_identifiers, sensitive)
+    with _read(data, engine):
+        counts = undeclared.distinct_counts(data, engine, rest, rows)
+        if not refuse:
+            return Resolved(columns, [], counts, identifying_masks(data, engine, roles, rows))
+        undeclared.refuse(undeclared.identifying(counts, rows), rows)
+        refuse_identifying_masks(data, engine, roles, rows)
+    # outside: a warning made an error by the caller's filter is theirs;
+    # before the ops, which extend a pseudonym table by the release's values
+    undeclared.warn_passed(counts, rows)
+    with _read(data, engine):
+        return Resolved(columns, _ops(data, engine, roles), counts)
+
+
+@contextlib.contextmanager
+def _read(data: Any, engine: str) -> Iterator[None]:
+    """Reading `data`: our errors as they are, a source Polars cannot read
+    as it was (it panics, a BaseException, on some sources changed since
+    they were scanned, such as a Parquet file shorter than it was) as
+    `unreadable`."""
     try:
         with quiet_panics():
-            counts = undeclared.distinct_counts(data, engine, rest, rows)
-            if not refuse:
-                return Resolved(columns, [], counts, identifying_masks(data, engine, roles, rows))
-            undeclared.refuse(undeclared.identifying(counts, rows), rows)
-            refuse_identifying_masks(data, engine, roles, rows)
-            resolved = Resolved(columns, _ops(data, engine, roles), counts)
+            yield
     except AnonError:
         raise
     except BaseException as e:
-        # Polars panics (a BaseException) on some sources changed since they
-        # were scanned, such as a Parquet file shorter than it was
-        if isinstance(e, KeyboardInterrupt | SystemExit):
+        if isinstance(e, KeyboardInterrupt | SystemExit | GeneratorExit):
             raise
         raise unreadable(e, data.lazy() if engine == "polars" else None) from None
-    # (outside: a warning made an error by the caller's filter is theirs)
-    undeclared.warn_passed(counts, rows)
-    return resolved
 
 
 def _distinct(data: Any, engine: str) -> Callable[[str], pl.Series]:

@@ -12,6 +12,7 @@ above that estimated in one pass (HyperLogLog), and refused from
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -23,6 +24,7 @@ from polars_anon import engines
 from polars_anon._core import ConfigError, NotAnonymousError
 from polars_anon.exceptions import UndeclaredColumnsWarning
 from polars_anon.inputs.frames import by_position
+from polars_anon.reports.render import plural
 
 MIN_ROWS = 20
 SHARE = 0.5
@@ -76,11 +78,11 @@ def identifying(counts: dict[str, Counted], rows: int) -> dict[str, Counted]:
 def described(n: int, held: int, rows: int) -> str:
     """A column's count as a reader reads it: an estimate (above
     `EXACT_ROWS`) said so and kept within the rows that hold a value."""
-    values = (
-        f"{n:,} distinct values"
-        if rows <= EXACT_ROWS
-        else (f"about {min(n, held):,} distinct values")
-    )
+    if held == 0:
+        return "no value: null in every row"
+    shown = n if rows <= EXACT_ROWS else min(n, held)
+    values = f"{'' if rows <= EXACT_ROWS else 'about '}{shown:,} distinct value"
+    values += "" if shown == 1 else "s"
     return values + (f" in the {held:,} rows that hold one" if held < rows else "")
 
 
@@ -109,12 +111,14 @@ def warn_passed(counts: dict[str, Counted], rows: int) -> None:
         return
     listed = "; ".join(f"{c} ({described(n, h, rows)})" for c, (n, h) in counts.items())
     names = list(counts)
+    one = len(names) == 1
+    them, are = ("it", "is") if one else ("them", "are")
     said = UndeclaredColumnsWarning(
-        f"column(s) with no role released unchanged: {listed}. The rule for such columns "
-        "refuses only one with more distinct values than half the rows that hold one: an "
-        "identifier repeated on several rows (a record number on each visit) passes it. "
-        f"Declare them: insensitive={names!r} to release them as they are (which silences "
-        f"this), or identifiers={names!r} to drop them",
+        f"{plural('column', names)} with no role released unchanged: {listed}. The rule for "
+        "such columns refuses only one with more distinct values than half the rows that hold "
+        "one: an identifier repeated on several rows (a record number on each visit) passes "
+        f"it. Declare {them}: insensitive={names!r} to release {them} as {them} {are} (which "
+        f"silences this), or identifiers={names!r} to drop {them}",
         tuple(names),
     )
     warnings.warn(said, stacklevel=_callers_level())
@@ -123,7 +127,7 @@ def warn_passed(counts: dict[str, Counted], rows: int) -> None:
 def _callers_level() -> int:
     """The stack level of the first frame outside this package: the
     user's line, which the warning names."""
-    package = str(Path(__file__).resolve().parents[1])
+    package = str(Path(__file__).resolve().parents[1]) + os.sep
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1  # type: ignore[assignment]
