@@ -1000,7 +1000,7 @@ def test_a_job_run_again_over_its_changed_input_notes_it(
             f"polars-anon: note: job file: [input] {str(data)!r} changed since the job was "
             f"resolved: its recorded sha256 ({recorded[:16]}...) and its current one "
             f"({current[:16]}...) differ; the run reads the file as it is now and re-checks "
-            "the release on it (to silence this note, delete sha256 under [input])\n"
+            "the release on it (to silence this, delete sha256 under [input])\n"
         )
         assert "wrote 21 of 21 rows" in captured.out
     # another file as DATA: the recorded checksum is not its

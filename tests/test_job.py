@@ -479,7 +479,7 @@ def test_a_run_over_its_input_changed_since_says_so(files: Path) -> None:
             f"job file: [input] {str(files / 'january.csv')!r} changed since the job was "
             f"resolved: its recorded sha256 ({recorded[:16]}...) and its current one "
             f"({current[:16]}...) differ; the run reads the file as it is now and re-checks the "
-            "release on it (to silence this note, delete sha256 under [input])"
+            "release on it (to silence this, delete sha256 under [input])"
         )
     ]
     # another input than the one recorded: nothing to say

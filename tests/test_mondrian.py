@@ -424,7 +424,7 @@ def test_roles_given_to_apply_add_to_mondrians() -> None:
     df = pl.DataFrame({"age": [30 + i % 4 for i in range(8)], "ssn": [f"s{i}" for i in range(8)]})
     df = df.with_columns(note=pl.lit("n"))
     r = pa.mondrian(df, ["age"], 2, identifiers=["ssn"])
-    with pytest.raises(pa.ConfigError, match=r"column: ssn: declared identifiers"):
+    with pytest.raises(pa.ConfigError, match="column ssn, declared an identifier, now"):
         r.apply(insensitive=["ssn"])
     assert r.apply(insensitive=["note"]).collect().columns == ["age", "note"]
 

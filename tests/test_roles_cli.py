@@ -124,7 +124,7 @@ def test_identifiers_dropped_and_insensitive_passed_through(
     job = str(table / "out.csv.job.toml")
     again = ["anonymize", "--config", job, "--insensitive", "ssn", "--out", str(table / "b.csv")]
     assert main(again) == 2
-    assert "column: ssn: declared identifiers" in capsys.readouterr().err
+    assert "column ssn, declared an identifier, now insensitive" in capsys.readouterr().err
     assert not (table / "b.csv").exists()
 
 

@@ -236,6 +236,6 @@ def input_changed(input: Path, recorded: tuple[Path, str] | None, digest: str | 
             f"job file: [input] {str(input)!r} changed since the job was resolved: its "
             f"recorded sha256 ({was[:16]}...) and its current one ({now[:16]}...) differ; "
             "the run reads the file as it is now and re-checks the release on it (to "
-            "silence this note, delete sha256 under [input])"
+            "silence this, delete sha256 under [input])"
         )
         warnings.warn(InputChangedWarning(message, input, was, now), stacklevel=3)

@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 from polars_anon._core import ConfigError
 from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.params import one_column
-from polars_anon.reports.render import listing, names_text
+from polars_anon.reports.render import names_text, plural
 
 # HMAC takes any key; one shorter than this is refused as guessable
 MIN_KEY_BYTES = 16
@@ -255,9 +255,10 @@ class Roles:
         weakened = [c for c in other.insensitive if c in self.identifiers]
         if weakened:
             raise ConfigError(
-                f"{listing('column', weakened)}: declared identifiers, and now insensitive: a "
-                "release does not pass an identifier through unchanged; if they do not "
-                "identify anyone, declare them insensitive where they were declared identifiers"
+                f"{plural('column', weakened)} {names_text(weakened)}, declared "
+                f"{'an identifier' if len(weakened) == 1 else 'identifiers'}, now insensitive: a "
+                "release does not pass an identifier through unchanged; a column that identifies "
+                "no one is declared insensitive where it was declared an identifier"
             )
         ids = {c: t for c, t in self.identifiers.items() if c not in other.insensitive}
         ids.update(other.identifiers)
