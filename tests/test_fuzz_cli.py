@@ -814,6 +814,8 @@ FUZZ = settings(
 
 @settings(FUZZ, max_examples=300)
 @given(case=CLI_CASES)
+# an unknown column named with a line break: said on one line still
+@example(case=("anonymize", ("set", "--qi", "a\nb")))
 def test_command_line_refuses_clearly_or_writes_a_confirmed_release(
     capfd: pytest.CaptureFixture[str], case: Case
 ) -> None:

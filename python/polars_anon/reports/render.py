@@ -35,8 +35,16 @@ def levels_text(levels: Mapping[str, Any], sep: str = "  ") -> str:
 
 
 def names_text(names: Iterable[Any]) -> str:
-    """Columns (or other names) in a sentence: ``zip, age``."""
-    return ", ".join(map(str, names))
+    """Columns (or other names) in a sentence: ``zip, age``; a name that
+    would not read as itself there (empty, with a line break or another
+    unprintable character) quoted as Python writes it, ``'a\\nb'``, so
+    that a message stays one line."""
+
+    def name(n: Any) -> str:
+        text = str(n)
+        return text if text and text.isprintable() else repr(text)
+
+    return ", ".join(map(name, names))
 
 
 def plural(noun: str, names: Sequence[Any]) -> str:

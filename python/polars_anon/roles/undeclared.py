@@ -24,7 +24,7 @@ from polars_anon import engines
 from polars_anon._core import ConfigError, NotAnonymousError
 from polars_anon.exceptions import UndeclaredColumnsWarning
 from polars_anon.inputs.frames import by_position
-from polars_anon.reports.render import plural
+from polars_anon.reports.render import names_text, plural
 
 MIN_ROWS = 20
 SHARE = 0.5
@@ -109,7 +109,9 @@ def warn_passed(counts: dict[str, Counted], rows: int) -> None:
     identifier repeated over rows through."""
     if not counts:
         return
-    listed = "; ".join(f"{c} ({described(n, h, rows)})" for c, (n, h) in counts.items())
+    listed = "; ".join(
+        f"{names_text([c])} ({described(n, h, rows)})" for c, (n, h) in counts.items()
+    )
     names = list(counts)
     one = len(names) == 1
     them, are = ("it", "is") if one else ("them", "are")
