@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import shlex
 import sys
 import warnings
@@ -16,6 +15,7 @@ from pathlib import Path
 from polars_anon._core import ConfigError
 from polars_anon.cli.options import names
 from polars_anon.exceptions import InputChangedWarning, UndeclaredColumnsWarning
+from polars_anon.jobs.values import as_toml
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
 IDENTIFIER_HELP = (
@@ -163,10 +163,10 @@ def warnings_as_notes(job: bool) -> Iterator[None]:
             return shown(message, category, *rest, **kw)  # type: ignore[arg-type]
         what = str(message).split(". The rule for")[0]
         cols = shlex.quote(",".join(message.columns))
-        listed = ", ".join(json.dumps(c) for c in message.columns)
-        dropped = ", ".join(f'{json.dumps(c)} = "drop"' for c in message.columns)
+        dropped = ", ".join(f'{as_toml(c)} = "drop"' for c in message.columns)
         ways = (
-            f"under [columns], insensitive = [{listed}] to release them as they are (which "
+            f"under [columns], insensitive = {as_toml(list(message.columns))} to release them "
+            "as they are (which "
             f"silences this), or identifiers = {{ {dropped} }} to drop them"
             if job
             else f"--insensitive {cols} to release them as they are (which silences this), "
