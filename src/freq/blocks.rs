@@ -13,7 +13,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::aggregate::{with_table, Aggregator, Tables, Word};
-use super::rollup::SPLIT_ROWS;
 use super::wide::Codes;
 use super::{FreqSet, Layout, Problem, RollupJob, SetData};
 use crate::error::Result;
@@ -304,7 +303,7 @@ fn until<W: Word>(
         if !watch.feed(agg, first.iter(), &mut told) {
             return watch.done(agg, false);
         }
-        if rest_rows < SPLIT_ROWS || rayon::current_num_threads() < 2 {
+        if rest_rows < SHARE_ROWS || rayon::current_num_threads() < 2 {
             let ok = watch.feed(agg, rest.iter(), &mut told);
             return watch.done(agg, ok);
         }
@@ -330,9 +329,15 @@ fn until<W: Word>(
 }
 
 /// Rows of the smallest runs a check reads on its own thread before it
-/// shares the rest with another core: waking the pool costs more than a
-/// failing check that stops in them.
-const ALONE_ROWS: usize = 16_384;
+/// shares the rest with another core: a share costs a push on the pool
+/// thread's queue (searches run on the pool: `python/pool.rs`) and a second
+/// table, more than a failing check that stops in them.
+const ALONE_ROWS: usize = 1024;
+
+/// Rows left after those from which the rest is shared: on the pool a share
+/// pays for itself from about a thousand rows (from a thread outside it,
+/// each would wait tens of microseconds for a worker to wake).
+const SHARE_ROWS: usize = 1024;
 
 /// `f` on this thread's table, or on a new one when that is in use (the
 /// second half of a join run on the thread that holds it).

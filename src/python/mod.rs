@@ -12,6 +12,7 @@ mod error;
 mod hierarchy;
 mod local;
 mod mondrian;
+mod pool;
 mod problem;
 mod pseudonym;
 mod results;

@@ -1,6 +1,7 @@
 //! `Problem`: a table's quasi-identifiers, hierarchies and F0 in the core, and
 //! what can be asked of it (a node's metrics and groups, a search).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -11,11 +12,11 @@ use pyo3::prelude::*;
 use super::arrow;
 use super::arrow::PyArrowColumn;
 use super::criteria::{datasets, groups_of, populations, PyCriterion};
-use super::error::{run, to_py, without_gil, ConfigError};
+use super::error::{run, to_py, ConfigError};
 use super::hierarchy::PyHierarchy;
+use super::pool::on_pool;
 use super::results::{PyMetricTable, PyNodeMetrics, PySearchOutcome};
 use crate::check::{Checker, Model};
-use crate::error::AnonError;
 use crate::freq::{Engine, Problem};
 use crate::hierarchy::Column;
 use crate::metrics::metrics;
@@ -429,13 +430,19 @@ impl PyProblem {
             objective: metric.parse().map_err(to_py)?,
             seed,
         };
-        // Every TICK the search takes the GIL back for a moment: Ctrl-C stops
-        // it, and the progress callable hears how many nodes were checked.
+        // Every TICK the search takes the GIL back for a moment: the progress
+        // callable hears how many nodes were checked; Ctrl-C, heard by the
+        // caller's thread while the search runs on the pool (`on_pool`),
+        // stops it there.
         let failure: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
-        let seen = failure.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (seen, stopped) = (failure.clone(), stop.clone());
         let start = Instant::now();
         let mut last = start;
         let tick = move |checked: u64, best: Option<f64>| -> bool {
+            if stopped.load(Ordering::Relaxed) {
+                return false;
+            }
             if last.elapsed() < TICK {
                 return true;
             }
@@ -460,20 +467,18 @@ impl PyProblem {
             .map_err(to_py)?
             .with_progress(Box::new(tick));
         crate::alloc::mark();
-        let run = without_gil(py, || {
+        let run = on_pool(py, TICK, &stop, &failure, || {
             let out = searcher.run(&*alg);
             crate::alloc::give_back();
             out
         });
-        let out = match run? {
+        let run = run?;
+        // a signal heard as the search ended is raised all the same
+        if let Some(e) = failure.lock().expect("progress lock").take() {
+            return Err(e);
+        }
+        let out = match run {
             Ok(out) => out,
-            Err(AnonError::Interrupted) => {
-                return Err(failure
-                    .lock()
-                    .expect("progress lock")
-                    .take()
-                    .unwrap_or_else(|| to_py(AnonError::Interrupted)))
-            }
             Err(e) => return Err(to_py(e)),
         };
         PySearchOutcome::new(py, out)
