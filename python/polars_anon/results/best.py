@@ -312,6 +312,32 @@ def least(
     return {q: int(level) for q, level in zip(qis, chosen[3:], strict=True)}
 
 
+def least_loss(
+    problem: Problem,
+    found: Nodes,
+    minimal: list[list[int]] | None,
+    k: int,
+    criteria: list[Any],
+    qis: list[str],
+    max_suppression: int,
+) -> dict[str, int]:
+    """The best anonymous node `found` by ``min_loss`` without weights or
+    bounds, in `least`'s order (the loss rounded as `key` rounds it, then
+    height, suppression and the levels): of the walk's `minimal` nodes
+    (every node of its best value) when given, else of those the core
+    values by bound (`valued_by_bound`)."""
+    if minimal is not None:
+        nodes, table = minimal, problem.evaluate_many(minimal, k, criteria)
+    else:
+        args = (k, criteria, "min_loss", None, max_suppression)
+        nodes, table = valued_by_bound(problem, found, qis, None, *args)
+    figures = {name: values for name, _, values in table.columns()}
+    loss = pl.Series(figures["loss"], dtype=pl.Float64).round(12).to_list()
+    rows = zip(loss, figures["height"], figures["suppressed"], nodes, strict=True)
+    chosen = min(rows, key=lambda r: (r[0], r[1], r[2], *r[3]))[3]
+    return {q: int(level) for q, level in zip(qis, chosen, strict=True)}
+
+
 def key(
     criterion: str,
     quasi_identifiers: list[str],

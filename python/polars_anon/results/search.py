@@ -305,9 +305,17 @@ class SearchResult(Releases, Plots):
         # node's figures cost 3x cup's search at 5%)
         by_levels = criterion in ("min_height", "min_relative_distance")
         table = self._table
+        own = self.algorithm in best.WALKS and criterion in best.OWN_FIGURES and not bounds
+        if criterion == "min_loss" and not weights and not bounds and self._anonymous is None:
+            # ranked without a frame (making one cost more than the search
+            # on small tables)
+            model = self._prep.model(self.criteria, feasible=False)
+            mins = self._minimal_nodes if own else None
+            p = self._prep.problem
+            return best.least_loss(p, self._lists, mins, self.k, model, qis, self.max_suppression)
         if by_levels:
             frame = self._levels()
-        elif self.algorithm in best.WALKS and criterion in best.OWN_FIGURES and not bounds:
+        elif own:
             # the walk's nodes of its best value (`minimal`) are every node
             # that ties for it: the others need no valuing again
             frame, table = self._figures(self._minimal_nodes)
