@@ -14,11 +14,15 @@ nodes, the nodes ``best`` valued (in order of the loss's lower bound, until
 none left can do better) and the chosen node and loss, with the same for
 ``optimal``. The node counts do not depend on the machine; the times do.
 
-Ratios to ARX: ``*_vs_arx`` is our median over ARX's best of 5 (its
-figures); ``*_day_adjusted`` divides by the day's factor (the calibration
-cell's best now over its best in results.json); ``*_best_vs_arx_day_adjusted``
-takes our best instead of the median, as ARX's figure and the calibration
-are bests: the like-for-like ratio.
+Ratios to ARX: ``*_vs_arx`` is our median over ARX's best. With ``--arx
+bench/arx.json`` (written by ``arx.py``: ARX run on this machine, best of
+its repeats) ARX's figures are that run's, and each cell also records ARX's
+optimum (its levels, its loss, and our loss of its levels): the run to take
+when ARX can be run beside this one. Without it, ARX's figures are the
+reference table of bench/README (0 and 5% only), and ``*_day_adjusted``
+divides by the day's factor (the calibration cell's best now over its best
+in results.json); ``*_best_vs_arx_day_adjusted`` takes our best instead of
+the median, as ARX's figure and the calibration are bests.
 """
 
 from __future__ import annotations
@@ -152,11 +156,19 @@ def calibration(repeat: int) -> dict[str, Any]:
     }
 
 
+def arx_run(path: Path) -> dict[tuple[str, int, float], dict[str, Any]]:
+    """The cells of an `arx.py` run by (table, k, suppression)."""
+    run = json.loads(path.read_text())
+    return {(c["table"], c["k"], c["suppression"]): c for c in run["cells"]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--arx", type=Path, help="ARX's figures from this machine (arx.py's JSON)")
     ap.add_argument("--out", type=Path, default=Path(__file__).with_name("answer.json"))
     args = ap.parse_args()
+    measured = arx_run(args.arx) if args.arx else None
     day = calibration(args.repeat)
     slower = day["slower_than_results_json"]
     print(f"calibration {day['ms_best']:.1f} ms ({slower:.2f}x the day of results.json)")
@@ -166,7 +178,17 @@ def main() -> None:
             for sup in SUPPRESSION:
                 c = {"table": name, "k": k, "suppression": sup}
                 c.update(cell(df, hs, qis, k, sup, args.repeat))
-                arx = ARX_MS.get((name, k, sup))
+                if measured is not None:
+                    a = measured[(name, k, sup)]
+                    c["arx_ms"], c["arx_ms_median"] = a["ms_best"], a["ms_median"]
+                    c["arx_levels"], c["arx_loss"] = a["levels"], float(a["loss"])
+                    ours = pa.check(df, qis, k, hs, a["levels"], sup).loss
+                    c["arx_levels_our_loss"] = ours
+                    # ties: ARX may pick another node of the same loss
+                    c["same_optimum_loss"] = abs(ours - c["loss"]) < 1e-9
+                    for what in ("answer", "optimal", "complete"):
+                        c[f"{what}_vs_arx"] = c[f"{what}_ms_median"] / a["ms_best"]
+                arx = None if measured is not None else ARX_MS.get((name, k, sup))
                 if arx is not None:
                     # also with the day's speed taken out: as if timed on
                     # the day of results.json
@@ -183,11 +205,14 @@ def main() -> None:
                     f"{name:7} k={k:<2} sup={sup:<4} search {c['search_ms_median']:7.1f} ms  "
                     f"answer {c['answer_ms_median']:7.1f} ms  optimal {c['optimal_ms_median']:7.1f}"
                     f" ms  complete {c['complete_ms_median']:7.1f} ms  "
-                    f"valued {c['nodes_valued_by_best']}/{c['anonymous_nodes']}",
+                    f"valued {c['nodes_valued_by_best']}/{c['anonymous_nodes']}"
+                    + (f"  ARX {c['arx_ms']:7.1f} ms" if "arx_ms" in c else ""),
                     flush=True,
                 )
                 cells.append(c)
-    args.out.write_text(json.dumps({"calibration": day, "cells": cells}, indent=1) + "\n")
+    source = str(args.arx) if args.arx else "bench/README reference table"
+    out = {"calibration": day, "arx_figures": source, "cells": cells}
+    args.out.write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":
