@@ -503,23 +503,35 @@ impl<'p> Checker<'p> {
 
     /// Per attribute, the sum over the set's rows that are `kept` (released)
     /// of count x (leaves under the row's value - 1) (see `metrics::loss`).
+    /// An attribute at its leaves adds nothing (one leaf under each value);
+    /// a packed set's keys are read once for the others.
     fn released_extra(&self, fs: &FreqSet, kept: &[bool]) -> Result<Vec<u128>> {
         let counts = fs.counts()?;
-        fs.attrs
-            .iter()
-            .zip(&fs.levels)
-            .map(|(&a, &level)| {
-                let under = self.problem.hierarchies[a].leaves_under(level);
-                let codes = fs.codes(a)?;
-                Ok(codes
-                    .iter()
-                    .zip(counts.iter())
-                    .zip(kept)
-                    .filter(|(_, &k)| k)
-                    .map(|((&code, &c), _)| c as u128 * (under[code as usize] as u128 - 1))
-                    .sum())
-            })
-            .collect()
+        let mut out = vec![0u128; fs.attrs.len()];
+        let read: Vec<(usize, usize, &[u32])> = (fs.attrs.iter().zip(&fs.levels))
+            .enumerate()
+            .filter(|(_, (_, &level))| level > 0)
+            .map(|(i, (&a, &level))| (i, a, self.problem.hierarchies[a].leaves_under(level)))
+            .collect();
+        if let crate::freq::SetData::Packed { layout, keys, .. } = &fs.data {
+            for ((&key, &c), _) in keys.iter().zip(counts.iter()).zip(kept).filter(|(_, &k)| k) {
+                for &(i, a, under) in &read {
+                    out[i] += c as u128 * (under[layout.get(key, a) as usize] as u128 - 1);
+                }
+            }
+            return Ok(out);
+        }
+        for (i, a, under) in read {
+            let codes = fs.codes(a)?;
+            out[i] = codes
+                .iter()
+                .zip(counts.iter())
+                .zip(kept)
+                .filter(|(_, &k)| k)
+                .map(|((&code, &c), _)| c as u128 * (under[code as usize] as u128 - 1))
+                .sum();
+        }
+        Ok(out)
     }
 
     /// `evaluate` of many full-lattice nodes. Nodes are taken in order of
