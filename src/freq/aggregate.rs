@@ -91,6 +91,20 @@ thread_local! {
     pub(crate) static NARROW: std::cell::RefCell<Aggregator<u32>> = std::cell::RefCell::new(Aggregator::new());
 }
 
+/// `f` on this thread's table of `tables`, or on a new one when that is in
+/// use: a thread waiting in a `rayon::join` holds its table and may run
+/// other work meanwhile (the other half of the join, another search's job),
+/// which must not take the table from under it.
+pub(crate) fn own_table<W: Word, T>(
+    tables: &'static Tables<W>,
+    f: impl FnOnce(&mut Aggregator<W>) -> T,
+) -> T {
+    tables.with(|t| match t.try_borrow_mut() {
+        Ok(mut agg) => f(&mut agg),
+        Err(_) => f(&mut Aggregator::new()),
+    })
+}
+
 /// Runs `$body` with `$tables` bound to this thread's 32-bit tables when the
 /// layout's keys and the table's counts fit them (`layout::narrow`), else to
 /// its 64-bit ones: the one place that makes the choice. A macro because the

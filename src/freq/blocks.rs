@@ -12,7 +12,8 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::aggregate::{with_table, Aggregator, Tables, Word};
+use super::aggregate::{own_table, with_table, Aggregator, Tables, Word};
+use super::rollup::SPLIT_ROWS;
 use super::wide::Codes;
 use super::{FreqSet, Layout, Problem, RollupJob, SetData};
 use crate::error::Result;
@@ -287,13 +288,19 @@ fn until<W: Word>(
         seen: AtomicU64::new(0),
         stop: AtomicBool::new(false),
     };
+    // off the pool (a caller of the Rust API) every share waits for a
+    // worker to wake: share only large reads
+    let (alone_rows, share_rows) = match rayon::current_thread_index() {
+        Some(_) => (ALONE_ROWS, SHARE_ROWS),
+        None => (OFF_POOL_ALONE_ROWS, SPLIT_ROWS),
+    };
     let mut fed = 0;
     let alone = runs
         .iter()
         .take_while(|r| {
             let before = fed;
             fed += r.len();
-            before < ALONE_ROWS
+            before < alone_rows
         })
         .count();
     let (first, rest) = runs.split_at(alone);
@@ -303,7 +310,7 @@ fn until<W: Word>(
         if !watch.feed(agg, first.iter(), &mut told) {
             return watch.done(agg, false);
         }
-        if rest_rows < SHARE_ROWS || rayon::current_num_threads() < 2 {
+        if rest_rows < share_rows || rayon::current_num_threads() < 2 {
             let ok = watch.feed(agg, rest.iter(), &mut told);
             return watch.done(agg, ok);
         }
@@ -339,14 +346,8 @@ const ALONE_ROWS: usize = 1024;
 /// each would wait tens of microseconds for a worker to wake).
 const SHARE_ROWS: usize = 1024;
 
-/// `f` on this thread's table, or on a new one when that is in use (the
-/// second half of a join run on the thread that holds it).
-fn own_table<W: Word, T>(tables: &'static Tables<W>, f: impl FnOnce(&mut Aggregator<W>) -> T) -> T {
-    tables.with(|t| match t.try_borrow_mut() {
-        Ok(mut agg) => f(&mut agg),
-        Err(_) => f(&mut Aggregator::new()),
-    })
-}
+/// `ALONE_ROWS` off the pool, where the rest is shared from `SPLIT_ROWS`.
+const OFF_POOL_ALONE_ROWS: usize = 16_384;
 
 /// What the tables of one check share: the rows, the model, and the tuples
 /// in small groups counted by each (`seen`), to stop both at once.

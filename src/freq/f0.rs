@@ -7,7 +7,7 @@ use std::sync::Arc;
 use polars::prelude::*;
 use rayon::prelude::*;
 
-use super::aggregate::{with_table, Aggregator};
+use super::aggregate::{own_table, with_table, Aggregator};
 use super::{code_col, Batches, FreqSet, Layout, Problem, Sensitive, SetData, COUNT};
 use crate::error::{AnonError, Result};
 use crate::hierarchy::Hierarchy;
@@ -280,8 +280,7 @@ fn group(
     let start = keys.len().min(groups);
     let probe = keys.len().min(PROBE_ROWS);
     let grouped = with_table!(layout, rows, |tables| {
-        tables.with(|agg| {
-            let mut agg = agg.borrow_mut();
+        own_table(tables, |agg| {
             agg.start(start);
             agg.feed(&keys[..probe], &counts[..probe], |k| k);
             if probe < keys.len() && agg.len() * 20 >= probe * 19 {
@@ -342,8 +341,7 @@ fn by_parts(keys: &[u64], counts: &[u64], layout: &Arc<Layout>, rows: u64) -> (V
         .map(|p| {
             let (a, b) = (ends[p], ends[p + 1]);
             with_table!(layout, rows, |tables| {
-                tables.with(|agg| {
-                    let mut agg = agg.borrow_mut();
+                own_table(tables, |agg| {
                     agg.start(b - a);
                     agg.feed(&part_keys[a..b], &part_counts[a..b], |k| k);
                     agg.finish()

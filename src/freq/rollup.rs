@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::aggregate::{with_table, Aggregator, Tables, Word};
+use super::aggregate::{own_table, with_table, Aggregator, Tables, Word};
 use super::{Engine, FreqSet, Layout, Problem};
 use crate::error::Result;
 
@@ -88,8 +88,7 @@ impl Problem {
         tables: &'static Tables<W>,
         f: impl Fn(usize, &RollupJob<'_>, &mut Aggregator<W>) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        let one =
-            |(i, j): (usize, &RollupJob<'_>)| tables.with(|agg| f(i, j, &mut agg.borrow_mut()));
+        let one = |(i, j): (usize, &RollupJob<'_>)| own_table(tables, |agg| f(i, j, agg));
         if serial(jobs) {
             return jobs.iter().enumerate().map(one).collect();
         }
@@ -259,23 +258,20 @@ pub(super) fn in_halves<W: Word>(
     take: impl FnOnce(&mut Aggregator<W>) -> FreqSet,
 ) -> Result<FreqSet> {
     if n < SPLIT_ROWS || rayon::current_num_threads() < 2 {
-        return tables.with(|agg| {
-            let agg = &mut *agg.borrow_mut();
+        return own_table(tables, |agg| {
             fill(agg, 0..n)?;
             Ok(take(agg))
         });
     }
     let half = |rows: Range<usize>| {
-        tables.with(|agg| {
-            let agg = &mut *agg.borrow_mut();
+        own_table(tables, |agg| {
             fill(agg, rows)?;
             Ok::<_, crate::error::AnonError>(agg.finish())
         })
     };
     let (a, b) = rayon::join(|| half(0..n / 2), || half(n / 2..n));
     let ((ka, ca), (kb, cb)) = (a?, b?);
-    tables.with(|agg| {
-        let agg = &mut *agg.borrow_mut();
+    own_table(tables, |agg| {
         agg.start(ka.len() + kb.len());
         agg.feed(&ka, &ca, |k| k);
         agg.feed(&kb, &cb, |k| k);

@@ -42,7 +42,7 @@ pub fn on_pool<T: Send>(
                     Err(mpsc::RecvTimeoutError::Disconnected) => return None,
                     Err(mpsc::RecvTimeoutError::Timeout) => Python::attach(|py| {
                         if let Err(e) = py.check_signals() {
-                            *failure.lock().expect("signal lock") = Some(e);
+                            failure.lock().expect("signal lock").get_or_insert(e);
                             stop.store(true, Ordering::Relaxed);
                         }
                     }),

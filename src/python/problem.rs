@@ -457,7 +457,8 @@ impl PyProblem {
                 match result {
                     Ok(()) => true,
                     Err(e) => {
-                        *seen.lock().expect("progress lock") = Some(e);
+                        // a Ctrl-C the caller's thread heard meanwhile stays
+                        seen.lock().expect("progress lock").get_or_insert(e);
                         false
                     }
                 }

@@ -1,6 +1,7 @@
-"""Ctrl-C stops a search the core runs on its thread pool (`python/pool.rs`):
-Python hears signals on its main thread only, which waits for the search
-and passes the signal on."""
+"""Searches run on the core's thread pool (`python/pool.rs`): Ctrl-C stops
+them (Python hears signals on its main thread only, which waits for the
+search and passes the signal on), and searches from several Python threads
+at once share the pool's threads and their tables."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import signal
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
+import polars_anon as pa
 
 SCRIPT = textwrap.dedent(
     """
@@ -69,3 +73,21 @@ def test_ctrl_c_stops_a_search_running_on_the_pool() -> None:
         p.kill()
     assert out.startswith("interrupted"), out + err
     assert p.returncode == 0, err
+
+
+def test_searches_from_several_threads_at_once_answer_as_one_alone() -> None:
+    # a pool thread waiting in a join may run another search's work: each
+    # takes a table of its own (`aggregate::own_table`), never one in use
+    adult, hs = pa.datasets.adult()
+    df = adult.collect()
+    cells = [(9, 2, 0.1), (9, 5, 0.05), (7, 10, 0.1), (8, 2, 0.01)]
+
+    def answer(cell: tuple[int, int, float]) -> dict[str, int]:
+        n, k, sup = cell
+        qis = list(pa.datasets.ADULT_QUASI_IDENTIFIERS[:n])
+        return pa.search(df, qis, hs, k, sup, progress=False).best("min_loss")
+
+    alone = [answer(c) for c in cells]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            assert list(pool.map(answer, cells)) == alone
