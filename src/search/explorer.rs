@@ -15,7 +15,10 @@
 //! The walk is a branch and bound over boxes of the lattice (a range of
 //! levels per attribute), starting from the whole lattice and taken in order
 //! of the bound at their lowest node, which bounds every node of the box
-//! (bounds only rise with generalization). A box whose top node fails holds
+//! (bounds only rise with generalization); once the box's top is known to
+//! suppress records, every node of the box suppresses at least as many, and
+//! the bound counts them (`Bounds::lower_suppressing`): the box is dropped
+//! when that passes the best value. A box whose top node fails holds
 //! no anonymous node and is dropped (anonymity is monotone); when its lowest
 //! node is known anonymous and the objective monotone, that node is the
 //! box's best and the box is done; otherwise it is split in two where it is
@@ -89,6 +92,9 @@ pub(super) struct Explorer {
     pub bounds: Bounds,
     /// id -> objective value if anonymous, None if not.
     evaluated: HashMap<u128, Option<f64>>,
+    /// id -> records suppressed, of the anonymous nodes evaluated that
+    /// suppress any (`Bounds::lower_suppressing` of the boxes below them).
+    suppressing: HashMap<u128, u64>,
     failing: Vec<Node>,
     /// Minimal anonymous nodes found: every node above one is anonymous.
     minimal: Vec<Node>,
@@ -113,6 +119,7 @@ impl Explorer {
             lattice: Lattice::new(problem.heights()),
             bounds: Bounds::new(problem, objective)?,
             evaluated: HashMap::new(),
+            suppressing: HashMap::new(),
             failing: Vec::new(),
             minimal: Vec::new(),
             sets: VecDeque::new(),
@@ -200,9 +207,13 @@ impl Explorer {
         s.paced(read, started.elapsed().as_secs_f64());
         s.stats.nodes_checked += 1;
         // the loss pass only for a node that passes
+        let mut suppressed = 0;
         let passing = match &fs {
-            Some(fs) if s.anonymous(s.checker.group_stats(fs)?.suppressed) => Some(fs),
-            _ => None,
+            Some(fs) => {
+                suppressed = s.checker.group_stats(fs)?.suppressed;
+                s.anonymous(suppressed).then_some(fs)
+            }
+            None => None,
         };
         let value = if let Some(fs) = passing {
             let ev = s.checker.evaluate_set(fs)?;
@@ -215,6 +226,9 @@ impl Explorer {
                 &ev.attribute_loss,
             );
             let v = self.bounds.value(node, &m, &ev);
+            if suppressed > 0 {
+                self.suppressing.insert(id, suppressed);
+            }
             self.anonymous.push(node.to_vec());
             s.confirmed.push(node.to_vec());
             if self.minimal.len() < MAX_FAILING {
@@ -287,6 +301,12 @@ impl Explorer {
             if !self.is_anonymous(s, &hi)? {
                 continue;
             }
+            // every node of the box suppresses at least what its top does
+            let under = self.suppressing.get(&self.lattice.id(&hi)).copied();
+            let under = under.unwrap_or(0);
+            if under > 0 && !at_most(self.bounds.lower_suppressing(&lo, &hi, under), self.best) {
+                continue;
+            }
             // a single node is evaluated now; a larger box's lowest node is
             // looked at only if something is known of it without a rollup:
             // below the optimum it almost always fails, and its failure
@@ -314,7 +334,7 @@ impl Explorer {
             low_hi[a] = mid;
             high_lo[a] = mid + 1;
             for (l, h) in [(lo, low_hi), (high_lo, hi)] {
-                let b = self.bounds.lower(&l);
+                let b = self.bounds.lower_suppressing(&l, &h, under);
                 if at_most(b, self.best) {
                     // ties by height: lower boxes first
                     heap.push(Reverse((Bound(b), node_height(&l), l, h)));
