@@ -77,7 +77,9 @@ impl PyF0Batches {
             )));
         }
         let taken = take_columns(&codes)?;
-        let mut columns = encode_columns(py, &self.names, &self.hierarchies, taken, None)?;
+        let (names, hierarchies) = (&self.names, &self.hierarchies);
+        let encoded = py.detach(|| encode_columns(names, hierarchies, taken, None));
+        let mut columns = encoded?;
         for (c, (n, _)) in sensitive.iter().zip(&self.sensitive) {
             let codes = arrow::take(c, 4)?.u32s(&format!("codes of '{n}'"));
             columns.push(codes.map_err(to_py)?);

@@ -52,3 +52,16 @@ pub fn on_pool<T: Send>(
         out.expect("work that sent nothing panicked, and its scope raised the panic")
     })
 }
+
+/// `f` run on rayon's pool, this thread waiting (inline when already on
+/// it): the pool's joins and parallel iterators inside `f` then start on a
+/// warm pool, where from outside each would wait for a worker to wake. A
+/// panic in `f` is raised again here.
+pub fn in_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if rayon::current_thread_index().is_some() {
+        return f();
+    }
+    let mut out = None;
+    rayon::in_place_scope(|scope| scope.spawn(|_| out = Some(f())));
+    out.expect("the scope ends once its work has")
+}

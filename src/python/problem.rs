@@ -12,9 +12,9 @@ use pyo3::prelude::*;
 use super::arrow;
 use super::arrow::PyArrowColumn;
 use super::criteria::{datasets, groups_of, populations, PyCriterion};
-use super::error::{run, to_py, ConfigError};
+use super::error::{run, to_py, without_gil, ConfigError};
 use super::hierarchy::PyHierarchy;
-use super::pool::on_pool;
+use super::pool::{in_pool, on_pool};
 use super::results::{PyMetricTable, PyNodeMetrics, PySearchOutcome};
 use crate::check::{Checker, Model};
 use crate::freq::{Engine, Problem};
@@ -116,7 +116,6 @@ pub(super) fn take_columns(codes: &[Bound<'_, PyAny>]) -> PyResult<Vec<Column>> 
 /// (nulls and unknown values are errors naming the column), or the codes it
 /// holds; `counts`, when given, weigh the nulls in an error.
 pub(super) fn encode_columns(
-    py: Python<'_>,
     names: &[String],
     hierarchies: &[PyHierarchy],
     taken: Vec<Column>,
@@ -144,14 +143,14 @@ pub(super) fn encode_columns(
     // other core is not left idle while one of them finishes last
     let mut order: Vec<usize> = (0..taken.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(hierarchies[i].inner.domain_size(0)));
-    let encoded = py.detach(|| {
+    let encoded = {
         use rayon::prelude::*;
         order
             .par_iter()
             .with_max_len(1)
             .map(|&i| encode(((&taken[i], &names[i]), &hierarchies[i])))
-            .collect::<PyResult<Vec<_>>>()
-    })?;
+            .collect::<PyResult<Vec<_>>>()?
+    };
     let mut columns = vec![Vec::new(); taken.len()];
     for (i, c) in order.into_iter().zip(encoded) {
         columns[i] = c;
@@ -509,12 +508,6 @@ fn build(
         ));
     }
     let taken = take_columns(&codes)?;
-    let columns = encode_columns(py, &names, &hierarchies, taken, given.then_some(&counts))?;
-    if !given {
-        counts = crate::alloc::filled(columns.first().map_or(0, Vec::len), 1);
-    }
-    let codes = columns;
-    let hs = hierarchies.into_iter().map(|h| h.inner).collect();
     let sens = sensitive
         .into_iter()
         .map(|(n, v, c)| {
@@ -524,7 +517,19 @@ fn build(
             Ok((n, v, codes))
         })
         .collect::<PyResult<_>>()?;
-    let mut inner = Problem::with_sensitive(names, hs, codes, sens, counts).map_err(to_py)?;
+    // encoding and grouping in one visit to the pool (see `in_pool`)
+    let work = || -> PyResult<Problem> {
+        let columns = encode_columns(&names, &hierarchies, taken, given.then_some(&counts))?;
+        if !given {
+            counts = crate::alloc::filled(columns.first().map_or(0, Vec::len), 1);
+        }
+        let hs = hierarchies.into_iter().map(|h| h.inner).collect();
+        Problem::with_sensitive(names, hs, columns, sens, counts).map_err(to_py)
+    };
+    let mut inner = match without_gil(py, || Ok(in_pool(work)))? {
+        Ok(built) => built?,
+        Err(e) => return Err(to_py(e)),
+    };
     if let Some((levels, k, max_suppressed)) = floors {
         inner
             .set_floors(crate::freq::Floors {
