@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use super::arrow;
 use super::arrow::PyArrowColumn;
 use super::criteria::{datasets, groups_of, populations, PyCriterion};
-use super::error::{run, to_py, without_gil, ConfigError};
+use super::error::{run, to_py, ConfigError};
 use super::hierarchy::PyHierarchy;
 use super::pool::{in_pool, on_pool};
 use super::results::{PyMetricTable, PyNodeMetrics, PySearchOutcome};
@@ -477,11 +477,7 @@ impl PyProblem {
         if let Some(e) = failure.lock().expect("progress lock").take() {
             return Err(e);
         }
-        let out = match run {
-            Ok(out) => out,
-            Err(e) => return Err(to_py(e)),
-        };
-        PySearchOutcome::new(py, out)
+        PySearchOutcome::new(py, run.map_err(to_py)?)
     }
 }
 
@@ -526,10 +522,7 @@ fn build(
         let hs = hierarchies.into_iter().map(|h| h.inner).collect();
         Problem::with_sensitive(names, hs, columns, sens, counts).map_err(to_py)
     };
-    let mut inner = match without_gil(py, || Ok(in_pool(work)))? {
-        Ok(built) => built?,
-        Err(e) => return Err(to_py(e)),
-    };
+    let mut inner = run(py, || Ok(in_pool(work)))??;
     if let Some((levels, k, max_suppressed)) = floors {
         inner
             .set_floors(crate::freq::Floors {

@@ -302,9 +302,14 @@ impl Explorer {
                 continue;
             }
             // every node of the box suppresses at least what its top does
-            let under = self.suppressing.get(&self.lattice.id(&hi)).copied();
-            let under = under.unwrap_or(0);
-            if under > 0 && !at_most(self.bounds.lower_suppressing(&lo, &hi, under), self.best) {
+            let top = self.suppressing.get(&self.lattice.id(&hi));
+            let top_suppressed = top.copied().unwrap_or(0);
+            if top_suppressed > 0
+                && !at_most(
+                    self.bounds.lower_suppressing(&lo, &hi, top_suppressed),
+                    self.best,
+                )
+            {
                 continue;
             }
             // a single node is evaluated now; a larger box's lowest node is
@@ -334,7 +339,7 @@ impl Explorer {
             low_hi[a] = mid;
             high_lo[a] = mid + 1;
             for (l, h) in [(lo, low_hi), (high_lo, hi)] {
-                let b = self.bounds.lower_suppressing(&l, &h, under);
+                let b = self.bounds.lower_suppressing(&l, &h, top_suppressed);
                 if at_most(b, self.best) {
                     // ties by height: lower boxes first
                     heap.push(Reverse((Bound(b), node_height(&l), l, h)));
