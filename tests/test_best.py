@@ -140,3 +140,27 @@ def test_weights_and_bounds_out_of_place_are_refused_saying_why(
         r.best("min_loss", bounds={"age": -1})
     with pytest.raises(pa.ConfigError, match="got low = 2, high = 1"):
         r.best("min_loss", bounds={"age": (2, 1)})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(allow_nan=True, allow_infinity=True),
+            st.floats(min_value=0, max_value=1),
+            # halves at the 12th decimal, where half-to-even and the scaling
+            # decide
+            st.integers(0, 10**13).map(lambda i: (i + 0.5) / 1e12),
+            st.integers(0, 10**13).map(lambda i: i / 1e13 + 5e-13),
+        ),
+        min_size=1,
+        max_size=50,
+    )
+)
+def test_losses_rounded_in_python_as_polars_rounds_them(values: list[float]) -> None:
+    # `least_loss` ranks by `rounded`, `least` by Polars' round(12): one order
+    from polars_anon.results.best import rounded
+
+    want = pl.Series(values, dtype=pl.Float64).round(12).to_list()
+    got = [rounded(v) for v in values]
+    assert [str(v) for v in got] == [str(v) for v in want]

@@ -77,7 +77,8 @@ def prepare(
     if where == "polars":
         frame = None if isinstance(data, pl.LazyFrame) else as_frame(data)
         lazy = data if frame is None else frame.lazy()
-        schema = lazy.collect_schema()
+        # a frame's own schema: a plan's is a query of its own
+        schema = lazy.collect_schema() if frame is None else frame.schema
         zeros = [c for c in qis + sens if c in schema and schema[c].is_float()]
         if zeros:
             # -0.0 and 0.0 are one number: one value of a quasi-identifier
