@@ -246,6 +246,7 @@ impl<'s> Builder<'s> {
                 leaf_index,
                 under: Default::default(),
                 top_down: Default::default(),
+                by_value: Default::default(),
             }),
         })
     }

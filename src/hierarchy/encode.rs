@@ -3,7 +3,8 @@
 
 use std::collections::HashSet;
 
-use super::Hierarchy;
+use super::int_leaves::{IntLeaves, NOT_A_LEAF};
+use super::{Hierarchy, Labels};
 use crate::error::{show_values, AnonError, Result};
 use crate::hash::{self, prefetch};
 
@@ -343,6 +344,8 @@ impl Hierarchy {
     pub fn encoder(&self, column: &str, capacity: usize) -> Encoder<'_> {
         Encoder {
             index: &self.t.leaf_index,
+            leaves: &self.t.labels[0],
+            by_value: &self.t.by_value,
             column: column.to_string(),
             out: Vec::with_capacity(crate::alloc::capacity_for(capacity, 4)),
             missing: Vec::new(),
@@ -359,6 +362,8 @@ impl Hierarchy {
 /// one error at the end.
 pub struct Encoder<'h> {
     index: &'h LeafIndex,
+    leaves: &'h Labels,
+    by_value: &'h std::sync::OnceLock<Option<IntLeaves>>,
     column: String,
     out: Vec<u32>,
     missing: Vec<String>,
@@ -375,13 +380,18 @@ const MISSING: u32 = u32::MAX - 1;
 /// Not looked up yet (`Encoder::ints`), or not found by the fast path.
 const UNSEEN: u32 = u32::MAX;
 
+/// A chunk of integers makes the hierarchy's table of integer leaves by
+/// value (`IntLeaves`) when it has at least one value for this many leaves:
+/// the table costs about as much to make as that many lookups.
+const BY_VALUE_LEAVES_PER_VALUE: usize = 16;
+
 /// Slots of `Encoder::ints` (a power of two).
 const INT_SLOTS: usize = 1024;
 
 /// Integers in a chunk from which `push_ints` looks at their range.
 const DENSE_MIN_VALUES: usize = 1024;
 
-impl Encoder<'_> {
+impl<'h> Encoder<'h> {
     /// One value standing for `weight` tuples.
     pub fn push(&mut self, value: Option<&str>, weight: u64) {
         self.push_bytes(value.map(str::as_bytes), weight)
@@ -477,6 +487,9 @@ impl Encoder<'_> {
     /// that range, filled as values first appear: one load a value, and the
     /// one branch (a value not seen yet) rarely taken.
     pub fn push_ints<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+        if let Some(table) = self.by_value(values.len()) {
+            return self.push_by_value(table, values);
+        }
         if values.len() >= DENSE_MIN_VALUES {
             let (lo, hi) = values.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &v| {
                 let v = v.into();
@@ -490,6 +503,36 @@ impl Encoder<'_> {
         self.out.reserve(values.len());
         for &v in values {
             self.push_int(v.into());
+        }
+    }
+
+    /// The hierarchy's integer leaves by value, if its leaves have such a
+    /// table (`IntLeaves::of`): made for a chunk of `n` values when there
+    /// are not too many leaves for them (`BY_VALUE_LEAVES_PER_VALUE`).
+    fn by_value(&self, n: usize) -> Option<&'h IntLeaves> {
+        let (cell, leaves) = (self.by_value, self.leaves);
+        match cell.get() {
+            Some(table) => table.as_ref(),
+            None if n.saturating_mul(BY_VALUE_LEAVES_PER_VALUE) >= leaves.len() => {
+                cell.get_or_init(|| IntLeaves::of(leaves)).as_ref()
+            }
+            None => None,
+        }
+    }
+
+    /// `push_ints` through the hierarchy's integer leaves by value: one load
+    /// a value; values that are no leaf go the way of `push_int`, which
+    /// reports them.
+    fn push_by_value<T: Copy + Into<i64>>(&mut self, table: &IntLeaves, values: &[T]) {
+        let start = self.out.len();
+        self.out
+            .extend(values.iter().map(|&v| table.code(v.into())));
+        if self.out[start..].contains(&NOT_A_LEAF) {
+            for (i, &v) in values.iter().enumerate() {
+                if self.out[start + i] == NOT_A_LEAF {
+                    self.out[start + i] = self.int_code(v.into());
+                }
+            }
         }
     }
 

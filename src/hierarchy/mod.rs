@@ -15,6 +15,7 @@ use crate::hash::FoldedBuild;
 mod build;
 mod column;
 mod encode;
+mod int_leaves;
 mod io;
 mod labels;
 mod order;
@@ -59,6 +60,9 @@ struct Tree {
     between: Vec<std::sync::OnceLock<Arc<[u32]>>>,
     /// The leaves in top-down order (`order.rs`), made on first use.
     top_down: std::sync::OnceLock<Arc<TopDown>>,
+    /// The integer leaves by value (`int_leaves.rs`), made when an integer
+    /// column is first encoded through the hierarchy.
+    by_value: std::sync::OnceLock<Option<int_leaves::IntLeaves>>,
 }
 
 /// Trees are equal when their labels and leaves' codes are: the rest is
