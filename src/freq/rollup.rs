@@ -281,7 +281,7 @@ pub(super) fn in_halves<W: Word>(
 
 /// Rows below which a batch of rollups runs on the calling thread: waking the
 /// pool costs more than it saves for a few thousand rows.
-const PARALLEL_MIN_ROWS: usize = 8_192;
+const PARALLEL_MIN_ROWS: usize = 2_048;
 
 pub(crate) fn serial(jobs: &[RollupJob<'_>]) -> bool {
     jobs.len() < 2
