@@ -221,9 +221,12 @@ const PACK_CHUNK: usize = 1 << 14;
 /// Rows packed one column after another (their keys stay in the first-level
 /// cache while every column is added).
 const PACK_BLOCK: usize = 1 << 11;
-/// Rows from which packing is spread over the pool: below, waking it costs
-/// more than the work (Adult's 30,162 rows: 104 us on the pool, 42 here).
+/// Rows from which packing is spread over the pool from outside it: below,
+/// waking it costs more than the work (Adult's 30,162 rows: 104 us on the
+/// pool, 42 here). On the pool already (a preparation from Python: the
+/// other worker has just encoded columns) from two chunks.
 const PACK_PARALLEL: usize = 1 << 17;
+const PACK_PARALLEL_ON_POOL: usize = PACK_CHUNK + 1;
 
 /// The rows' packed keys, built in chunks (on the pool when there are many);
 /// `Err(attribute)` when a column holds a code outside its domain (`sizes`),
@@ -252,7 +255,11 @@ fn pack(
         }
         Ok(())
     };
-    if height < PACK_PARALLEL {
+    let from = match rayon::current_thread_index() {
+        Some(_) => PACK_PARALLEL_ON_POOL,
+        None => PACK_PARALLEL,
+    };
+    if height < from {
         keys.chunks_mut(PACK_CHUNK).enumerate().try_for_each(one)?;
     } else {
         keys.par_chunks_mut(PACK_CHUNK)
