@@ -3,6 +3,20 @@
 
 use thiserror::Error;
 
+/// `n` and `noun`, singular for one and plural (in s) otherwise, `n` with
+/// thousands separated: "1 tuple", "1,204 tuples".
+pub(crate) fn counted(n: u64, noun: &str) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(d);
+    }
+    format!("{grouped} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 #[derive(Debug, Error)]
 pub enum AnonError {
     /// A hierarchy that cannot be used: ragged, not a tree, duplicated leaves...
@@ -10,7 +24,8 @@ pub enum AnonError {
     Hierarchy(String),
     /// Values in the data that the hierarchy of their column does not know.
     #[error(
-        "column '{column}': {count} distinct value(s) missing from its hierarchy, first: {shown}"
+        "column '{column}': {} missing from its hierarchy, first: {shown}",
+        counted(*.count as u64, "distinct value")
     )]
     MissingValues {
         column: String,
@@ -18,7 +33,7 @@ pub enum AnonError {
         shown: String,
     },
     /// Null values in a quasi-identifier.
-    #[error("column '{column}': {count} null value(s) in a quasi-identifier; fill or drop them first (a value the hierarchy knows: in the file, or by Polars' fill_null), or pass nulls='value' (--nulls value) to keep null as a value of its own")]
+    #[error("column '{column}': {} in a quasi-identifier; fill or drop them first (a value the hierarchy knows: in the file, or by Polars' fill_null), or pass nulls='value' (--nulls value) to keep null as a value of its own", counted(*.count, "null value"))]
     NullValues { column: String, count: u64 },
     /// A request that does not fit the data: unknown column, bad k, bad levels.
     #[error("{0}")]
@@ -55,4 +70,25 @@ pub fn show_values<S: AsRef<str>>(values: &[S], most: usize) -> String {
         out.push(format!("... ({} more)", values.len() - most));
     }
     out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_singular_for_one_and_plural_otherwise() {
+        assert_eq!(counted(1, "tuple"), "1 tuple");
+        assert_eq!(counted(0, "tuple"), "0 tuples");
+        assert_eq!(counted(2, "null value"), "2 null values");
+        assert_eq!(counted(1_234_567, "value"), "1,234,567 values");
+        assert_eq!(counted(100, "row"), "100 rows");
+        let e = AnonError::NullValues {
+            column: "age".into(),
+            count: 1,
+        };
+        assert!(e
+            .to_string()
+            .starts_with("column 'age': 1 null value in a quasi-identifier"));
+    }
 }

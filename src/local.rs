@@ -92,9 +92,9 @@ pub fn localpk(t: &Tuples, model: &Model) -> Result<LocalRecoding> {
     for members in t.split(&top, &all) {
         if !t.passes(model, &members) {
             return Err(AnonError::NotAnonymous(format!(
-                "even fully generalized, a group of {} tuple(s) breaks the model (k = {}{}): \
+                "even fully generalized, a group of {} breaks the model (k = {}{}): \
                  local recoding cannot protect this table",
-                members.len(),
+                crate::error::counted(members.len() as u64, "tuple"),
                 model.k,
                 if model.criteria.is_empty() {
                     ""

@@ -259,7 +259,7 @@ def test_errors_name_what_is_wrong(
 
     config = [
         ({"target": "income"}, "target 'income' is not a column"),
-        ({"features": ["age", "zip"]}, r"\['zip'\] are not columns of the original"),
+        ({"features": ["age", "zip"]}, r"\['zip'\] is not a column of the original"),
         ({"features": ["age", TARGET]}, "cannot also be a feature"),
         ({"features": ["age", "age"]}, "named twice"),
         ({"features": []}, "no features"),

@@ -238,7 +238,7 @@ def test_epsilon_and_its_options_go_together(
         ),
         (
             lambda d: d["privacy"].update(epsilom=1),
-            r"\[privacy\] has unknown key\(s\) \['epsilom'\]",
+            r"\[privacy\] has unknown key \['epsilom'\]",
         ),
         (lambda d: d["privacy"].pop("delta"), r"\[privacy\] needs delta"),
         (

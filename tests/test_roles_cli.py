@@ -188,7 +188,7 @@ def test_pseudonym_length_key_file_and_mask(
     # record: refused, nothing written
     assert main(cli(table, "out.csv", *options[:-1], "name=mask:3")) == 2
     err = capsys.readouterr().err
-    assert "masked identifier(s) 'name'" in err and "1,000 distinct values" in err
+    assert "masked identifier 'name'" in err and "1,000 distinct values" in err
     assert not (table / "out.csv").exists()
     assert main(cli(table, "out.csv", *options)) == 0, capsys.readouterr().err
     out = pl.read_csv(table / "out.csv")

@@ -13,7 +13,7 @@
 //! smaller budget, more criteria); a search under a weaker one is refused,
 //! and so is any question about a node below the floors.
 
-use crate::error::{AnonError, Result};
+use crate::error::{counted, AnonError, Result};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Floors {
@@ -39,9 +39,12 @@ impl Floors {
         if k < self.k || max_suppressed > self.max_suppressed {
             return Err(AnonError::Config(format!(
                 "this frequency set was grouped at the floor levels {:?}, found for k = {} \
-                 with at most {} tuple(s) suppressed; it cannot answer a search with k = {k} \
-                 and {max_suppressed} tuple(s) suppressed (prepare the data again for it)",
-                self.levels, self.k, self.max_suppressed
+                 with at most {} suppressed; it cannot answer a search with k = {k} \
+                 and {} suppressed (prepare the data again for it)",
+                self.levels,
+                self.k,
+                counted(self.max_suppressed, "tuple"),
+                counted(max_suppressed, "tuple"),
             )));
         }
         Ok(())

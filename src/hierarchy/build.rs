@@ -92,8 +92,8 @@ impl<'s> Builder<'s> {
         let width = self.width();
         if row.len() != width {
             return Err(self.err(format!(
-                "row {r} has {} value(s), expected {width} like row 1 (ragged rows: every leaf needs a value at every level): {}",
-                row.len(),
+                "row {r} has {}, expected {width} like row 1 (ragged rows: every leaf needs a value at every level): {}",
+                crate::error::counted(row.len() as u64, "value"),
                 show_values(row, 8)
             )));
         }

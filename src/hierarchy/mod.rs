@@ -424,7 +424,10 @@ mod tests {
         assert_eq!(end, want);
         // errors name the row as before
         let e = Hierarchy::from_csv_str("a;x;*\nb;x\n", b';', "f.csv").unwrap_err();
-        assert!(e.to_string().contains("row 2 has 2 value(s)"), "{e}");
+        assert!(
+            e.to_string().contains("row 2 has 2 values, expected 3"),
+            "{e}"
+        );
         let e = Hierarchy::from_csv_str("a;x;*\na;y;*\n", b';', "f.csv").unwrap_err();
         assert!(e.to_string().contains("appears twice"), "{e}");
     }

@@ -34,6 +34,7 @@ from polars_anon._core import ConfigError, SearchOutcome, SearchStats
 from polars_anon.inputs.frames import fresh_name
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.exprs import generalization_exprs
+from polars_anon.reports.render import plural
 
 GROUPS = ("identifying", "more", "most")
 Policy = Callable[[dict[str, int], pl.DataFrame], "str | None"]
@@ -157,7 +158,8 @@ def run(
         bad = sorted({g for g in groups.values() if g not in GROUPS})
         if unknown or bad:
             raise ConfigError(
-                f"groups: unknown quasi-identifier(s) {unknown} or group(s) {bad}; "
+                f"groups: unknown {plural('quasi-identifier', unknown)} {unknown} or "
+                f"{plural('group', bad)} {bad}; "
                 f"groups are {list(GROUPS)}"
             )
         groups = {q: groups.get(q, "identifying") for q in qis}

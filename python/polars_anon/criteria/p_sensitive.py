@@ -8,7 +8,7 @@ from typing import Any
 
 from polars_anon._core import ConfigError, CoreCriterion, Hierarchy
 from polars_anon.criteria.base import Criterion, count_param, number, real_param
-from polars_anon.reports.render import values_text
+from polars_anon.reports.render import plural, values_text
 
 Categories = Sequence[Sequence[str]] | tuple[Hierarchy, int]
 
@@ -40,7 +40,8 @@ def _category_codes(
     missing = [v for v in values if v not in of]
     if missing:
         raise ConfigError(
-            f"{name}: value(s) of '{attribute}' in no category: {values_text(missing[:10])}"
+            f"{name}: {plural('value', missing)} of '{attribute}' in no category: "
+            f"{values_text(missing[:10])}"
             + (f" ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
         )
     return [of[v] for v in values], count

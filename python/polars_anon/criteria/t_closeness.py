@@ -7,7 +7,7 @@ from typing import Literal
 
 from polars_anon._core import ConfigError, CoreCriterion, Hierarchy
 from polars_anon.criteria.base import Criterion, number, real_param
-from polars_anon.reports.render import values_text
+from polars_anon.reports.render import plural, values_text
 
 
 class TCloseness(Criterion):
@@ -73,8 +73,8 @@ class TCloseness(Criterion):
             missing = [v for v in values if v not in leaf_index]
             if missing:
                 raise ConfigError(
-                    f"TCloseness: value(s) of '{self.attribute}' missing from its hierarchy: "
-                    f"{values_text(missing[:10])}"
+                    f"TCloseness: {plural('value', missing)} of '{self.attribute}' missing from "
+                    f"its hierarchy: {values_text(missing[:10])}"
                 )
             parents = []
             for lvl in range(h.height):

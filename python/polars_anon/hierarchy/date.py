@@ -12,7 +12,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.hierarchy._spec import Spec, as_text, option, sequence
-from polars_anon.reports.render import listing, names_text
+from polars_anon.reports.render import counted, listing, names_text
 
 LEVELS = ("hour", "day", "month", "quarter", "year", "decade", "century")
 
@@ -80,7 +80,8 @@ class Date(Spec):
             bad = values.filter(parsed.is_null())
             if bad.len():
                 raise ConfigError(
-                    f"column '{values.name}': {bad.len()} value(s) are not dates"
+                    f"column '{values.name}': {counted(bad.len(), 'value')} "
+                    + ("is not a date" if bad.len() == 1 else "are not dates")
                     + (f" in the format {self.format!r}" if self.format else "")
                     + f", first: {bad.head(3).to_list()}"
                 )

@@ -15,7 +15,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.hierarchy._spec import Spec, as_text, finite, option, sequence
-from polars_anon.reports.render import names_text
+from polars_anon.reports.render import counted, names_text
 
 
 @dataclass(frozen=True)
@@ -64,13 +64,15 @@ class Interval(Spec):
             if bad.len():
                 raise ConfigError(
                     f"column '{values.name}': interval hierarchies need numbers; "
-                    f"{bad.len()} value(s) are not, first: {bad.head(3).to_list()}"
+                    f"{counted(bad.len(), 'value')} {'is' if bad.len() == 1 else 'are'} not, "
+                    f"first: {bad.head(3).to_list()}"
                 )
         bad = values.filter(~numbers.is_finite())
         if bad.len():
             raise ConfigError(
-                f"column '{values.name}': {bad.len()} value(s) are not finite numbers, "
-                f"first: {bad.head(3).to_list()}"
+                f"column '{values.name}': {counted(bad.len(), 'value')} "
+                + ("is not a finite number" if bad.len() == 1 else "are not finite numbers")
+                + f", first: {bad.head(3).to_list()}"
             )
         # in decimal, as the values and bounds are written: in binary floats
         # 0.3 / 0.1 is 2.999..., which put 0.3 in [0.2-0.3), and 2^63 - 1

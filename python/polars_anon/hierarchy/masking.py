@@ -17,6 +17,7 @@ import polars as pl
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.hierarchy._spec import Spec, as_text, option, sequence
 from polars_anon.inputs.params import as_int
+from polars_anon.reports.render import counted
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Masking(Spec):
             long = [v for v in leaves if len(v) > self.width]
             if long:
                 raise ConfigError(
-                    f"column '{values.name}': {len(long)} value(s) longer than width "
+                    f"column '{values.name}': {counted(len(long), 'value')} longer than width "
                     f"{self.width}, first: {long[:3]}"
                 )
             texts = [v.rjust(self.width, self.pad) for v in leaves]

@@ -15,6 +15,7 @@ import polars as pl
 from polars_anon._core import ConfigError, Hierarchy
 from polars_anon.hierarchy._spec import Spec, as_text, option, sequence
 from polars_anon.inputs.params import as_int
+from polars_anon.reports.render import counted
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Ordered(Spec):
         unknown = [v for v in leaves if v not in position]
         if unknown:
             raise ConfigError(
-                f"column '{values.name}': {len(unknown)} value(s) not in the order, "
+                f"column '{values.name}': {counted(len(unknown), 'value')} not in the order, "
                 f"first: {unknown[:3]}"
             )
         # the categories each group of each level spans, as (first, last) positions

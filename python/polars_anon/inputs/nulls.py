@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeAlias
 import polars as pl
 
 from polars_anon._core import ConfigError, Hierarchy, MissingValueError
-from polars_anon.reports.render import one_of
+from polars_anon.reports.render import counted, one_of
 
 # With nulls="value", a null quasi-identifier is this value (ARX's label for a
 # missing value): a hierarchy row for it places it, else it generalizes
@@ -58,15 +58,17 @@ def no_nulls(col: pl.Series, counts: pl.Series | None, column: str, role: str) -
         return
     nulls = col.null_count() if counts is None else int(counts.filter(col.is_null()).sum())
     if nulls:
+        them, their = ("it", "its") if nulls == 1 else ("them", "their")
         if role.startswith("a quasi-identifier"):
             way = "(a value the hierarchy knows: in the file, or by Polars' fill_null)"
             # (the command line says --nulls value for it: `cli.words`)
             way += ", or pass nulls='value'" if role == "a quasi-identifier" else ""
         else:
             way = (
-                "(a value of their own, such as '(missing)': in the file, or by Polars' "
+                f"(a value of {their} own, such as '(missing)': in the file, or by Polars' "
                 "fill_null; nulls='value' is for the quasi-identifiers)"
             )
         raise MissingValueError(
-            f"column '{column}': {nulls} null value(s) in {role}; fill or drop them first {way}"
+            f"column '{column}': {counted(nulls, 'null value')} in {role}; fill or drop "
+            f"{them} first {way}"
         )

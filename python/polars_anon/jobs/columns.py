@@ -26,6 +26,7 @@ import polars as pl
 
 from polars_anon._core import ConfigError
 from polars_anon.jobs import values
+from polars_anon.reports.render import plural
 from polars_anon.roles.spec import Drop, Mask, Pseudonym, Roles, Transform, roles_of
 
 PSEUDONYM_KEYS = ("key_env", "key_file", "table", "length")
@@ -56,11 +57,13 @@ def _identifier(column: str, entry: Any, base: Path) -> Transform:
                 raise ConfigError(f"mask = {{ {', '.join(MASK_KEYS)} }} and nothing beside it")
             unknown = sorted(set(entry["mask"]) - set(MASK_KEYS))
             if unknown:
-                raise ConfigError(f"mask: unknown key(s) {unknown}; expected {list(MASK_KEYS)}")
+                raise ConfigError(
+                    f"mask: unknown {plural('key', unknown)} {unknown}; expected {list(MASK_KEYS)}"
+                )
             return Mask(**entry["mask"])
         unknown = sorted(set(entry) - set(PSEUDONYM_KEYS))
         if unknown:
-            raise ConfigError(f"unknown key(s) {unknown}; it is one of {_WAYS}")
+            raise ConfigError(f"unknown {plural('key', unknown)} {unknown}; it is one of {_WAYS}")
         source = dict(entry)
         for name in ("key_file", "table"):
             if name in source:
@@ -79,7 +82,8 @@ def roles_from_doc(t: dict[str, Any], base: Path) -> Roles:
     unknown = sorted(set(t) - {"identifiers", "insensitive"})
     if unknown:
         raise ConfigError(
-            f"job file: [columns] has unknown key(s) {unknown}; expected identifiers, insensitive"
+            f"job file: [columns] has unknown {plural('key', unknown)} {unknown}; expected "
+            "identifiers, insensitive"
         )
     ids = t.get("identifiers", {})
     if isinstance(ids, list):

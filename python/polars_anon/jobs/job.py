@@ -98,6 +98,7 @@ from polars_anon.release.build import guarded
 from polars_anon.release.engine_write import WRITES, OnEngine
 from polars_anon.release.guard import Guarded
 from polars_anon.release.write import interrupt_after, target, write_text_whole
+from polars_anon.reports.render import plural
 from polars_anon.results.best import CRITERIA
 from polars_anon.results.search import SearchResult
 from polars_anon.roles.spec import Roles
@@ -163,7 +164,9 @@ class Job:
         known = set(TABLES)
         unknown = sorted(set(doc) - known)
         if unknown:
-            raise ConfigError(f"job file: unknown table(s) {unknown}; expected {sorted(known)}")
+            raise ConfigError(
+                f"job file: unknown {plural('table', unknown)} {unknown}; expected {sorted(known)}"
+            )
 
         def table(name: str) -> dict[str, Any]:
             return values.table(doc, name)
@@ -266,7 +269,8 @@ class Job:
         if not searching:
             if unknown := sorted(set(self.levels or {}) - set(qis)):
                 raise ConfigError(
-                    f"job file: [result] levels name unknown quasi-identifier(s) {unknown}"
+                    "job file: [result] levels name unknown "
+                    f"{plural('quasi-identifier', unknown)} {unknown}"
                 )
             where = "job file: [result] levels"
             refuse_levels_without_hierarchy(self.levels, qis, self.hierarchies, where)

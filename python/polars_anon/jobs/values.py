@@ -12,6 +12,7 @@ from typing import Any
 from polars_anon._core import ConfigError
 from polars_anon.inputs.params import size
 from polars_anon.jobs.criteria import POPULATION_TABLES
+from polars_anon.reports.render import plural
 
 # the keys of a job file's tables of settings (`table`); [hierarchies],
 # [columns], [privacy] and [result] are read by their own parts
@@ -43,7 +44,8 @@ def table(doc: dict[str, Any], name: str, keys: tuple[str, ...] | None = None) -
     unknown = sorted(set(t) - set(known))
     if unknown:
         raise ConfigError(
-            f"job file: [{name}] has unknown key(s) {unknown}; expected {', '.join(known)}"
+            f"job file: [{name}] has unknown {plural('key', unknown)} {unknown}; "
+            f"expected {', '.join(known)}"
         )
     return t
 

@@ -25,6 +25,7 @@ from polars_anon.inputs.nulls import Nulls, null_as_value
 from polars_anon.inputs.params import check_k, max_suppressed
 from polars_anon.prepare.encode import hinted
 from polars_anon.prepare.labels import present_labels
+from polars_anon.reports.render import counted
 
 
 @dataclass(frozen=True)
@@ -56,9 +57,9 @@ class Floored:
             got = int(f0.filter(pl.col(q).is_null()).get_column(count).sum())
             if got != self.null_rows[q]:
                 raise AnonError(
-                    f"internal check failed: column '{q}' has {got} null tuple(s) in the "
+                    f"internal check failed: column '{q}' has {counted(got, 'null tuple')} in the "
                     f"frequency set grouped at its floor level, where its own counts give "
-                    f"{self.null_rows[q]}: some values did not meet their representatives in "
+                    f"{self.null_rows[q]:,}: some values did not meet their representatives in "
                     "the join; refusing to search it. A query that reads other rows each time "
                     "(random(), TABLESAMPLE, a LIMIT without ORDER BY) does this: store its "
                     "result as a table and search that"

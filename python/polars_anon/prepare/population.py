@@ -14,6 +14,7 @@ from polars_anon._core import ConfigError, Hierarchy, MissingValueError, Problem
 from polars_anon.engines.polars import group_strings
 from polars_anon.inputs.frames import as_lazy, check_groupable, fresh_name, one_zero
 from polars_anon.inputs.nulls import NULL_LABEL, Nulls
+from polars_anon.reports.render import counted, plural
 
 
 def population(
@@ -39,7 +40,7 @@ def population(
     missing = [q for q in qis if q not in schema]
     if missing:
         raise ConfigError(
-            f"{model}: the population table has no column(s) {missing}; "
+            f"{model}: the population table has no {plural('column', missing)} {missing}; "
             f"it has {list(schema.names())}"
         )
     check_groupable(schema, qis, qis)
@@ -65,8 +66,8 @@ def population(
         unknown = grouped.filter(~known).get_column(q).unique().sort()
         if unknown.len():
             raise MissingValueError(
-                f"{model}: population column '{q}': {unknown.len()} distinct value(s) missing "
-                f"from its hierarchy, first: {unknown.head(3).to_list()}"
+                f"{model}: population column '{q}': {counted(unknown.len(), 'distinct value')} "
+                f"missing from its hierarchy, first: {unknown.head(3).to_list()}"
             )
     away = int(grouped.filter(outside).get_column(own).sum())
     inside = grouped.filter(~outside)
@@ -97,9 +98,10 @@ def _contains(
     if more.height:
         first = more.row(0, named=True)
         values = {q: first[q] for q in qis}
+        occur = "occurs" if more.height == 1 else "occur"
         raise ConfigError(
-            f"{model}: the table is not a subset of the population table: {more.height} "
-            f"combination(s) of quasi-identifier values occur more often in it, first "
-            f"{values}: {first[here]} time(s) in the table, "
-            f"{first[there] or 0} in the population"
+            f"{model}: the table is not a subset of the population table: "
+            f"{counted(more.height, 'combination')} of quasi-identifier values {occur} more "
+            f"often in it, first {values}: {counted(first[here], 'time')} in the table, "
+            f"{first[there] or 0:,} in the population"
         )

@@ -350,16 +350,20 @@ def unreadable(e: BaseException, plan: pl.LazyFrame | None = None) -> NotAnonymo
     # (a Python source names no file)
     files = [f for f in sources(plan) if f] if plan is not None else []
     which = f" ({', '.join(files)})" if files else ""
-    uncovered = re.search(r"to `enum` failed in column '(.*)' for .*: \[(.*)\]", said(e))
+    uncovered = re.search(
+        r"to `enum` failed in column '(.*)' for (?:(\d+) out of )?.*: \[(.*)\]", said(e)
+    )
     if uncovered:
         # a value the release's labels do not map: new in the source, or
         # one the table's count missed (a fault); never released either way
-        column, values = uncovered.groups()
+        # (Polars counts the rows that failed: one is one value)
+        column, failed, values = uncovered.groups()
+        held, them = ("a value", "it") if failed == "1" else ("values", "them")
         return NotAnonymousError(
-            f"the source{which} holds value(s) of column '{column}' that this release's labels "
+            f"the source{which} holds {held} of column '{column}' that this release's labels "
             f"do not cover ({values}): it changed since the release was checked, its plan "
             "gives other rows each time it runs (a sample, a shuffle), or the count it was "
-            "checked on missed them; refusing to release it. Generalize the current data "
+            f"checked on missed {them}; refusing to release it. Generalize the current data "
             "again (a plan that draws a sample or shuffles: collect it first)."
         )
     return NotAnonymousError(

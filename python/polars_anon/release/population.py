@@ -17,7 +17,7 @@ from polars_anon.engines.polars import group_strings
 from polars_anon.inputs.frames import as_lazy, fresh_name
 from polars_anon.prepare.prepared import Prepared
 from polars_anon.release.exprs import generalization_exprs
-from polars_anon.reports.render import levels_text, values_text
+from polars_anon.reports.render import counted, levels_text, values_text
 
 
 def classes_in(
@@ -35,8 +35,8 @@ def classes_in(
         unknown = grouped.filter(~pl.col(q).is_in(h.leaves)).get_column(q).unique().sort()
         if unknown.len():
             raise MissingValueError(
-                f"population column '{q}': {unknown.len()} distinct value(s) missing from its "
-                f"hierarchy, first: {values_text(unknown.head(3).to_list())}"
+                f"population column '{q}': {counted(unknown.len(), 'distinct value')} missing "
+                f"from its hierarchy, first: {values_text(unknown.head(3).to_list())}"
             )
     # mapped as the population's own F0: its values, not the sample's
     own = replace(

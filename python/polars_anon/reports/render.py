@@ -52,6 +52,12 @@ def plural(noun: str, names: Sequence[Any]) -> str:
     return noun if len(names) == 1 else noun + "s"
 
 
+def counted(n: int, noun: str) -> str:
+    """`n` and `noun`, in its plural (in s) unless `n` is one, the number in
+    groups of three digits: ``1 value``, ``1,204 values``."""
+    return f"{n:,} {noun if n == 1 else noun + 's'}"
+
+
 def listing(noun: str, names: Sequence[Any]) -> str:
     """`noun` and the names, ``unknown column: Dept`` or ``unknown columns:
     Dept, Name``."""

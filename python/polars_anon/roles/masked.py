@@ -15,6 +15,7 @@ import polars as pl
 from polars_anon import engines
 from polars_anon._core import ConfigError
 from polars_anon.inputs.frames import by_position
+from polars_anon.reports.render import plural
 from polars_anon.roles.polars import masked
 from polars_anon.roles.spec import Mask, Roles
 from polars_anon.roles.undeclared import (
@@ -93,8 +94,8 @@ def refuse_identifying_masks(data: Any, engine: str, roles: Roles, rows: int) ->
         f"{c!r} ({masks[c].describe()}: {described(n, h, rows)})" for c, (n, h) in found.items()
     )
     raise ConfigError(
-        f"masked identifier(s) {listed} of this {rows:,}-row table would still identify "
-        "records: more distinct masked values than half the rows that hold one. Keep fewer "
-        "characters (pa.Mask(keep_last=...), on the command line COL=mask:N), or drop or "
-        "pseudonymize the column"
+        f"{plural('masked identifier', list(found))} {listed} of this {rows:,}-row table "
+        "would still identify records: more distinct masked values than half the rows that "
+        "hold one. Keep fewer characters (pa.Mask(keep_last=...), on the command line "
+        f"COL=mask:N), or drop or pseudonymize the {plural('column', list(found))}"
     )

@@ -92,11 +92,13 @@ def refuse(found: dict[str, Counted], rows: int) -> None:
         return
     names = list(found)
     listed = ", ".join(f"{c!r} ({described(n, h, rows)})" for c, (n, h) in found.items())
+    one = len(names) == 1
+    their, have, them = ("its", "has", "it") if one else ("their", "have", "them")
     raise ConfigError(
-        f"column(s) {listed} of this {rows:,}-row table would identify records on their own, "
-        "and have no role. Declare them: identifiers="
-        f"{names!r} to drop them (or identifiers={{{names[0]!r}: pa.Pseudonym(key_env=...)}} "
-        f"or pa.Mask(...) to transform them), or insensitive={names!r} to release them "
+        f"{plural('column', names)} {listed} of this {rows:,}-row table would identify records "
+        f"on {their} own, and {have} no role. Declare {them}: identifiers="
+        f"{names!r} to drop {them} (or identifiers={{{names[0]!r}: pa.Pseudonym(key_env=...)}} "
+        f"or pa.Mask(...) to transform {them}), or insensitive={names!r} to release {them} "
         "unchanged"
     )
 
@@ -157,7 +159,8 @@ def recheck(released: pl.LazyFrame, counted: dict[str, Any], rows: int) -> None:
             f"{c!r} ({described(n, h, rows)}, {then[c]:,} then)" for c, (n, h) in grown.items()
         )
         raise NotAnonymousError(
-            f"column(s) {listed} with no role would now identify records: the source changed "
-            f"since this release was checked on its {rows:,} rows; refusing to release it. "
+            f"{plural('column', list(grown))} {listed} with no role would now identify "
+            "records: the source changed since this release was checked on its "
+            f"{rows:,} rows; refusing to release it. "
             "Generalize the current data again."
         )

@@ -19,6 +19,7 @@ from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.frames import as_lazy, groupable
 from polars_anon.inputs.nulls import text
 from polars_anon.inputs.params import as_int, choice, names, texts
+from polars_anon.reports.render import counted, plural
 from polars_anon.utility.classification_report import MODELS, ClassificationReport, Scores
 
 INSTALL = "pip install 'polars-anon[utility]'"
@@ -205,7 +206,11 @@ def _features(features: Any, target: str, left: pl.Schema, right: pl.Schema) -> 
         for where, schema in (("original", left), ("release", right)):
             missing = [f for f in out if f not in schema]
             if missing:
-                raise ConfigError(f"feature(s) {missing} are not columns of the {where} table")
+                raise ConfigError(
+                    f"{plural('feature', missing)} {missing} "
+                    + ("is not a column" if len(missing) == 1 else "are not columns")
+                    + f" of the {where} table"
+                )
     if not out:
         raise ConfigError(
             f"no features: the tables share no column but the target '{target}' (pass features=)"
@@ -227,16 +232,18 @@ def _target(original: pl.Series, release: pl.Series) -> Any:
     missing = original.null_count()
     if missing:
         raise ConfigError(
-            f"target '{name}' has {missing} missing value(s): drop those rows from both tables"
+            f"target '{name}' has {counted(missing, 'missing value')}: drop "
+            + ("that row" if missing == 1 else "those rows")
+            + " from both tables"
         )
     o, r = original.cast(pl.String), release.cast(pl.String)
     differ = (o != r).fill_null(True)
     if differ.any():
         i = int(differ.arg_true()[0])
         raise ConfigError(
-            f"target '{name}' differs between the tables in {differ.sum()} row(s) (first row "
-            f"{i}: {o[i]!r} and {r[i]!r}): the release must hold the same records in the same "
-            "order, with the target as it is"
+            f"target '{name}' differs between the tables in {counted(int(differ.sum()), 'row')} "
+            f"(first row {i}: {o[i]!r} and {r[i]!r}): the release must hold the same records in "
+            "the same order, with the target as it is"
         )
     return o.to_numpy()
 
