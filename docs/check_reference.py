@@ -125,7 +125,8 @@ def main() -> int:
     for p in found:
         print(p, file=sys.stderr)
     if found:
-        print(f"{len(found)} problem(s) in the API reference", file=sys.stderr)
+        many = "" if len(found) == 1 else "s"
+        print(f"{len(found)} problem{many} in the API reference", file=sys.stderr)
         return 1
     print(f"the API reference has all {len(polars_anon.__all__)} public names, each documented")
     return 0

@@ -57,10 +57,14 @@ impl Floors {
             if l < f {
                 return Err(AnonError::NotAnonymous(format!(
                     "level {l} of '{}' is below level {f}, the lowest at which '{}' alone \
-                     leaves at most {} tuple(s) in groups smaller than k = {}: no node with it \
+                     leaves at most {} in groups smaller than k = {}: no node with it \
                      there is {}-anonymous, and this table's frequency set was grouped at \
                      those levels to keep it small",
-                    names[a], names[a], self.max_suppressed, self.k, self.k
+                    names[a],
+                    names[a],
+                    counted(self.max_suppressed, "tuple"),
+                    self.k,
+                    self.k
                 )));
             }
         }
