@@ -435,7 +435,9 @@ def test_a_summary_wraps_at_the_terminals_width_or_at_100_columns(
 ) -> None:
     """Printed to a terminal, a report wraps at its width (60 to 160
     columns); elsewhere (a notebook, a pipe, a file) at 100."""
+    import io
     import os
+    import sys
 
     from polars_anon.reports import render
 
@@ -443,6 +445,15 @@ def test_a_summary_wraps_at_the_terminals_width_or_at_100_columns(
     r = pa.search(lf, list(pa.datasets.ADULT_QUASI_IDENTIFIERS), hs, 5, 0.01, progress=False)
     wide = str(r).splitlines()
     assert max(map(len, wide)) > 80 and max(map(len, wide)) <= render.WIDTH
+
+    class Terminal(io.StringIO):
+        """A standard output on a file descriptor (pytest's capture at sys
+        level has none), whose size the patch below gives."""
+
+        def fileno(self) -> int:
+            return 1
+
+    monkeypatch.setattr(sys, "stdout", Terminal())
     for columns, most in ((72, 72), (30, render.NARROWEST), (400, render.WIDEST)):
         size = os.terminal_size((columns, 24))
         monkeypatch.setattr(os, "get_terminal_size", lambda fd, size=size: size)
