@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::int_leaves::{IntLeaves, NOT_A_LEAF};
-use super::{Hierarchy, Labels};
+use super::Hierarchy;
 use crate::error::{show_values, AnonError, Result};
 use crate::hash::{self, prefetch};
 
@@ -344,8 +344,7 @@ impl Hierarchy {
     pub fn encoder(&self, column: &str, capacity: usize) -> Encoder<'_> {
         Encoder {
             index: &self.t.leaf_index,
-            leaves: &self.t.labels[0],
-            by_value: &self.t.by_value,
+            hierarchy: self,
             column: column.to_string(),
             out: Vec::with_capacity(crate::alloc::capacity_for(capacity, 4)),
             missing: Vec::new(),
@@ -361,9 +360,10 @@ impl Hierarchy {
 /// by the tuples they stand for, and distinct values the hierarchy lacks) for
 /// one error at the end.
 pub struct Encoder<'h> {
+    /// The hierarchy's leaf index (read for every value), ...
     index: &'h LeafIndex,
-    leaves: &'h Labels,
-    by_value: &'h std::sync::OnceLock<Option<IntLeaves>>,
+    /// ... and the hierarchy, for its integer leaves by value.
+    hierarchy: &'h Hierarchy,
     column: String,
     out: Vec<u32>,
     missing: Vec<String>,
@@ -510,7 +510,8 @@ impl<'h> Encoder<'h> {
     /// table (`IntLeaves::of`): made for a chunk of `n` values when there
     /// are not too many leaves for them (`BY_VALUE_LEAVES_PER_VALUE`).
     fn by_value(&self, n: usize) -> Option<&'h IntLeaves> {
-        let (cell, leaves) = (self.by_value, self.leaves);
+        let h = self.hierarchy;
+        let (cell, leaves) = (&h.t.by_value, h.leaves());
         match cell.get() {
             Some(table) => table.as_ref(),
             None if n.saturating_mul(BY_VALUE_LEAVES_PER_VALUE) >= leaves.len() => {
