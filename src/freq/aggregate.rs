@@ -122,6 +122,32 @@ macro_rules! with_table {
 }
 pub(crate) use with_table;
 
+/// The tuples in groups under `below` after a group of `old` tuples gains
+/// `c` (a new group has `old` 0): without branches, as it runs for every row.
+#[inline(always)]
+fn tracked(suppressed: u64, below: u64, old: u64, c: u64) -> u64 {
+    let new = old + c;
+    suppressed
+        .wrapping_add((new < below) as u64 * c)
+        .wrapping_sub(((old < below) & (new >= below)) as u64 * old)
+}
+
+/// The slot holding `key`, or the empty one where it goes, from `i` on.
+/// Both ends of the search are one test (the lesser of the slot's
+/// difference from each is zero): two tests were two branches, mispredicted
+/// whenever new groups and repeated ones mixed, as they do in most rollups.
+#[inline(always)]
+fn probe<W: Word>(slots: &[(W, W)], mut i: usize, key: W, mask: usize) -> usize {
+    let (key, empty) = (key.get(), W::EMPTY.get());
+    loop {
+        let k = slots[i].0.get();
+        if (k ^ key).min(k ^ empty) == 0 {
+            return i;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
 impl<W: Word> Aggregator<W> {
     pub(crate) fn new() -> Self {
         Aggregator {
@@ -171,44 +197,6 @@ impl<W: Word> Aggregator<W> {
         hash::slot(k ^ (k >> 31), bits) & mask
     }
 
-    /// Keep `suppressed` up to date when a group's count goes from `old` to
-    /// `new` (adding `c`): without branches, as it runs for every row.
-    #[inline(always)]
-    fn track(&mut self, old: u64, new: u64, c: u64) {
-        let k = self.below;
-        self.suppressed = self
-            .suppressed
-            .wrapping_add((new < k) as u64 * c)
-            .wrapping_sub(((old < k) & (new >= k)) as u64 * old);
-    }
-
-    /// Add `c` to key `k`'s count.
-    #[inline(always)]
-    pub(crate) fn add(&mut self, k: u64, c: u64) {
-        let mut i = Self::slot(k, self.bits, self.mask);
-        let key = W::of(k);
-        loop {
-            let s = &mut self.slots[i];
-            if s.0 == key {
-                let old = s.1.get();
-                s.1 = W::of(old + c);
-                self.track(old, old + c, c);
-                return;
-            }
-            if s.0 == W::EMPTY {
-                *s = (key, W::of(c));
-                self.track(0, c, c);
-                self.used[self.n] = i as u32;
-                self.n += 1;
-                if self.n * 2 > self.mask {
-                    self.grow_cold();
-                }
-                return;
-            }
-            i = (i + 1) & self.mask;
-        }
-    }
-
     /// Add every source row under `remap`. A table that fits in the first
     /// level cache takes rows one by one; a larger one takes them in batches
     /// whose slots are prefetched (`add_many`), so the loads of a batch
@@ -216,10 +204,7 @@ impl<W: Word> Aggregator<W> {
     #[inline(always)]
     pub(crate) fn feed(&mut self, src: &[u64], counts: &[u64], remap: impl Fn(u64) -> u64) {
         if self.mask < PREFETCH_SLOTS {
-            for (&k, &c) in src.iter().zip(counts) {
-                self.add(remap(k), c);
-            }
-            return;
+            return self.add_each(src, counts, remap);
         }
         let mut out = [0u64; PROBES];
         for (keys, counts) in src.chunks(PROBES).zip(counts.chunks(PROBES)) {
@@ -230,7 +215,44 @@ impl<W: Word> Aggregator<W> {
         }
     }
 
-    /// Add a batch of (key, count) pairs, at most `PROBES`.
+    /// `feed` into a small table, row by row. The group count and the
+    /// suppressed tuples are kept in locals while rows arrive and written
+    /// back once (in `self`, the compiler must assume the table's stores
+    /// may change them, and reloads them for every row).
+    #[inline(always)]
+    fn add_each(&mut self, src: &[u64], counts: &[u64], remap: impl Fn(u64) -> u64) {
+        let mut rows = src.iter().zip(counts);
+        loop {
+            let (below, bits, mask) = (self.below, self.bits, self.mask);
+            let (mut n, mut suppressed) = (self.n, self.suppressed);
+            let (slots, used) = (&mut self.slots[..=mask], &mut self.used[..]);
+            let mut full = false;
+            for (&k, &c) in rows.by_ref() {
+                let k = remap(k);
+                let i = probe(slots, Self::slot(k, bits, mask), W::of(k), mask);
+                let s = &mut slots[i];
+                // an empty slot's count is zero, so a new group is one more
+                // add, without a branch on which it is
+                let (new, old) = (s.0 == W::EMPTY, s.1.get());
+                *s = (W::of(k), W::of(old + c));
+                suppressed = tracked(suppressed, below, old, c);
+                used[n] = i as u32;
+                n += new as usize;
+                if n * 2 > mask {
+                    full = true;
+                    break;
+                }
+            }
+            (self.n, self.suppressed) = (n, suppressed);
+            if !full {
+                return;
+            }
+            self.grow_cold();
+        }
+    }
+
+    /// Add a batch of (key, count) pairs, at most `PROBES` (the counts kept
+    /// in locals as in `add_each`).
     #[inline(always)]
     fn add_many(&mut self, keys: &[u64], counts: &[u64]) {
         debug_assert!(keys.len() <= PROBES && counts.len() == keys.len());
@@ -239,27 +261,28 @@ impl<W: Word> Aggregator<W> {
         while (self.n + keys.len()) * 2 > self.mask + 1 {
             self.grow_cold();
         }
+        let (below, bits, mask) = (self.below, self.bits, self.mask);
+        let (mut n, mut suppressed) = (self.n, self.suppressed);
+        let (slots, used) = (&mut self.slots[..=mask], &mut self.used[..]);
         // find every slot first and ask for its cache line, then insert:
         // the loads of a batch overlap instead of waiting one by one
         let mut at = [0usize; PROBES];
         for (a, &k) in at.iter_mut().zip(keys) {
-            *a = Self::slot(k, self.bits, self.mask);
-            prefetch(&self.slots[*a]);
+            *a = Self::slot(k, bits, mask);
+            prefetch(&slots[*a]);
         }
         for ((&a, &k), &c) in at.iter().zip(keys).zip(counts) {
             let k = W::of(k);
-            let mut i = a;
-            while self.slots[i].0 != k && self.slots[i].0 != W::EMPTY {
-                i = (i + 1) & self.mask;
-            }
-            let s = &mut self.slots[i];
+            let i = probe(slots, a, k, mask);
+            let s = &mut slots[i];
             let new = s.0 == W::EMPTY;
             let old = s.1.get();
             *s = (k, W::of(old + c));
-            self.track(old, old + c, c);
-            self.used[self.n] = i as u32;
-            self.n += new as usize;
+            suppressed = tracked(suppressed, below, old, c);
+            used[n] = i as u32;
+            n += new as usize;
         }
+        (self.n, self.suppressed) = (n, suppressed);
     }
 
     /// The groups in the table now.

@@ -416,10 +416,9 @@ fn marginals(
             (carry_bits | layout.field(a), m)
         })
         .collect();
-    for (&k, &c) in keys.iter().zip(counts) {
-        for (mask, m) in margins.iter_mut() {
-            m.add(k & *mask, c);
-        }
+    for (mask, m) in margins.iter_mut() {
+        let mask = *mask;
+        m.feed(keys, counts, |k| k & mask);
     }
     margins
         .iter_mut()
