@@ -341,14 +341,19 @@ impl<W: Word> Aggregator<W> {
     }
 
     /// The groups in the order they first appeared; leaves the table empty.
+    /// Two passes over the groups' slots, each collected whole (no capacity
+    /// check a push): the second finds in cache the slots the first read.
     pub(crate) fn finish(&mut self) -> (Vec<u64>, Vec<u64>) {
-        let mut keys = Vec::with_capacity(self.n);
-        let mut counts = Vec::with_capacity(self.n);
-        for &i in &self.used[..self.n] {
-            let (k, c) = std::mem::replace(&mut self.slots[i as usize], (W::EMPTY, W::ZERO));
-            keys.push(k.get());
-            counts.push(c.get());
-        }
+        let (slots, used) = (&mut self.slots[..], &self.used[..self.n]);
+        let keys = used.iter().map(|&i| slots[i as usize].0.get()).collect();
+        let counts = used
+            .iter()
+            .map(|&i| {
+                std::mem::replace(&mut slots[i as usize], (W::EMPTY, W::ZERO))
+                    .1
+                    .get()
+            })
+            .collect();
         self.n = 0;
         (keys, counts)
     }
