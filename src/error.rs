@@ -33,7 +33,7 @@ pub enum AnonError {
         shown: String,
     },
     /// Null values in a quasi-identifier.
-    #[error("column '{column}': {} in a quasi-identifier; fill or drop them first (a value the hierarchy knows: in the file, or by Polars' fill_null), or pass nulls='value' (--nulls value) to keep null as a value of its own", counted(*.count, "null value"))]
+    #[error("column '{column}': {} in a quasi-identifier; fill or drop {} first (a value the hierarchy knows: in the file, or by Polars' fill_null), or pass nulls='value' (--nulls value) to keep null as a value of its own", counted(*.count, "null value"), if *.count == 1 { "it" } else { "them" })]
     NullValues { column: String, count: u64 },
     /// A request that does not fit the data: unknown column, bad k, bad levels.
     #[error("{0}")]
@@ -87,8 +87,15 @@ mod tests {
             column: "age".into(),
             count: 1,
         };
+        assert!(e.to_string().starts_with(
+            "column 'age': 1 null value in a quasi-identifier; fill or drop it first"
+        ));
+        let e = AnonError::NullValues {
+            column: "age".into(),
+            count: 2,
+        };
         assert!(e
             .to_string()
-            .starts_with("column 'age': 1 null value in a quasi-identifier"));
+            .contains("2 null values in a quasi-identifier; fill or drop them"));
     }
 }
