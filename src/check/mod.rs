@@ -146,16 +146,32 @@ impl<'p> Checker<'p> {
     /// this model can stop between runs: the native kernel (F0 packed, or
     /// its targets packed one by one), and k the only criterion (a group's
     /// fate then depends on its count alone).
-    pub fn blocks(&self, attr: usize) -> Result<Option<Blocks>> {
+    pub fn blocks(&self, attr: usize, from: &FreqSet) -> Result<Option<Blocks>> {
         let p = self.problem;
         if !self.model.only_k() || !p.base.carry.is_empty() {
             return Ok(None);
         }
         match p.native_layout(self.engine)? {
-            Some(layout) => Ok(Some(p.blocks(attr, Some(layout))?)),
-            None if p.wide(self.engine) => Ok(Some(p.blocks(attr, None)?)),
+            Some(layout) => Ok(Some(p.blocks(from, attr, Some(layout))?)),
+            None if p.wide(self.engine) => Ok(Some(p.blocks(&p.base, attr, None)?)),
             None => Ok(None),
         }
+    }
+
+    /// F0 grouped at `floors` (the search's, `freq/floors.rs`), for the
+    /// reads of F0 a walk makes: `None` where it would be F0 itself (every
+    /// floor at F0's levels) or could not be read in blocks (see `blocks`).
+    pub fn at_floors(&self, floors: &[u8]) -> Result<Option<FreqSet>> {
+        let p = self.problem;
+        if !self.model.only_k()
+            || !p.base.carry.is_empty()
+            || floors == p.base.levels.as_slice()
+            || p.native_layout(self.engine)?.is_none()
+        {
+            return Ok(None);
+        }
+        let job = RollupJob::new(&p.base, p.base.attrs.clone(), floors.to_vec());
+        Ok(Some(p.rollup(job, self.engine)?))
     }
 
     /// A full-lattice node's set from F0 in `blocks`, or `None` when it fails

@@ -22,6 +22,9 @@ use crate::error::Result;
 #[derive(Clone, Debug)]
 pub struct Blocks {
     pub attr: usize,
+    /// The levels its rows are at: F0's, or the search's floors
+    /// (`floors.rs`), below which a node fails without a read.
+    floors: Vec<u8>,
     rows: Sorted,
     /// For each level of `attr`: the runs of rows with one value at that
     /// level, smallest first.
@@ -70,15 +73,36 @@ enum Sorted {
 }
 
 impl Problem {
-    /// F0 (without carried columns) sorted along `attr`'s hierarchy: leaves
-    /// ordered by their values from the top level down (so each value at
-    /// any level covers a run of leaves), rows by their leaf's rank. Packed
-    /// in `layout` when F0 packs, else as narrowed columns.
-    pub fn blocks(&self, attr: usize, layout: Option<&Arc<Layout>>) -> Result<Blocks> {
+    /// `from` (F0, or F0 grouped at floors; without carried columns) sorted
+    /// along `attr`'s hierarchy: leaves ordered by their values from the
+    /// top level down (so each value at any level covers a run of leaves),
+    /// rows by their leaf's rank (a value above the leaves by its first
+    /// leaf's). Packed in `layout` when F0 packs, else (F0 only) as
+    /// narrowed columns.
+    pub fn blocks(
+        &self,
+        from: &FreqSet,
+        attr: usize,
+        layout: Option<&Arc<Layout>>,
+    ) -> Result<Blocks> {
         let h = &self.hierarchies[attr];
         let order = h.top_down();
-        let packed = layout.map(|l| self.base.packed(l)).transpose()?;
-        let rank = &order.rank;
+        debug_assert!(layout.is_some() || std::ptr::eq(from, &self.base));
+        let packed = layout.map(|l| from.packed(l)).transpose()?;
+        let floor = from.levels[attr];
+        let by_value;
+        let rank = if floor == 0 {
+            &order.rank
+        } else {
+            let map = h.leaf_map(floor);
+            let mut first = vec![u32::MAX; h.domain_size(floor)];
+            for (leaf, &r) in order.rank.iter().enumerate() {
+                let v = &mut first[map[leaf] as usize];
+                *v = (*v).min(r);
+            }
+            by_value = first;
+            &by_value
+        };
         // each row's rank, looked up once for both passes
         let ranks: Vec<u32> = match (layout, &packed) {
             (Some(layout), Some((keys, _))) => (keys.iter())
@@ -89,7 +113,7 @@ impl Problem {
                 .collect(),
         };
         // a counting sort by rank: stable, one pass to count, one to place
-        let mut starts = vec![0usize; rank.len() + 1];
+        let mut starts = vec![0usize; order.rank.len() + 1];
         for &r in &ranks {
             starts[r as usize + 1] += 1;
         }
@@ -99,11 +123,10 @@ impl Problem {
         // rank r's rows are first[r]..first[r + 1]
         let first = starts.clone();
         let runs = runs(&order.split, &first, h.height() as usize);
-        let base = &self.base;
-        let counts = base.counts()?;
+        let counts = from.counts()?;
         let set = |data| FreqSet {
-            attrs: base.attrs.clone(),
-            levels: base.levels.clone(),
+            attrs: from.attrs.clone(),
+            levels: from.levels.clone(),
             carry: Vec::new(),
             data,
         };
@@ -138,14 +161,20 @@ impl Problem {
                 }
             }
         };
-        Ok(Blocks { attr, rows, runs })
+        Ok(Blocks {
+            attr,
+            floors: from.levels.clone(),
+            rows,
+            runs,
+        })
     }
 
     /// The set of a full-lattice `node` from F0 in `blocks`, or `None` as soon
     /// as more than `max_suppressed` tuples are known to be in groups smaller
-    /// than `k` (the node fails whatever the rest of the rows hold). A node
-    /// of a problem whose F0 does not pack, and whose own codes do not
-    /// either, is rolled up from F0 whole.
+    /// than `k` (the node fails whatever the rest of the rows hold), or at
+    /// once when it is below the blocks' floors. A node of a problem whose
+    /// F0 does not pack, and whose own codes do not either, is rolled up
+    /// from F0 whole.
     pub fn rollup_until(
         &self,
         blocks: &Blocks,
@@ -153,6 +182,9 @@ impl Problem {
         k: u64,
         max_suppressed: u64,
     ) -> Result<Option<FreqSet>> {
+        if node.iter().zip(&blocks.floors).any(|(l, f)| l < f) {
+            return Ok(None);
+        }
         let runs = &blocks.runs[node[blocks.attr] as usize];
         match &blocks.rows {
             Sorted::Packed(from) => {
@@ -454,7 +486,7 @@ mod tests {
         )
         .unwrap();
         let layout = p.layout.clone().expect("two small attributes pack");
-        let blocks = p.blocks(0, Some(&layout)).unwrap();
+        let blocks = p.blocks(&p.base, 0, Some(&layout)).unwrap();
         let Sorted::Packed(set) = &blocks.rows else {
             panic!("packed")
         };

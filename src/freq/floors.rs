@@ -14,6 +14,35 @@
 //! and so is any question about a node below the floors.
 
 use crate::error::{counted, AnonError, Result};
+use crate::freq::Problem;
+
+/// Each attribute's floor for a search of `k` with at most `max_suppressed`
+/// tuples suppressed (the rule above), from its records per leaf: the lowest
+/// level at which its values held by fewer than k records hold at most
+/// `max_suppressed` in all; never below F0's own floors. The top level (one
+/// value, every record) always qualifies once k is at most the rows.
+pub fn lowest(problem: &Problem, k: u64, max_suppressed: u64) -> Result<Vec<u8>> {
+    let own = problem.floors.as_ref().map(|f| f.levels.as_slice());
+    (0..problem.n_attrs())
+        .map(|a| {
+            let h = &problem.hierarchies[a];
+            let held: Vec<(usize, u64)> = (problem.leaf_counts(a)?.into_iter().enumerate())
+                .filter(|&(_, n)| n > 0)
+                .collect();
+            let from = own.and_then(|f| f.get(a)).copied().unwrap_or(0);
+            let fits = |g: u8| {
+                let map = h.leaf_map(g);
+                let mut per_value = vec![0u64; h.domain_size(g)];
+                for &(leaf, n) in &held {
+                    per_value[map[leaf] as usize] += n;
+                }
+                let small: u64 = per_value.iter().filter(|&&n| n < k).sum();
+                small <= max_suppressed
+            };
+            Ok((from..h.height()).find(|&g| fits(g)).unwrap_or(h.height()))
+        })
+        .collect()
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Floors {
@@ -69,5 +98,57 @@ impl Floors {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hierarchy::Hierarchy;
+
+    #[test]
+    fn each_floor_is_the_lowest_level_whose_rare_values_fit_the_budget() {
+        // a: leaves 0..4 held by 5, 1, 1 and 3 records; 0 and 1 under p0
+        // (6 records), 2 and 3 under p1 (4); b: every leaf held by 5
+        let a = Hierarchy::from_rows(
+            (0..4)
+                .map(|v| vec![format!("{v}"), format!("p{}", v / 2), "*".into()])
+                .collect(),
+            "a",
+        )
+        .unwrap();
+        let b = Hierarchy::from_rows(
+            (0..2).map(|v| vec![format!("{v}"), "*".into()]).collect(),
+            "b",
+        )
+        .unwrap();
+        let leaves = [0u32, 1, 2, 3];
+        let counts = [5u64, 1, 1, 3];
+        let col_a: Vec<u32> = leaves.to_vec();
+        let col_b: Vec<u32> = vec![0, 1, 0, 1];
+        let p = Problem::from_codes(
+            vec!["a".into(), "b".into()],
+            vec![a, b],
+            vec![col_a, col_b],
+            counts.to_vec(),
+        )
+        .unwrap();
+        // k = 2: leaves 1 and 2 (2 records) are rare at the leaves, none
+        // under p0 and p1; b's leaves hold 6 and 4
+        assert_eq!(lowest(&p, 2, 0).unwrap(), vec![1, 0]);
+        assert_eq!(lowest(&p, 2, 2).unwrap(), vec![0, 0]);
+        // k = 5: at the leaves 1 + 1 + 3 rare, p1's 4 above; b's 4 too
+        assert_eq!(lowest(&p, 5, 0).unwrap(), vec![2, 1]);
+        assert_eq!(lowest(&p, 5, 4).unwrap(), vec![1, 0]);
+        assert_eq!(lowest(&p, 5, 5).unwrap(), vec![0, 0]);
+        // never below F0's own floors
+        let mut q = p.clone();
+        q.set_floors(Floors {
+            levels: vec![0, 1],
+            k: 2,
+            max_suppressed: 0,
+        })
+        .unwrap();
+        assert_eq!(lowest(&q, 2, 2).unwrap(), vec![0, 1]);
     }
 }

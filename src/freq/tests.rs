@@ -380,19 +380,44 @@ fn a_check_from_f0_in_blocks_fails_exactly_where_the_full_set_fails() {
     .unwrap();
     assert!(p.base.rows() > 60_000, "{}", p.base.rows());
     let lattice = Lattice::new(p.heights());
-    for (k, budget) in [(2u64, 0u64), (5, 0), (5, 3_000), (20, 40_000)] {
+    let mut floored = 0;
+    for (k, budget) in [
+        (2u64, 0u64),
+        (5, 0),
+        (5, 3_000),
+        (20, 40_000),
+        (300, 0),
+        (300, 9_000),
+        (1_000, 0),
+        (1_000, 30_000),
+    ] {
         let checker = Checker::new(&p, Model::k(k), Engine::Auto).unwrap();
-        let blocks: Vec<_> = (0..domains.len())
-            .map(|a| checker.blocks(a).unwrap().expect("plain k on packed keys"))
-            .collect();
-        let passed: Vec<bool> = (lattice.all().enumerate())
-            .map(|(i, node)| early_agrees(&checker, &blocks[i % blocks.len()], &node, budget))
-            .collect();
-        assert!(
-            passed.contains(&true) && passed.contains(&false),
-            "k={k} {budget}"
-        );
+        // from F0, and from F0 grouped at the search's floors where some is
+        // above the leaves (a node below them stops at once: early_agrees
+        // holds it to the full set's count)
+        let floors = crate::freq::floors::lowest(&p, k, budget).unwrap();
+        let at_floors = checker.at_floors(&floors).unwrap();
+        if let Some(set) = &at_floors {
+            assert!(set.rows() < p.base.rows(), "k={k} {budget}: {floors:?}");
+            floored += 1;
+        }
+        for from in std::iter::once(&p.base).chain(&at_floors) {
+            let blocks: Vec<_> = (0..domains.len())
+                .map(|a| (checker.blocks(a, from).unwrap()).expect("plain k on packed keys"))
+                .collect();
+            let passed: Vec<bool> = (lattice.all().enumerate())
+                .map(|(i, node)| early_agrees(&checker, &blocks[i % blocks.len()], &node, budget))
+                .collect();
+            assert!(
+                passed.contains(&true) && passed.contains(&false),
+                "k={k} {budget}"
+            );
+        }
     }
+    assert!(
+        floored >= 2,
+        "{floored} models with floors above the leaves"
+    );
 }
 
 /// Whether `node` passes, read from F0 in `blocks`, after asserting that the
@@ -441,7 +466,7 @@ fn a_check_from_f0_in_blocks_fails_alike_when_f0_does_not_pack() {
         let passed: Vec<bool> = (nodes.iter().enumerate())
             .map(|(i, node)| {
                 let b = checker
-                    .blocks(i % 24)
+                    .blocks(i % 24, &p.base)
                     .unwrap()
                     .expect("plain k in the kernel");
                 early_agrees(&checker, &b, node, budget)

@@ -30,6 +30,11 @@
 //! in a box that would have been taken, so the answer is optimal. Boxes
 //! whose bound equals the best are taken too, so every node of the best
 //! value is found (ties are the caller's).
+//!
+//! Both start from the search's floors (`freq/floors.rs`: a node with an
+//! attribute below its floor fails, known without a check), not the
+//! bottom: the first box is the floors up to the top, and reads of F0 read
+//! it grouped at them (`early.rs`).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, VecDeque};
@@ -106,15 +111,30 @@ pub(super) struct Explorer {
     /// Anonymity is monotone under generalization (the searcher refuses
     /// criteria that are not), so a node below a failing one fails.
     pub monotone_objective: bool,
+    /// The search's floors: below them every node fails.
+    floors: Node,
     pub best: f64,
     pub anonymous: Vec<Node>,
     pub rejected: Vec<Node>,
 }
 
 impl Explorer {
-    pub fn new(s: &Searcher<'_>) -> Result<Self> {
+    pub fn new(s: &mut Searcher<'_>) -> Result<Self> {
         let problem = s.problem();
         let objective = s.config.objective;
+        // the rule holds for any criteria on the groups besides k (they
+        // only suppress more), not for those on the whole release. Only
+        // where F0 packs: a wider table has no marginals to count each
+        // attribute's leaves from, and a pass over F0 per attribute (of
+        // hundreds) is no saving, nor can F0 be read in blocks at floors
+        let floors = match s.checker.model.beyond_groups() || problem.layout.is_none() {
+            true => problem.base.levels.clone(),
+            false => crate::freq::floors::lowest(problem, s.config.k, s.config.max_suppression)?,
+        };
+        if let Some(rows) = s.early.at_floors(&s.checker, &floors)? {
+            s.stats.table_scans += 1;
+            s.stats.rows_scanned += rows as u64;
+        }
         Ok(Explorer {
             lattice: Lattice::new(problem.heights()),
             bounds: Bounds::new(problem, objective)?,
@@ -125,6 +145,7 @@ impl Explorer {
             sets: VecDeque::new(),
             cache_cap: CACHED_BYTES.min((s.config.memory_budget / 4) as usize),
             monotone_objective: objective.monotone(s.config.max_suppression),
+            floors,
             best: f64::INFINITY,
             anonymous: Vec::new(),
             rejected: Vec::new(),
@@ -156,14 +177,16 @@ impl Explorer {
         self.evaluate(s, node)
     }
 
-    /// What is known of a node without a rollup: evaluated before, or below
-    /// a failing node.
+    /// What is known of a node without a rollup: evaluated before, below
+    /// the floors or below a failing node.
     fn known(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Option<Option<f64>> {
         let id = self.lattice.id(node);
         if let Some(&v) = self.evaluated.get(&id) {
             return Some(v);
         }
-        if self.failing.iter().any(|f| generalizes(f, node)) {
+        if node.iter().zip(&self.floors).any(|(l, f)| l < f)
+            || self.failing.iter().any(|f| generalizes(f, node))
+        {
             s.stats.nodes_marked += 1;
             self.evaluated.insert(id, None);
             return Some(None);
@@ -172,8 +195,9 @@ impl Explorer {
     }
 
     /// Evaluate a node not known yet: roll it up from the smallest cached set
-    /// below it and check it; or read F0 in blocks, stopping once the node is
-    /// known to fail (it then leaves no set to cache), or all of F0.
+    /// below it and check it; or read F0 (at the floors) in blocks, stopping
+    /// once the node is known to fail (it then leaves no set to cache), or
+    /// all of it.
     fn evaluate(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Result<Option<f64>> {
         let id = self.lattice.id(node);
         s.tick()?;
@@ -184,7 +208,8 @@ impl Explorer {
             .filter(|(n, _)| generalizes(node, n))
             .map(|(_, fs)| fs)
             .min_by_key(|fs| fs.rows());
-        let read = from.map_or(problem.base.rows(), |src| src.rows());
+        let source = s.early.source(&problem.base);
+        let read = from.map_or(source.rows(), |src| src.rows());
         s.affords(read)?;
         let started = std::time::Instant::now();
         // `None`: read from F0 in blocks and known to fail before its end
@@ -197,10 +222,14 @@ impl Explorer {
             }
             None => {
                 s.stats.table_scans += 1;
-                s.stats.rows_scanned += problem.base.rows() as u64;
+                s.stats.rows_scanned += read as u64;
                 match s.early.check(&s.checker, node, s.config.max_suppression)? {
                     Some(fs) => fs,
-                    None => Some(problem.node_set(node, s.config.engine)?),
+                    None => {
+                        let source = s.early.source(&problem.base);
+                        let job = RollupJob::new(source, source.attrs.clone(), node.to_vec());
+                        Some(problem.rollup(job, s.config.engine)?)
+                    }
                 }
             }
         };
@@ -253,14 +282,14 @@ impl Explorer {
             BYTES_PER_NODE + node.len() as u128,
         )?;
         if let Some(fs) = fs {
-            self.cache(node, fs, problem.base.rows());
+            self.cache(node, fs, s.early.source(&problem.base).rows());
         }
         Ok(value)
     }
 
     /// Keep a node's set to roll others up from, the most recent first,
-    /// within `cache_cap` in all; not one with more than half F0's rows
-    /// (rolling up from F0 costs about as much).
+    /// within `cache_cap` in all; not one with more than half the rows of
+    /// F0 at the floors (`f0_rows`: rolling up from it costs about as much).
     fn cache(&mut self, node: &[u8], fs: FreqSet, f0_rows: usize) {
         if fs.bytes() > self.cache_cap / 4 || 2 * fs.rows() > f0_rows {
             return;
@@ -282,7 +311,7 @@ impl Explorer {
     /// true when it ran to its end, proving the best value found optimal.
     pub fn best_first(&mut self, s: &mut Searcher<'_>) -> Result<bool> {
         let top = self.lattice.heights().to_vec();
-        let bottom = vec![0u8; top.len()];
+        let bottom = self.floors.clone();
         let mut heap = BinaryHeap::new();
         heap.push(Reverse((
             Bound(self.bounds.lower(&bottom)),
@@ -369,7 +398,7 @@ impl Explorer {
     /// The first anonymous node of a randomised cheapest-bound chain.
     fn dive(&mut self, s: &mut Searcher<'_>, rng: &mut Rng) -> Result<Option<Node>> {
         let heights = self.lattice.heights().to_vec();
-        let mut node = vec![0u8; heights.len()];
+        let mut node = self.floors.clone();
         let mut chain = vec![node.clone()];
         while node != heights {
             s.in_time()?;
