@@ -151,19 +151,22 @@ impl<'p> Searcher<'p> {
                 let tc = Instant::now();
                 let full = self.full_cuboid(&floor)?;
                 cube.insert((0..n).collect(), std::sync::Arc::new(full));
-                // Where every attribute's leaves pass on their own (as with
-                // suppression) the graphs grow and nearly every cuboid is
+                // Under suppression, where every attribute's leaves pass on
+                // their own, the graphs grow and nearly every cuboid is
                 // read: built up front, each from its smallest parent, in
                 // batches of a size. Elsewhere they are built as graphs need
                 // them (Adult, 9 QIs: up front was 5-10% faster at 5%;
                 // on demand 3.5x faster at 0%, where no graph has more than
-                // four attributes once the one-value candidates are gone).
+                // four attributes once the one-value candidates are gone;
+                // at 0% with every leaf frequent, as in the census table,
+                // the graphs still end before most cuboids are read).
                 // The whole cube has 2^n cuboids: up front only while they fit
                 // the memory budget, each at most F0's size.
                 let cuboids = 1u128.checked_shl(n as u32).unwrap_or(u128::MAX);
                 let per_cuboid = 128 + 16 * problem.base.rows() as u128;
                 let fits = cuboids.saturating_mul(per_cuboid) <= self.config.memory_budget as u128;
-                if floor == problem.base.levels && fits {
+                let suppressing = self.config.max_suppression > 0;
+                if floor == problem.base.levels && fits && suppressing {
                     self.build_cube(&mut cube, &floor)?;
                 }
                 cube_ms += ms(tc);
