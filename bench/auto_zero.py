@@ -4,8 +4,10 @@ answering ``best("min_loss")``, on tables of several kinds.
 Usage: ``python bench/auto_zero.py [--repeat 3] [--out bench/auto_zero.json]``
 
 ``auto`` runs the complete search (Cube Incognito) on lattices of up to 1e6
-nodes when nothing may be suppressed: the faster answer on Adult and cup,
-the tables of the ARX grid. This records, per table and k, both times
+nodes when nothing may be suppressed, the faster answer on Adult and cup,
+the tables of the ARX grid, unless it reads more than `auto.RACE_ROWS` times
+F0's rows, when the walk answers in its place. This records, per table and k,
+the three times (the complete search, the walk, and `auto`, with what it ran)
 (median of ``--repeat`` calls after one warm-up, from a DataFrame, prepared
 each call as a user's call is), the rows of F0, and each search's work
 counters, so that a rule for choosing between them can be checked on tables
@@ -102,19 +104,23 @@ def main() -> None:
     for name, df, hs, qis in tables():
         for k in (2, 5, 10):
             cell: dict[str, Any] = {"table": name, "rows": df.height, "qis": len(qis), "k": k}
-            for algorithm in ("incognito", "optimal"):
+            for algorithm in ("incognito", "optimal", "auto"):
                 result = pa.search(df, qis, hs, k, 0, algorithm=algorithm, progress=False)
                 cell[f"{algorithm}_best"] = result.best("min_loss")
                 cell[f"{algorithm}_stats"] = {s: getattr(result.stats, s) for s in STATS}
                 cell[f"{algorithm}_ms"] = timed(answer(df, qis, hs, k, algorithm), args.repeat)
-            cell["same_best"] = cell["incognito_best"] == cell["optimal_best"]
+            cell["auto_ran"] = result.algorithm
+            cell["same_best"] = cell["incognito_best"] == cell["optimal_best"] == cell["auto_best"]
             cell["f0_rows"] = result._prep.problem.distinct
             cell["walk_over_complete"] = cell["optimal_ms"] / cell["incognito_ms"]
+            fastest = min(cell["incognito_ms"], cell["optimal_ms"])
+            cell["auto_over_fastest"] = cell["auto_ms"] / fastest
             cells.append(cell)
             print(
                 f"{name:<16} rows {df.height:>7,}  k={k:<3} F0 {cell['f0_rows']:>7,}  "
                 f"complete {cell['incognito_ms']:8.1f} ms  walk {cell['optimal_ms']:8.1f} ms  "
-                f"walk/complete {cell['walk_over_complete']:.2f}",
+                f"auto {cell['auto_ms']:8.1f} ms ({cell['auto_ran']}, "
+                f"{cell['auto_over_fastest']:.2f}x the faster)",
                 flush=True,
             )
     args.out.write_text(json.dumps({"machine": machine(), "cells": cells}, indent=1) + "\n")

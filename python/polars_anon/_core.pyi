@@ -363,6 +363,7 @@ class Problem:
         memory_budget: int = ...,
         metric: str = "loss",
         seed: int = 0,
+        work_limit: int | None = None,
     ) -> SearchOutcome: ...
 
 @final
