@@ -53,9 +53,6 @@ pub enum AnonError {
     /// The search's time limit passed; it stops with what it has.
     #[error("time limit reached")]
     TimeLimit,
-    /// The search's work limit (rows read) passed; it stops with what it has.
-    #[error("work limit reached")]
-    WorkLimit,
     #[error(transparent)]
     Polars(#[from] polars::error::PolarsError),
 }

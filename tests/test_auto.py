@@ -6,7 +6,6 @@ force of every node."""
 from __future__ import annotations
 
 import pickle
-import random
 import re
 
 import polars as pl
@@ -15,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
-from polars_anon.api import auto as auto_rules
 from polars_anon.results.best import OF_METRIC
 from tests.conftest import brute_anonymous
 from tests.test_search import tables
@@ -181,42 +179,6 @@ def test_auto_without_suppression_or_with_what_the_walk_is_not_checked_on(
         assert result.best() == result.best("min_loss")
     named = pa.search(df, q, hs, 5, 0.01, algorithm="incognito", progress=False)
     assert named.best() == named.best("min_height")
-
-
-def test_auto_without_suppression_lets_the_walk_answer_past_the_complete_searchs_cap() -> None:
-    """Where every value is frequent and the columns independent the
-    complete search reads hundreds of times F0's rows (bench/auto_zero.py):
-    past `RACE_ROWS` times them it stops, the walk answers and the complete
-    search is put off until every node is asked for."""
-    draw = random.Random(0)
-    hs, columns = {}, {}
-    for a, n in enumerate([12, 20, 32, 48, 16, 24]):
-        name = f"c{a}"
-        hs[name] = pa.Hierarchy.from_rows(
-            [[f"{name}{i}", f"{name}_g{i // 4}", f"{name}_h{i // 16}", "*"] for i in range(n)]
-        )
-        columns[name] = [f"{name}{draw.randrange(n)}" for _ in range(5_000)]
-    df, qis = pl.DataFrame(columns), list(hs)
-    complete = pa.search(df, qis, hs, 2, algorithm="incognito", progress=False)
-    # past the cap: a deterministic count (every row distinct here)
-    assert df.unique().height == df.height
-    assert complete.stats.rows_rolled_up > auto_rules.RACE_ROWS * df.height
-    result = pa.search(df, qis, hs, 2, progress=False)
-    assert result.algorithm == "optimal" and result.complete and result.proven_optimal
-    assert "150 times the table's distinct rows" in (result.reason or "")
-    assert result.best() == result.best("min_loss") == complete.best("min_loss")
-    released = result.apply().collect()
-    assert released.equals(complete.apply(criterion="min_loss").collect())
-    # every node asked for: the complete search, once, whole
-    assert nodes(result) == nodes(complete)
-    assert result.algorithm == "incognito" and result.stopped is None
-    assert result.stats.nodes_checked == complete.stats.nodes_checked
-    # a time limit or a trace: the complete search at once, as before
-    for named in (
-        pa.search(df, qis, hs, 2, time_limit=60, progress=False),
-        pa.search(df, qis, hs, 2, trace=True, progress=False),
-    ):
-        assert named.algorithm == "incognito" and nodes(named) == nodes(complete)
 
 
 def test_auto_runs_the_complete_search_at_once_where_the_walk_cannot_answer(

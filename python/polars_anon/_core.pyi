@@ -363,7 +363,6 @@ class Problem:
         memory_budget: int = ...,
         metric: str = "loss",
         seed: int = 0,
-        work_limit: int | None = None,
     ) -> SearchOutcome: ...
 
 @final

@@ -60,7 +60,7 @@ pub fn to_py(e: CoreError) -> PyErr {
         CoreError::Interrupted => PyKeyboardInterrupt::new_err(msg),
         // a search answers its time limit with a partial outcome; this is
         // reached only if a caller lets the error through
-        CoreError::TimeLimit | CoreError::WorkLimit => AnonError::new_err(msg),
+        CoreError::TimeLimit => AnonError::new_err(msg),
         CoreError::Polars(_) => AnonError::new_err(msg),
     }
 }

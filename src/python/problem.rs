@@ -385,7 +385,7 @@ impl PyProblem {
         Ok((valued, table.with_values(values)))
     }
     /// Run one search (`algorithm` and `variant` as in `ALGORITHMS`).
-    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES, metric = "loss", seed = 0, work_limit = None))]
+    #[pyo3(signature = (algorithm, variant, k, max_suppression, engine = "auto", trace = false, progress = None, criteria = Vec::new(), infer_projections = true, time_limit = None, memory_budget = crate::search::budget::DEFAULT_BYTES, metric = "loss", seed = 0))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn search(
         &self,
@@ -403,7 +403,6 @@ impl PyProblem {
         memory_budget: u64,
         metric: &str,
         seed: u64,
-        work_limit: Option<u64>,
     ) -> PyResult<PySearchOutcome> {
         let alg = crate::search::algorithm(algorithm, variant).map_err(to_py)?;
         let engine: Engine = engine.parse().map_err(to_py)?;
@@ -426,7 +425,6 @@ impl PyProblem {
             trace,
             infer_projections,
             time_limit,
-            work_limit,
             memory_budget,
             objective: metric.parse().map_err(to_py)?,
             seed,

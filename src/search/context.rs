@@ -172,12 +172,7 @@ impl<'p> Searcher<'p> {
                 self.stats.rows_rolled_up += job.from.rows() as u64;
             }
         }
-        match self.config.work_limit {
-            Some(rows) if self.stats.rows_scanned + self.stats.rows_rolled_up > rows => {
-                Err(AnonError::WorkLimit)
-            }
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     /// Run `f` with no time limit (the limit then applies again): for the
@@ -344,10 +339,6 @@ impl<'p> Searcher<'p> {
             Err(AnonError::TimeLimit) => {
                 let limit = self.config.time_limit.unwrap_or_default().as_secs_f64();
                 self.partial_outcome(format!("time limit of {limit} s reached"))
-            }
-            Err(AnonError::WorkLimit) => {
-                let rows = self.config.work_limit.unwrap_or_default();
-                self.partial_outcome(format!("work limit of {rows} rows read reached"))
             }
             // a search that answers as it goes keeps what it found
             Err(AnonError::TooLarge(why))

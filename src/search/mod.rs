@@ -65,11 +65,6 @@ pub struct Config {
     /// Stop after this long with the anonymous nodes confirmed so far
     /// (`Outcome::stopped` says so).
     pub time_limit: Option<std::time::Duration>,
-    /// Stop once this many rows have been read (F0's and the sets' rolled
-    /// up, as `Stats` counts them), with the nodes confirmed so far
-    /// (`Outcome::stopped` says so): for a caller that would rather run
-    /// another search past it (`auto` without suppression).
-    pub work_limit: Option<u64>,
     /// Bytes the search may hold (see `budget`); past it, it is refused.
     pub memory_budget: u64,
     /// What the optimal and heuristic searches minimise.
@@ -92,7 +87,6 @@ impl Config {
             trace: false,
             infer_projections: true,
             time_limit: None,
-            work_limit: None,
             memory_budget: budget::DEFAULT_BYTES,
             objective: Objective::Loss,
             seed: 0,

@@ -194,32 +194,6 @@ fn cube_builds_its_cuboids_on_demand_without_suppression_even_where_every_leaf_i
 }
 
 #[test]
-fn a_search_past_its_work_limit_stops_with_what_it_has() {
-    let f = Fixture::adult();
-    let p = f.problem(&["sex", "age", "race", "marital-status", "education"]);
-    let whole = search(&p, &Incognito(Variant::Cube), 2, 0);
-    let read = whole.stats.rows_scanned + whole.stats.rows_rolled_up;
-    for (limit, stops) in [(read / 2, true), (read, false)] {
-        let out = Searcher::new(
-            &p,
-            Config {
-                work_limit: Some(limit),
-                ..Config::new(2, 0)
-            },
-        )
-        .unwrap()
-        .run(&Incognito(Variant::Cube))
-        .unwrap();
-        assert_eq!(out.stopped.is_some(), stops, "{limit} of {read}");
-        if stops {
-            assert!(out.stopped.unwrap().contains("work limit") && !out.complete);
-        } else {
-            assert_eq!(out.anonymous, whole.anonymous);
-        }
-    }
-}
-
-#[test]
 fn one_value_candidates_are_left_out_and_answered_by_their_projections() {
     // The paper's example: <S1, Z0> has Sex at its one value (*), so it is
     // <Z0> of iteration 1 and the graph of iteration 2 leaves it out.

@@ -2,8 +2,7 @@
 search, the optimal search or the heuristic; and where a criterion is not
 monotone (the searches that infer nodes would refuse it), MinGen, which
 checks every node, up to the complete search's size, and Datafly beyond.
-Under suppression the complete search is put off (`walk_first`); without,
-it answers unless it reads past a cap, where the walk answers (`races`)."""
+Under suppression the complete search is put off (`walk_first`)."""
 
 from __future__ import annotations
 
@@ -54,8 +53,7 @@ def walk_first(
     Under suppression the walk answers ``best`` by its metric's criterion in
     0.33-1.13x the complete search's time, median 0.72x (bench/README,
     "auto under suppression"); without, the complete search and ``best``
-    take less than the walk on most tables (for the others: `races`). The
-    criteria are monotone here (else `pick`
+    take less than the walk. The criteria are monotone here (else `pick`
     chose MinGen), as the walk needs. Not with a time limit, which would
     bound each search, not both; nor for a caller that will rank by another
     criterion (`aim`), which needs the complete search anyway."""
@@ -67,40 +65,6 @@ def walk_first(
         f"{reason.split(':')[0]}: under suppression the optimal walk finds the preferred "
         f"node ({OF_METRIC[metric]}) alone; every anonymous node is found when first needed "
         "(by another preference, or to list them)"
-    )
-
-
-# Without suppression the complete search answers first, stopped once it has
-# read this many times F0's rows, then the optimal walk (`races`).
-RACE_ROWS = 150
-
-
-def races(
-    algorithm: str, suppressing: bool, metric: str, limited: bool, aim: str | None, trace: bool
-) -> bool:
-    """Where `auto` picked the complete search without suppression: whether
-    it runs under a cap of `RACE_ROWS` times F0's rows read, the optimal
-    walk answering in its place past it (the complete search then put off,
-    as under suppression). On Adult, cup and tables of rare values the
-    complete search ends well under the cap, and is the faster answer; where
-    every value is frequent and the columns independent (census, uniform
-    random tables) its graphs hold most subsets' nodes, it reads 240-2,140
-    times F0's rows, and the walk answers 1.2-5x sooner (bench/README, "The
-    walks start at the floors"; `bench/auto_zero.py`). Not with a time
-    limit, a trace, or a caller who will rank by a criterion the walk does
-    not answer (`aim`)."""
-    if algorithm != "incognito" or suppressing or metric not in WALKED or limited or trace:
-        return False
-    return aim is None or aim == OF_METRIC[metric]
-
-
-def raced(reason: str, rows: int, metric: str) -> str:
-    """Why the optimal walk answered after the complete search's cap."""
-    return (
-        f"{reason.split(':')[0]}: the complete search read more than {rows:,} rows "
-        f"({RACE_ROWS} times the table's distinct rows) without ending, so the optimal walk "
-        f"found the preferred node ({OF_METRIC[metric]}) alone; every anonymous node is found "
-        "when first needed (by another preference, or to list them)"
     )
 
 

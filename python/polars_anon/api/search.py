@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import replace
 from typing import Any
 
 from polars_anon._core import ALGORITHMS, ConfigError
@@ -330,22 +329,7 @@ def searched(
     if algorithm == "heuristic" and limit is None:
         limit = HEURISTIC_SECONDS
     call = SearchCall(algorithm, variant, reason, *args, limit, budget, metric, seed, trace)
-    if (
-        picked
-        and later is None
-        and auto.races(algorithm, max_sup > 0, metric, limit is not None, aim, trace)
-    ):
-        capped = replace(call, work_limit=auto.RACE_ROWS * prep.problem.distinct)
-        raw = capped.run(prep)
-        if raw.stopped is not None and raw.stopped.startswith("work limit"):
-            # past the cap: the walk answers, the complete search put off
-            later = replace(call, reason=f"{reason}; the optimal walk answered first")
-            algorithm, variant = "optimal", None
-            reason = auto.raced(reason or "", capped.work_limit or 0, metric)
-            call = SearchCall(algorithm, None, reason, *args, limit, budget, metric, seed, trace)
-            raw = call.run(prep)
-    else:
-        raw = call.run(prep)
+    raw = call.run(prep)
     result = SearchResult(
         prep, raw, algorithm, variant, k, max_suppression, listed(criteria), metric, reason
     )

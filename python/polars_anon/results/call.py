@@ -3,8 +3,7 @@ table now, or kept to run later.
 
 Under suppression the optimal walk answers ``best`` by its metric's
 criterion in a fraction of the complete search's time (bench/README,
-"auto under suppression"), and without it where the complete search reads
-past its cap (`auto.races`), so ``algorithm="auto"`` runs the walk and keeps
+"auto under suppression"), so ``algorithm="auto"`` runs the walk and keeps
 the complete search's call to run it later, on the same prepared table,
 when the result is asked for more than that one optimum: every anonymous
 node (``anonymous``, ``minimal``, ``rejected``, ``evaluated``, the plots),
@@ -38,8 +37,6 @@ class SearchCall:
     metric: str
     seed: int
     trace: bool = False
-    # rows read past which the search stops with what it has (`auto.races`)
-    work_limit: int | None = None
 
     def run(self, prep: Prepared) -> SearchOutcome:
         """The search of `prep`, with a progress bar if asked for."""
@@ -63,7 +60,6 @@ class SearchCall:
                 self.memory_budget,
                 self.metric,
                 self.seed,
-                self.work_limit,
             )
         finally:
             if bar is not None:
