@@ -56,8 +56,10 @@ impl Early {
 
     /// Read F0 grouped at `floors` from now on (copies and whole reads),
     /// where some is above F0's levels and it can be read in blocks: the
-    /// rows of F0 that grouping it read, if it did. Only for a search that
-    /// asks about no node below them (they fail: `freq/floors.rs`).
+    /// rows of F0 that grouping it read, if it did. The copies answer a
+    /// node below them as failing (`freq/floors.rs`); a whole read of the
+    /// `source` is for a node at or above them only (the walks know those
+    /// below as failing before they read).
     pub fn at_floors(&mut self, checker: &Checker<'_>, floors: &[u8]) -> Result<Option<usize>> {
         self.source = checker.at_floors(floors)?;
         self.blocks.clear();
