@@ -148,7 +148,7 @@ impl<'p> Checker<'p> {
     /// fate then depends on its count alone).
     pub fn blocks(&self, attr: usize, from: &FreqSet) -> Result<Option<Blocks>> {
         let p = self.problem;
-        if !self.model.only_k() || !p.base.carry.is_empty() {
+        if !self.stops_early() {
             return Ok(None);
         }
         match p.native_layout(self.engine)? {
@@ -163,8 +163,7 @@ impl<'p> Checker<'p> {
     /// floor at F0's levels) or could not be read in blocks (see `blocks`).
     pub fn at_floors(&self, floors: &[u8]) -> Result<Option<FreqSet>> {
         let p = self.problem;
-        if !self.model.only_k()
-            || !p.base.carry.is_empty()
+        if !self.stops_early()
             || floors == p.base.levels.as_slice()
             || p.native_layout(self.engine)?.is_none()
         {
@@ -172,6 +171,13 @@ impl<'p> Checker<'p> {
         }
         let job = RollupJob::new(&p.base, p.base.attrs.clone(), floors.to_vec());
         Ok(Some(p.rollup(job, self.engine)?))
+    }
+
+    /// Whether a check of this model can stop between runs of F0 in
+    /// blocks: k the only criterion (a group's fate then depends on its
+    /// count alone) and no carried columns.
+    fn stops_early(&self) -> bool {
+        self.model.only_k() && self.problem.base.carry.is_empty()
     }
 
     /// A full-lattice node's set from F0 in `blocks`, or `None` when it fails

@@ -22,9 +22,6 @@ use crate::error::Result;
 #[derive(Clone, Debug)]
 pub struct Blocks {
     pub attr: usize,
-    /// The levels its rows are at: F0's, or the search's floors
-    /// (`floors.rs`), below which a node fails without a read.
-    floors: Vec<u8>,
     rows: Sorted,
     /// For each level of `attr`: the runs of rows with one value at that
     /// level, smallest first.
@@ -59,6 +56,8 @@ impl Blocks {
 }
 
 /// F0's rows in a blocks' order, as the kernel that reads them wants them.
+/// Their levels are F0's, or the search's floors (`floors.rs`), below which
+/// a node fails without a read.
 #[derive(Clone, Debug)]
 enum Sorted {
     /// Packed keys and counts (F0 packs in the problem's layout).
@@ -70,6 +69,15 @@ enum Sorted {
         columns: Vec<Codes>,
         counts: Vec<u64>,
     },
+}
+
+impl Sorted {
+    /// The levels of the rows.
+    fn levels(&self) -> &[u8] {
+        match self {
+            Sorted::Packed(set) | Sorted::Narrow { shell: set, .. } => &set.levels,
+        }
+    }
 }
 
 impl Problem {
@@ -161,12 +169,7 @@ impl Problem {
                 }
             }
         };
-        Ok(Blocks {
-            attr,
-            floors: from.levels.clone(),
-            rows,
-            runs,
-        })
+        Ok(Blocks { attr, rows, runs })
     }
 
     /// The set of a full-lattice `node` from F0 in `blocks`, or `None` as soon
@@ -182,7 +185,7 @@ impl Problem {
         k: u64,
         max_suppressed: u64,
     ) -> Result<Option<FreqSet>> {
-        if node.iter().zip(&blocks.floors).any(|(l, f)| l < f) {
+        if super::floors::under(node, blocks.rows.levels()) {
             return Ok(None);
         }
         let runs = &blocks.runs[node[blocks.attr] as usize];

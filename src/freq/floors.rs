@@ -54,6 +54,12 @@ pub struct Floors {
     pub max_suppressed: u64,
 }
 
+/// Is a full-lattice node below `floors` (some attribute under its floor,
+/// so it fails)?
+pub fn under(node: &[u8], floors: &[u8]) -> bool {
+    node.iter().zip(floors).any(|(l, f)| l < f)
+}
+
 impl Floors {
     /// Is a node over `attrs` at `levels` below the floors (so it fails)?
     pub fn below(&self, attrs: &[usize], levels: &[u8]) -> bool {

@@ -184,7 +184,7 @@ impl Explorer {
         if let Some(&v) = self.evaluated.get(&id) {
             return Some(v);
         }
-        if node.iter().zip(&self.floors).any(|(l, f)| l < f)
+        if crate::freq::floors::under(node, &self.floors)
             || self.failing.iter().any(|f| generalizes(f, node))
         {
             s.stats.nodes_marked += 1;
