@@ -28,9 +28,9 @@ pub struct Counting;
 /// system allocator where blocks are not mapped here (`placed`: off Linux),
 /// asks for transparent huge pages (`MADV_HUGEPAGE`, for systems where they
 /// are given on request only) for the 2 MiB pages lying wholly inside it,
-/// from this size up: a large vector written once otherwise takes a page fault every
-/// 4 KiB. Such vectors are written whole, so the larger pages add no
-/// resident memory.
+/// from this size up: a large vector written once otherwise takes a page
+/// fault every 4 KiB. Such vectors are written whole, so the larger pages
+/// add no resident memory.
 const HUGE_FROM: usize = 2 << 20;
 
 /// Advise huge pages for the 2 MiB pages lying wholly inside `size` bytes
@@ -682,9 +682,9 @@ mod tests {
         // moves one mapping only: a resize that had to move such a block
         // failed (a null pointer, which Rust answers with an abort; a string
         // doubling from 1 MiB past 4 MiB, as a large hierarchy's JSON does
-        // when it is pickled). Here the
-        // split is made by advice for the block's first page, and a page
-        // mapped right after the block makes the resize move it.
+        // when it is pickled). Here the split is made by advice for the
+        // block's first page, and a page mapped right after the block makes
+        // the resize move it.
         let layout = Layout::from_size_align(4 << 20, 8).unwrap();
         // SAFETY: a block taken here, written within its size, resized
         // with its layout and freed once; the guard is a page of its own
