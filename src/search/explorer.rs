@@ -113,6 +113,11 @@ pub(super) struct Explorer {
     pub monotone_objective: bool,
     /// The search's floors: below them every node fails.
     floors: Node,
+    /// Nothing may be suppressed and the objective's bound is then the value
+    /// (`Objective::exact_unsuppressed`): an anonymous node is valued by its
+    /// bound, so a node above a known anonymous one needs no read, and a
+    /// node read needs no pass over its groups for the value.
+    exact: bool,
     pub best: f64,
     pub anonymous: Vec<Node>,
     pub rejected: Vec<Node>,
@@ -146,6 +151,7 @@ impl Explorer {
             cache_cap: CACHED_BYTES.min((s.config.memory_budget / 4) as usize),
             monotone_objective: objective.monotone(s.config.max_suppression),
             floors,
+            exact: s.config.max_suppression == 0 && objective.exact_unsuppressed(),
             best: f64::INFINITY,
             anonymous: Vec::new(),
             rejected: Vec::new(),
@@ -167,12 +173,19 @@ impl Explorer {
     }
 
     /// The node's objective value if it is anonymous, None if it is not:
-    /// from the nodes evaluated before, from a failing generalization, or
-    /// evaluated now (`evaluate`).
+    /// from the nodes evaluated before, from a failing generalization, by
+    /// its bound above an anonymous node where that is the value (`exact`),
+    /// or evaluated now (`evaluate`).
     pub fn eval(&mut self, s: &mut Searcher<'_>, node: &[u8]) -> Result<Option<f64>> {
         s.in_time()?;
         if let Some(v) = self.known(s, node) {
             return Ok(v);
+        }
+        if self.exact && self.minimal.iter().any(|a| generalizes(node, a)) {
+            s.stats.nodes_marked += 1;
+            let v = self.bounds.lower(node);
+            self.passed(s, node, v, 0)?;
+            return Ok(Some(v));
         }
         self.evaluate(s, node)
     }
@@ -244,47 +257,68 @@ impl Explorer {
             }
             None => None,
         };
-        let value = if let Some(fs) = passing {
-            let ev = s.checker.evaluate_set(fs)?;
-            let m = metrics(
-                node,
-                &problem.heights(),
-                &ev.stats,
-                problem.rows,
-                s.config.k,
-                &ev.attribute_loss,
-            );
-            let v = self.bounds.value(node, &m, &ev);
-            if suppressed > 0 {
-                self.suppressing.insert(id, suppressed);
+        let value = match passing {
+            Some(_) if self.exact => Some(self.bounds.lower(node)),
+            Some(fs) => {
+                let ev = s.checker.evaluate_set(fs)?;
+                let m = metrics(
+                    node,
+                    &problem.heights(),
+                    &ev.stats,
+                    problem.rows,
+                    s.config.k,
+                    &ev.attribute_loss,
+                );
+                Some(self.bounds.value(node, &m, &ev))
             }
-            self.anonymous.push(node.to_vec());
-            s.confirmed.push(node.to_vec());
-            if self.minimal.len() < MAX_FAILING {
-                self.minimal.retain(|a| !generalizes(a, node));
-                self.minimal.push(node.to_vec());
-            }
-            self.best = self.best.min(v);
-            s.best = Some(self.best);
-            Some(v)
-        } else {
-            self.rejected.push(node.to_vec());
-            if self.failing.len() < MAX_FAILING {
-                self.failing.retain(|f| !generalizes(node, f));
-                self.failing.push(node.to_vec());
-            }
-            None
+            None => None,
         };
-        self.evaluated.insert(id, value);
-        s.within_budget(
-            "this search",
-            self.evaluated.len() as u128,
-            BYTES_PER_NODE + node.len() as u128,
-        )?;
+        match value {
+            Some(v) => {
+                if self.minimal.len() < MAX_FAILING {
+                    self.minimal.retain(|a| !generalizes(a, node));
+                    self.minimal.push(node.to_vec());
+                }
+                self.passed(s, node, v, suppressed)?;
+            }
+            None => {
+                self.rejected.push(node.to_vec());
+                if self.failing.len() < MAX_FAILING {
+                    self.failing.retain(|f| !generalizes(node, f));
+                    self.failing.push(node.to_vec());
+                }
+                self.evaluated.insert(id, None);
+                self.counted(s, node)?;
+            }
+        }
         if let Some(fs) = fs {
             self.cache(node, fs, s.early.source(&problem.base).rows());
         }
         Ok(value)
+    }
+
+    /// Record an anonymous node of value `v` that suppresses `suppressed`
+    /// records.
+    fn passed(&mut self, s: &mut Searcher<'_>, node: &[u8], v: f64, suppressed: u64) -> Result<()> {
+        let id = self.lattice.id(node);
+        if suppressed > 0 {
+            self.suppressing.insert(id, suppressed);
+        }
+        self.anonymous.push(node.to_vec());
+        s.confirmed.push(node.to_vec());
+        self.best = self.best.min(v);
+        s.best = Some(self.best);
+        self.evaluated.insert(id, Some(v));
+        self.counted(s, node)
+    }
+
+    /// The nodes valued so far against the memory budget.
+    fn counted(&self, s: &Searcher<'_>, node: &[u8]) -> Result<()> {
+        s.within_budget(
+            "this search",
+            self.evaluated.len() as u128,
+            BYTES_PER_NODE + node.len() as u128,
+        )
     }
 
     /// Keep a node's set to roll others up from, the most recent first,
