@@ -4,8 +4,9 @@ answering ``best("min_loss")``, on tables of several kinds.
 Usage: ``python bench/auto_zero.py [--repeat 3] [--out bench/auto_zero.json]``
 
 ``auto`` runs the complete search (Cube Incognito) on lattices of up to 1e6
-nodes when nothing may be suppressed: the faster answer on Adult and cup,
-the tables of the ARX grid. This records, per table and k, the three times
+nodes when nothing may be suppressed, unless at least 90% of the records
+are distinct on the quasi-identifiers (`api.auto.WALK_DISTINCT`): then the
+walk first. This records, per table and k, the three times
 (the complete search, the walk, and `auto`, with what it ran)
 (median of ``--repeat`` calls after one warm-up, from a DataFrame, prepared
 each call as a user's call is), the rows of F0, and each search's work

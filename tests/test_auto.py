@@ -1,7 +1,7 @@
-"""``algorithm="auto"`` under suppression: the optimal walk answers
-``best`` by the metric's criterion, and the complete search, put off, runs
-when more is asked; every answer equals the complete search's and a brute
-force of every node."""
+"""``algorithm="auto"`` under suppression, and without it where nearly
+every record is distinct: the optimal walk answers ``best`` by the metric's
+criterion, and the complete search, put off, runs when more is asked; every
+answer equals the complete search's and a brute force of every node."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
+from polars_anon.api.auto import WALK_DISTINCT
 from polars_anon.results.best import OF_METRIC
 from tests.conftest import brute_anonymous
 from tests.test_search import tables
@@ -37,7 +38,8 @@ def test_auto_answers_as_the_complete_search_on_random_tables(
         auto = pa.search(df, qis, hs, k, sup, metric=metric, progress=False)
         put_off = auto.algorithm == "optimal"
         # (a walk that finds no node hands over to the complete search at once)
-        assert put_off == (sup > 0 and not complete.anonymous.is_empty())
+        distinct = df.unique(qis).height >= WALK_DISTINCT * df.height
+        assert put_off == ((sup > 0 or distinct) and not complete.anonymous.is_empty())
         try:
             want = complete.best(criterion)
         except pa.NotAnonymousError:
@@ -57,7 +59,7 @@ def test_auto_answers_as_the_complete_search_on_random_tables(
 @given(
     data=tables(),
     k=st.integers(1, 6),
-    share=st.floats(0.01, 0.3),
+    share=st.one_of(st.just(0.0), st.floats(0.01, 0.3)),
     model=st.sampled_from(["distinct_l", "p_sensitive", "average_risk", "p_alpha"]),
     seed=st.integers(0, 2**16),
 )
@@ -69,7 +71,8 @@ def test_auto_with_criteria_answers_as_the_complete_search_on_random_tables(
     seed: int,
 ) -> None:
     """The criteria monotone under suppression (the walk infers from them
-    as Incognito does): the walk first, the same answers."""
+    as Incognito does): the walk first, the same answers; without
+    suppression the walk first where nearly every record is distinct."""
     df, hs, qis = data
     if k > df.height:
         return
@@ -83,7 +86,8 @@ def test_auto_with_criteria_answers_as_the_complete_search_on_random_tables(
         "average_risk": pa.AverageRisk(0.6),
         "p_alpha": pa.PAlphaSensitive(2, 0.5, "s", [["a"], ["b", "c"]]),
     }[model]
-    sup = max(1, int(share * df.height))
+    sup = max(1, int(share * df.height)) if share > 0 else 0
+    walked = sup > 0 or df.unique(qis).height >= WALK_DISTINCT * df.height
     kw = {"criteria": [criterion], "progress": False}
     try:
         complete = pa.search(df, qis, hs, k, sup, algorithm="incognito", **kw)  # type: ignore[arg-type]
@@ -92,7 +96,9 @@ def test_auto_with_criteria_answers_as_the_complete_search_on_random_tables(
             pa.search(df, qis, hs, k, sup, **kw)  # type: ignore[arg-type]
         return
     auto = pa.search(df, qis, hs, k, sup, **kw)  # type: ignore[arg-type]
-    assert auto.algorithm == ("incognito" if complete.anonymous.is_empty() else "optimal")
+    assert auto.algorithm == (
+        "optimal" if walked and not complete.anonymous.is_empty() else "incognito"
+    )
     try:
         want = complete.best("min_loss")
     except pa.NotAnonymousError:
@@ -179,6 +185,31 @@ def test_auto_without_suppression_or_with_what_the_walk_is_not_checked_on(
         assert result.best() == result.best("min_loss")
     named = pa.search(df, q, hs, 5, 0.01, algorithm="incognito", progress=False)
     assert named.best() == named.best("min_height")
+
+
+def test_auto_without_suppression_walks_first_where_nearly_every_record_is_distinct() -> None:
+    """The share of distinct records decides, just over and just under
+    `WALK_DISTINCT`; the answers are the complete search's either way, and
+    the walk's result completes when more is asked."""
+    data, hs = pa.datasets.census(rows=2_000, quasi_identifiers=6)
+    df = data.collect() if isinstance(data, pl.LazyFrame) else data
+    qis = list(hs)[:6]
+    assert df.unique(qis).height == df.height
+    for share in (WALK_DISTINCT + 0.01, WALK_DISTINCT - 0.01):
+        # repeat the first records so that `share` of the rows are distinct
+        distinct = round(share * df.height)
+        table = pl.concat([df.head(distinct), df.head(df.height - distinct)])
+        assert table.unique(qis).height == distinct
+        complete = pa.search(table, qis, hs, 3, algorithm="incognito", progress=False)
+        auto = pa.search(table, qis, hs, 3, progress=False)
+        walked = share > WALK_DISTINCT
+        assert auto.algorithm == ("optimal" if walked else "incognito")
+        assert ("% of the records distinct" in (auto.reason or "")) == walked
+        assert auto.best() == complete.best("min_loss")
+        assert auto.apply().collect().equals(complete.apply(criterion="min_loss").collect())
+        assert auto.best("min_height") == complete.best("min_height")
+        assert auto.algorithm == "incognito" and nodes(auto) == nodes(complete)
+        assert "the optimal walk ran first" in (auto.reason or "") or not walked
 
 
 def test_auto_runs_the_complete_search_at_once_where_the_walk_cannot_answer(

@@ -2,7 +2,8 @@
 search, the optimal search or the heuristic; and where a criterion is not
 monotone (the searches that infer nodes would refuse it), MinGen, which
 checks every node, up to the complete search's size, and Datafly beyond.
-Under suppression the complete search is put off (`walk_first`)."""
+Under suppression, and without it where nearly every record is distinct on
+the quasi-identifiers, the complete search is put off (`walk_first`)."""
 
 from __future__ import annotations
 
@@ -43,28 +44,55 @@ def pick(heights: Sequence[int], criteria: list[Criterion], suppressing: bool) -
 # checks each against every node of random lattices)
 WALKED = ("loss", "height", "precision")
 
+# Without suppression the walk answers first where F0 (the distinct
+# combinations of the quasi-identifiers) holds at least this share of the
+# rows. There the complete search's rollups barely shrink the sets they
+# read, while most of the walk's checks fail and stop early: 0.2-0.6x the
+# complete search's time on the census and uniform tables of
+# bench/auto_zero.py, 1.0-1.3x on its Zipf-skewed ones and cup; below the
+# share (Adult, drawn Adult, Zipf 6 QIs) the complete search is the faster
+# in most cells, and up to 2.2x (bench/README, "auto without suppression").
+WALK_DISTINCT = 0.9
+
 
 def walk_first(
-    algorithm: str, reason: str, suppressing: bool, metric: str, limited: bool, aim: str | None
-) -> tuple[str, str] | None:
+    algorithm: str,
+    reason: str,
+    suppressing: bool,
+    distinct: float,
+    metric: str,
+    limited: bool,
+    aim: str | None,
+) -> tuple[str, str, str] | None:
     """Where `auto` picked the complete search (for `reason`): whether the
     optimal walk answers first, the complete search put off until something
-    needs every anonymous node (`polars_anon.results.call`), and why.
+    needs every anonymous node (`polars_anon.results.call`), why, and what
+    to add to the complete search's reason should it run.
     Under suppression the walk answers ``best`` by its metric's criterion in
     0.33-1.13x the complete search's time, median 0.72x (bench/README,
-    "auto under suppression"); without, the complete search and ``best``
-    take less than the walk. The criteria are monotone here (else `pick`
-    chose MinGen), as the walk needs. Not with a time limit, which would
-    bound each search, not both; nor for a caller that will rank by another
-    criterion (`aim`), which needs the complete search anyway."""
-    if algorithm != "incognito" or not suppressing or metric not in WALKED or limited:
+    "auto under suppression"); without, where F0 holds `distinct` of the
+    rows and that is at least `WALK_DISTINCT`. The criteria are monotone
+    here (else `pick` chose MinGen), as the walk needs. Not with a time
+    limit, which would bound each search, not both; nor for a caller that
+    will rank by another criterion (`aim`), which needs the complete search
+    anyway."""
+    if algorithm != "incognito" or metric not in WALKED or limited:
+        return None
+    if not suppressing and distinct < WALK_DISTINCT:
         return None
     if aim is not None and aim != OF_METRIC[metric]:
         return None
-    return "optimal", (
-        f"{reason.split(':')[0]}: under suppression the optimal walk finds the preferred "
-        f"node ({OF_METRIC[metric]}) alone; every anonymous node is found when first needed "
-        "(by another preference, or to list them)"
+    why = (
+        "under suppression"
+        if suppressing
+        else f"with {distinct:.0%} of the records distinct on the quasi-identifiers"
+    )
+    return (
+        "optimal",
+        f"{reason.split(':')[0]}: {why} the optimal walk finds the preferred node "
+        f"({OF_METRIC[metric]}) alone; every anonymous node is found when first needed "
+        "(by another preference, or to list them)",
+        f"{why} the optimal walk ran first",
     )
 
 

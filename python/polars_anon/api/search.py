@@ -88,9 +88,11 @@ def search(
     ``algorithm="auto"`` (the default) picks by the lattice's size: the
     complete Incognito up to a million nodes, ``"optimal"`` up to 10^8, the
     ``"heuristic"`` beyond; ``result.algorithm`` and ``result.reason`` say
-    which and why. Under suppression it runs the optimal walk first and the
-    complete search only when every anonymous node is asked for (``best`` by
-    another criterion than the metric's, ``anonymous``, ``minimal``).
+    which and why. Under suppression, and without it where at least 90% of
+    the records are distinct on the quasi-identifiers, it runs the optimal
+    walk first and the complete search only when every anonymous node is
+    asked for (``best`` by another criterion than the metric's,
+    ``anonymous``, ``minimal``).
     ``"optimal"`` finds one node of the least ``metric`` (``"loss"``, ARX's;
     ``"height"``; ``"precision"``, 1 - Prec; ``"discernibility"``; ``"aecs"``,
     ARX's average class size; ``"entropy"``, ARX's non-uniform entropy,
@@ -313,9 +315,12 @@ def searched(
     if algorithm == "auto":
         algorithm, reason = auto.pick(prep.problem.heights, listed(criteria), max_sup > 0)
         variant = _variant(algorithm, None)
-        first = auto.walk_first(algorithm, reason, max_sup > 0, metric, limit is not None, aim)
+        distinct = prep.problem.distinct / max(prep.rows, 1)
+        first = auto.walk_first(
+            algorithm, reason, max_sup > 0, distinct, metric, limit is not None, aim
+        )
         if first is not None and not trace:
-            reason = f"{reason}; under suppression the optimal walk ran first"
+            reason = f"{reason}; {first[2]}"
             later = SearchCall(algorithm, variant, reason, *args, limit, budget, metric, seed)
             algorithm, variant, reason = first[0], None, first[1]
     if aim is not None and algorithm in WALKS and OF_METRIC.get(metric) != aim:

@@ -1,7 +1,8 @@
 """A search's call: its arguments without the table, run on a prepared
 table now, or kept to run later.
 
-Under suppression the optimal walk answers ``best`` by its metric's
+Under suppression (and without it where nearly every record is distinct:
+`api.auto.walk_first`) the optimal walk answers ``best`` by its metric's
 criterion in a fraction of the complete search's time (bench/README,
 "auto under suppression"), so ``algorithm="auto"`` runs the walk and keeps
 the complete search's call to run it later, on the same prepared table,

@@ -251,7 +251,7 @@ class SearchResult(Releases, Plots):
         an optimal or heuristic search, the only criterion such a result
         answers (without weights or bounds: `best.chosen`); ``min_height``
         for a complete search named. Where ``auto`` put the complete
-        search off (under suppression), any other criterion, weights or
+        search off (`api.auto.walk_first`), any other criterion, weights or
         bounds run it first; where it walked a lattice too large for the
         complete search, another criterion a walk answers runs that walk
         once (`results.walks`).
