@@ -85,7 +85,8 @@ def walk_first(
     why = (
         "under suppression"
         if suppressing
-        else f"with {distinct:.0%} of the records distinct on the quasi-identifiers"
+        # floored: 99.7% distinct is not said to be all
+        else f"with {math.floor(distinct * 100)}% of the records distinct on the quasi-identifiers"
     )
     return (
         "optimal",
