@@ -63,6 +63,7 @@ def walk_first(
     metric: str,
     limited: bool,
     aim: str | None,
+    sensitive: bool = False,
 ) -> tuple[str, str, str] | None:
     """Where `auto` picked the complete search (for `reason`): whether the
     optimal walk answers first, the complete search put off until something
@@ -71,7 +72,9 @@ def walk_first(
     Under suppression the walk answers ``best`` by its metric's criterion in
     0.33-1.13x the complete search's time, median 0.72x (bench/README,
     "auto under suppression"); without, where F0 holds `distinct` of the
-    rows and that is at least `WALK_DISTINCT`. The criteria are monotone
+    rows and that is at least `WALK_DISTINCT` (F0's rows: the distinct
+    records on the quasi-identifiers and, with `sensitive`, the sensitive
+    attributes criteria read, as the searches read them). The criteria are monotone
     here (else `pick` chose MinGen), as the walk needs. Not with a time
     limit, which would bound each search, not both; nor for a caller that
     will rank by another criterion (`aim`), which needs the complete search
@@ -86,7 +89,8 @@ def walk_first(
         "under suppression"
         if suppressing
         # floored: 99.7% distinct is not said to be all
-        else f"with {math.floor(distinct * 100)}% of the records distinct on the quasi-identifiers"
+        else f"with {math.floor(distinct * 100)}% of the records distinct on the "
+        f"quasi-identifiers{' and sensitive attributes' if sensitive else ''}"
     )
     return (
         "optimal",

@@ -317,7 +317,14 @@ def searched(
         variant = _variant(algorithm, None)
         distinct = prep.problem.distinct / max(prep.rows, 1)
         first = auto.walk_first(
-            algorithm, reason, max_sup > 0, distinct, metric, limit is not None, aim
+            algorithm,
+            reason,
+            max_sup > 0,
+            distinct,
+            metric,
+            limit is not None,
+            aim,
+            sensitive=bool(prep.sensitive),
         )
         if first is not None and not trace:
             reason = f"{reason}; {first[2]}"
