@@ -47,6 +47,18 @@ def zipf_p(n: int, s: float) -> np.ndarray:
     return p / p.sum()
 
 
+def fanned(leaves: list[str], name: str, fans: list[int]) -> pa.Hierarchy:
+    """Leaves grouped by `fans[0]`, those groups by `fans[1]`, ..., then `*`."""
+    rows = []
+    for i, leaf in enumerate(leaves):
+        row, g = [leaf], i
+        for level, f in enumerate(fans):
+            g //= f
+            row.append(f"{name}L{level + 1}_{g}")
+        rows.append([*row, "*"])
+    return pa.Hierarchy.from_rows(rows)
+
+
 # ---------------------------------------------------------------- hospital
 def hospital(
     rows: int, seed: int = 0, days: int = 3 * 365, zips: int = 400, codes: int = 200
@@ -201,15 +213,7 @@ def zipf_table(s: float, qis: int, rows: int, seed: int) -> Table:
     for a in range(qis):
         n, fans = shapes[a % len(shapes)]
         name = f"z{a}"
-        rows_h = []
-        for i in range(n):
-            row, g = [str(i)], i
-            for lvl, f in enumerate(fans):
-                g //= f
-                row.append(f"{name}L{lvl + 1}_{g}")
-            row.append("*")
-            rows_h.append(row)
-        hs[name] = pa.Hierarchy.from_rows(rows_h)
+        hs[name] = fanned([str(i) for i in range(n)], name, fans)
         perm = rng.permutation(n)  # popular values not all at the low end
         cols[name] = perm[rng.choice(n, rows, p=zipf_p(n, s))].astype(np.int64)
     return f"zipf{s} {qis}Q {rows // 1000}k", pl.DataFrame(cols), hs, list(hs)
@@ -251,15 +255,7 @@ def survey(rows: int, seed: int = 11, county: bool = True) -> Table:
             continue
         name = f"q{a}"
         cols[name] = [f"{name}_{v}" for v in rng.choice(n, rows, p=zipf_p(n, s))]
-        rows_h = []
-        for i in range(n):
-            row, g = [f"{name}_{i}"], i
-            for lvl, f in enumerate(fans):
-                g //= f
-                row.append(f"{name}L{lvl + 1}_{g}")
-            row.append("*")
-            rows_h.append(row)
-        hs[name] = pa.Hierarchy.from_rows(rows_h)
+        hs[name] = fanned([f"{name}_{i}" for i in range(n)], name, fans)
     return f"survey{len(hs)} {rows}", pl.DataFrame(cols), hs, list(hs)
 
 
