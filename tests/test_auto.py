@@ -6,6 +6,7 @@ answer equals the complete search's and a brute force of every node."""
 from __future__ import annotations
 
 import pickle
+import random
 import re
 
 import polars as pl
@@ -226,6 +227,46 @@ def test_auto_without_suppression_walks_first_where_nearly_every_record_is_disti
         assert auto.best("min_height") == complete.best("min_height")
         assert auto.algorithm == "incognito" and nodes(auto) == nodes(complete)
         assert "the optimal walk ran first" in (auto.reason or "") or not walked
+
+
+def test_auto_on_duckdb_takes_the_share_of_the_table_it_reads() -> None:
+    """On DuckDB F0 is grouped at the floors (each quasi-identifier's lowest
+    level that can be anonymous): the share of distinct records is taken
+    there, as the searches read it, and the reason says so. The answers are
+    the complete search's either way."""
+    duckdb = pytest.importorskip("duckdb")
+    n, draw = 1000, random.Random(1)
+    df = pl.DataFrame(
+        {
+            "age": [draw.randint(0, 99) for _ in range(n)],
+            "zip": [f"{draw.randint(0, 9999):04d}" for _ in range(n)],
+            "sex": [draw.choice("MF") for _ in range(n)],
+        }
+    )
+    hs = {
+        "age": pa.hierarchy.interval(df["age"], [5, 20, 40]),
+        "zip": pa.hierarchy.masking(df["zip"]),
+        "sex": pa.Hierarchy.from_rows([["M", "*"], ["F", "*"]]),
+    }
+    qis = ["age", "zip", "sex"]
+    assert df.unique(qis).height >= WALK_DISTINCT * n
+    relation = duckdb.connect().from_arrow(df.to_arrow())
+    seen: set[bool] = set()
+    for k in (2, 5):
+        at_leaves = pa.search(df, qis, hs, k, progress=False)
+        on_duckdb = pa.search(relation, qis, hs, k, progress=False)
+        complete = pa.search(df, qis, hs, k, algorithm="incognito", progress=False)
+        assert at_leaves.algorithm == "optimal"
+        assert "99% of the records distinct on the quasi-identifiers," in (at_leaves.reason or "")
+        share = on_duckdb._prep.problem.distinct / n
+        assert on_duckdb._prep.floors is not None and any(on_duckdb._prep.floors[0])
+        walked = share >= WALK_DISTINCT
+        assert on_duckdb.algorithm == ("optimal" if walked else "incognito")
+        said = "distinct on the quasi-identifiers at the levels the search starts from,"
+        assert (said in (on_duckdb.reason or "")) == walked
+        assert at_leaves.best() == on_duckdb.best() == complete.best("min_loss")
+        seen.add(walked)
+    assert seen == {True, False}  # k = 2 walks on DuckDB, k = 5 does not
 
 
 def test_auto_runs_the_complete_search_at_once_where_the_walk_cannot_answer(

@@ -64,6 +64,7 @@ def walk_first(
     limited: bool,
     aim: str | None,
     sensitive: bool = False,
+    floored: bool = False,
 ) -> tuple[str, str, str] | None:
     """Where `auto` picked the complete search (for `reason`): whether the
     optimal walk answers first, the complete search put off until something
@@ -74,7 +75,8 @@ def walk_first(
     "auto under suppression"); without, where F0 holds `distinct` of the
     rows and that is at least `WALK_DISTINCT` (F0's rows: the distinct
     records on the quasi-identifiers and, with `sensitive`, the sensitive
-    attributes criteria read, as the searches read them). The criteria are monotone
+    attributes criteria read, as the searches read them: `floored`, at the
+    floor levels F0 was grouped at on DuckDB or Spark). The criteria are monotone
     here (else `pick` chose MinGen), as the walk needs. Not with a time
     limit, which would bound each search, not both; nor for a caller that
     will rank by another criterion (`aim`), which needs the complete search
@@ -91,7 +93,9 @@ def walk_first(
         # floored: 99.7% distinct is not said to be all
         else f"with {math.floor(distinct * 100)}% of the records distinct on the "
         f"quasi-identifiers{' and sensitive attributes' if sensitive else ''}"
+        f"{' at the levels the search starts from' if floored else ''}"
     )
+    why += "" if suppressing else ","
     return (
         "optimal",
         f"{reason.split(':')[0]}: {why} the optimal walk finds the preferred node "

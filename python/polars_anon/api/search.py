@@ -325,6 +325,7 @@ def searched(
             limit is not None,
             aim,
             sensitive=bool(prep.sensitive),
+            floored=prep.floors is not None and any(prep.floors[0]),
         )
         if first is not None and not trace:
             reason = f"{reason}; {first[2]}"
