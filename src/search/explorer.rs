@@ -165,11 +165,17 @@ impl Explorer {
         if let Some(&v) = self.evaluated.get(&self.lattice.id(node)) {
             return Ok(v.is_some());
         }
-        if self.minimal.iter().any(|a| generalizes(node, a)) {
+        if self.above_anonymous(node) {
             s.stats.nodes_marked += 1;
             return Ok(true);
         }
         Ok(self.eval(s, node)?.is_some())
+    }
+
+    /// Whether a minimal anonymous node found lies below `node` (which is
+    /// then anonymous).
+    fn above_anonymous(&self, node: &[u8]) -> bool {
+        self.minimal.iter().any(|a| generalizes(node, a))
     }
 
     /// The node's objective value if it is anonymous, None if it is not:
@@ -181,10 +187,10 @@ impl Explorer {
         if let Some(v) = self.known(s, node) {
             return Ok(v);
         }
-        if self.exact && self.minimal.iter().any(|a| generalizes(node, a)) {
+        if self.exact && self.above_anonymous(node) {
             s.stats.nodes_marked += 1;
             let v = self.bounds.lower(node);
-            self.passed(s, node, v, 0)?;
+            self.passed(s, self.lattice.id(node), node, v, 0)?;
             return Ok(Some(v));
         }
         self.evaluate(s, node)
@@ -258,28 +264,28 @@ impl Explorer {
             None => None,
         };
         let value = match passing {
-            Some(_) if self.exact => Some(self.bounds.lower(node)),
             Some(fs) => {
-                let ev = s.checker.evaluate_set(fs)?;
-                let m = metrics(
-                    node,
-                    &problem.heights(),
-                    &ev.stats,
-                    problem.rows,
-                    s.config.k,
-                    &ev.attribute_loss,
-                );
-                Some(self.bounds.value(node, &m, &ev))
-            }
-            None => None,
-        };
-        match value {
-            Some(v) => {
+                let v = match self.exact {
+                    true => self.bounds.lower(node),
+                    false => {
+                        let ev = s.checker.evaluate_set(fs)?;
+                        let m = metrics(
+                            node,
+                            &problem.heights(),
+                            &ev.stats,
+                            problem.rows,
+                            s.config.k,
+                            &ev.attribute_loss,
+                        );
+                        self.bounds.value(node, &m, &ev)
+                    }
+                };
                 if self.minimal.len() < MAX_FAILING {
                     self.minimal.retain(|a| !generalizes(a, node));
                     self.minimal.push(node.to_vec());
                 }
-                self.passed(s, node, v, suppressed)?;
+                self.passed(s, id, node, v, suppressed)?;
+                Some(v)
             }
             None => {
                 self.rejected.push(node.to_vec());
@@ -289,18 +295,25 @@ impl Explorer {
                 }
                 self.evaluated.insert(id, None);
                 self.counted(s, node)?;
+                None
             }
-        }
+        };
         if let Some(fs) = fs {
             self.cache(node, fs, s.early.source(&problem.base).rows());
         }
         Ok(value)
     }
 
-    /// Record an anonymous node of value `v` that suppresses `suppressed`
-    /// records.
-    fn passed(&mut self, s: &mut Searcher<'_>, node: &[u8], v: f64, suppressed: u64) -> Result<()> {
-        let id = self.lattice.id(node);
+    /// Record an anonymous node (of id `id`) of value `v` that suppresses
+    /// `suppressed` records.
+    fn passed(
+        &mut self,
+        s: &mut Searcher<'_>,
+        id: u128,
+        node: &[u8],
+        v: f64,
+        suppressed: u64,
+    ) -> Result<()> {
         if suppressed > 0 {
             self.suppressing.insert(id, suppressed);
         }

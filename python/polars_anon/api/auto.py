@@ -44,8 +44,8 @@ def pick(heights: Sequence[int], criteria: list[Criterion], suppressing: bool) -
 # checks each against every node of random lattices)
 WALKED = ("loss", "height", "precision")
 
-# Without suppression the walk answers first where F0 (the distinct
-# combinations of the quasi-identifiers) holds at least this share of the
+# Without suppression the walk answers first where F0 (the distinct records
+# as the searches read them: `walk_first`) holds at least this share of the
 # rows. There the complete search's rollups barely shrink the sets they
 # read, while most of the walk's checks fail and stop early: 0.2-0.6x the
 # complete search's time on the census and uniform tables of
@@ -76,26 +76,26 @@ def walk_first(
     rows and that is at least `WALK_DISTINCT` (F0's rows: the distinct
     records on the quasi-identifiers and, with `sensitive`, the sensitive
     attributes criteria read, as the searches read them: `floored`, at the
-    floor levels F0 was grouped at on DuckDB or Spark). The criteria are monotone
-    here (else `pick` chose MinGen), as the walk needs. Not with a time
-    limit, which would bound each search, not both; nor for a caller that
-    will rank by another criterion (`aim`), which needs the complete search
-    anyway."""
+    floor levels F0 was grouped at on DuckDB or Spark). The criteria are
+    monotone here (else `pick` chose MinGen), as the walk needs. Not with a
+    time limit, which would bound each search, not both; nor for a caller
+    that will rank by another criterion (`aim`), which needs the complete
+    search anyway."""
     if algorithm != "incognito" or metric not in WALKED or limited:
         return None
     if not suppressing and distinct < WALK_DISTINCT:
         return None
     if aim is not None and aim != OF_METRIC[metric]:
         return None
-    why = (
-        "under suppression"
-        if suppressing
+    if suppressing:
+        why = "under suppression"
+    else:
         # floored: 99.7% distinct is not said to be all
-        else f"with {math.floor(distinct * 100)}% of the records distinct on the "
-        f"quasi-identifiers{' and sensitive attributes' if sensitive else ''}"
-        f"{' at the levels the search starts from' if floored else ''}"
-    )
-    why += "" if suppressing else ","
+        why = (
+            f"with {math.floor(distinct * 100)}% of the records distinct on the "
+            f"quasi-identifiers{' and sensitive attributes' if sensitive else ''}"
+            f"{' at the levels the search starts from' if floored else ''},"
+        )
     return (
         "optimal",
         f"{reason.split(':')[0]}: {why} the optimal walk finds the preferred node "
