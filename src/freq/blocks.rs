@@ -29,7 +29,12 @@ pub struct Blocks {
 }
 
 /// Rows fed between two looks at the count (at the first run boundary past
-/// this many rows since the last look): a look is one atomic add.
+/// this many rows since the last look): a look is one atomic add. Before
+/// that, it looks whenever the rows since the last look are as many as
+/// those before it (after 1, 2, 4, ... rows, at run boundaries): a failing
+/// check most often meets its small group in the first few (the smallest)
+/// runs, and stops there instead of 512 rows on, without a look after
+/// every run where runs are tiny.
 const LOOK_ROWS: usize = 512;
 
 /// Groups a table is started for: it grows past them as it fills. Most
@@ -403,8 +408,9 @@ impl<W: Word> Watch<'_, W> {
         0
     }
 
-    /// Feed `runs` into `agg`, looking at the count between runs (every
-    /// `LOOK_ROWS` rows, and after the last): false as soon as the tuples in
+    /// Feed `runs` into `agg`, looking at the count between runs (as the
+    /// rows fed double, then every `LOOK_ROWS` rows, and after the last):
+    /// false as soon as the tuples in
     /// small groups of both tables pass `max_suppressed`, or the other
     /// table stopped. `told` is what `agg` has added to `seen`.
     fn feed<'r>(
@@ -414,12 +420,13 @@ impl<W: Word> Watch<'_, W> {
         told: &mut u64,
     ) -> bool {
         let mut runs = runs.peekable();
-        let mut fed = 0usize;
+        let (mut fed, mut all) = (0usize, 0usize);
         while let Some(run) = runs.next() {
             let run = run.start as usize..run.end as usize;
             (self.feed)(agg, run.clone());
             fed += run.len();
-            if fed < LOOK_ROWS && runs.peek().is_some() {
+            all += run.len();
+            if fed < LOOK_ROWS && 2 * fed < all && runs.peek().is_some() {
                 continue;
             }
             fed = 0;
