@@ -4,8 +4,9 @@ tables of kinds ``bench/auto_zero.py`` does not hold: the check of
 distinct on the quasi-identifiers, `api.auto.WALK_DISTINCT`) on data it was
 not made from.
 
-Usage: ``python bench/auto_zero_heldout.py [--repeat 7] [--only NAME]
-[--out bench/auto_zero_heldout.json]``
+Usage: ``python bench/auto_zero_heldout.py [--set held-out|small]
+[--repeat 7] [--only NAME] [--out PATH]`` (the set's JSON by default:
+``bench/auto_zero_heldout.json``, ``bench/auto_zero_small.json``)
 
 Tables: a hospital-like table (age by intervals, masked ZIP codes, sex,
 admission dates, Zipf-skewed diagnoses) at 20,000 to 200,000 rows;
@@ -14,6 +15,7 @@ a near-unique birth date beside low-cardinality columns; independent Zipf
 columns of exponents 0.6, 0.8 and 1.0 with other hierarchy shapes; small
 tables; survey- and clinic-like tables sized so that the distinct share
 lands just over and just under 0.9 and lower; the bundled example tables.
+``--set small``: tables of 1,500 to 12,000 rows written later (session 41).
 Per table and k (2, 5, 10): both searches answer ``best("min_loss")``, one
 warm-up each, then ``--repeat`` calls alternated, medians; the share of
 distinct records, the lattice's size, each search's work counters and
@@ -34,7 +36,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from auto_zero import answer
+from auto_zero import answer, random_table
 from machine import STATS, machine
 
 import polars_anon as pa
@@ -342,6 +344,29 @@ def all_tables() -> Iterator[Table]:
     yield from datasets_tables()
 
 
+def small_tables() -> Iterator[Table]:
+    """Tables of 1,500 to 12,000 rows, written after the rule (session 41):
+    census and uniform columns (every leaf frequent), Zipf columns, `small`'s
+    skewed string columns under another seed, Adult drawn down."""
+    for rows in (1_500, 3_000, 6_000, 9_000, 12_000):
+        for q in (6, 8):
+            data, hs = pa.datasets.census(rows, q, seed=3)
+            yield f"census {q}Q {rows}", data.collect(), hs, list(hs)
+    for rows in (2_000, 4_000, 8_000, 12_000):
+        for kind, q in (("uniform", 6), ("zipf", 7)):
+            _, df, hs, qis = random_table(kind, q, rows, seed=7)
+            yield f"{kind} {q}Q {rows}", df, hs, qis
+        _, df, hs, qis = small(rows, seed=9)
+        yield f"small s9 {rows}", df, hs, qis
+    lf, hs = pa.datasets.adult()
+    adult, qis = lf.collect(), list(pa.datasets.ADULT_QUASI_IDENTIFIERS)
+    for rows in (3_000, 8_000):
+        yield f"adult 9Q {rows}", adult.sample(rows, seed=2), hs, qis
+
+
+SETS = {"held-out": all_tables, "small": small_tables}
+
+
 # ---------------------------------------------------------------- measuring
 ALGORITHMS = ("incognito", "optimal")
 
@@ -380,11 +405,15 @@ def cell(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--out", type=Path, default=Path("bench/auto_zero_heldout.json"))
+    parser.add_argument("--set", choices=list(SETS), default="held-out")
+    parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--only", default=None, help="a part of the names of the tables to run")
     args = parser.parse_args()
+    out = args.out or Path(
+        "bench/auto_zero_heldout.json" if args.set == "held-out" else "bench/auto_zero_small.json"
+    )
     cells: list[dict[str, Any]] = []
-    for name, df, hs, qis in all_tables():
+    for name, df, hs, qis in SETS[args.set]():
         if args.only and args.only not in name:
             continue
         for k in (2, 5, 10):
@@ -397,7 +426,7 @@ def main() -> None:
                 f"  walk {c['walk_ms']:8.1f} ms  ratio {c['ratio']:.2f}  same {c['same_loss']}",
                 flush=True,
             )
-    args.out.write_text(json.dumps({"machine": machine(), "cells": cells}, indent=1) + "\n")
+    out.write_text(json.dumps({"machine": machine(), "cells": cells}, indent=1) + "\n")
     over = [c for c in cells if c["share"] >= 0.9]
     under = [c for c in cells if c["share"] < 0.9]
     for what, some, pick in (("at least 0.9", over, max), ("under 0.9", under, min)):
