@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from polars_anon.criteria.base import Criterion
 from polars_anon.results.best import OF_METRIC, WALKS
+
+if TYPE_CHECKING:
+    from polars_anon.prepare.prepared import Prepared
 
 # algorithm="auto": the complete search up to this many lattice nodes, the
 # optimal search up to AUTO_OPTIMAL, the heuristic beyond (bench/wide.py and
@@ -52,19 +57,44 @@ WALKED = ("loss", "height", "precision")
 # bench/auto_zero.py, 1.0-1.3x on its Zipf-skewed ones and cup; below the
 # share (Adult, drawn Adult, Zipf 6 QIs) the complete search is the faster
 # in most cells, and up to 2.2x (bench/README, "auto without suppression").
+# Above it the walk still loses up to about 2x on small tables of skewed
+# columns, answers of a few milliseconds ("The rule on small tables").
 WALK_DISTINCT = 0.9
+
+
+@dataclass(frozen=True)
+class Distinct:
+    """The share of the rows F0 holds (its rows: the distinct records on
+    the quasi-identifiers and, with `sensitive`, the sensitive attributes
+    criteria read), as the searches read it: `floored`, at the floor levels
+    F0 was grouped at on DuckDB or Spark."""
+
+    share: float
+    sensitive: bool = False
+    floored: bool = False
+
+    @classmethod
+    def of(cls, prep: Prepared) -> Distinct:
+        floored = prep.floors is not None and any(prep.floors[0])
+        return cls(prep.problem.distinct / max(prep.rows, 1), bool(prep.sensitive), floored)
+
+    def said(self) -> str:
+        """The share in words, floored: 99.7% distinct is not said to be all."""
+        return (
+            f"with {math.floor(self.share * 100)}% of the records distinct on the "
+            f"quasi-identifiers{' and sensitive attributes' if self.sensitive else ''}"
+            f"{' at the levels the search starts from' if self.floored else ''}"
+        )
 
 
 def walk_first(
     algorithm: str,
     reason: str,
     suppressing: bool,
-    distinct: float,
+    distinct: Distinct,
     metric: str,
     limited: bool,
     aim: str | None,
-    sensitive: bool = False,
-    floored: bool = False,
 ) -> tuple[str, str, str] | None:
     """Where `auto` picked the complete search (for `reason`): whether the
     optimal walk answers first, the complete search put off until something
@@ -72,30 +102,19 @@ def walk_first(
     to add to the complete search's reason should it run.
     Under suppression the walk answers ``best`` by its metric's criterion in
     0.33-1.13x the complete search's time, median 0.72x (bench/README,
-    "auto under suppression"); without, where F0 holds `distinct` of the
-    rows and that is at least `WALK_DISTINCT` (F0's rows: the distinct
-    records on the quasi-identifiers and, with `sensitive`, the sensitive
-    attributes criteria read, as the searches read them: `floored`, at the
-    floor levels F0 was grouped at on DuckDB or Spark). The criteria are
+    "auto under suppression"); without, where F0 holds a share of the rows
+    (`distinct`) of at least `WALK_DISTINCT`. The criteria are
     monotone here (else `pick` chose MinGen), as the walk needs. Not with a
     time limit, which would bound each search, not both; nor for a caller
     that will rank by another criterion (`aim`), which needs the complete
     search anyway."""
     if algorithm != "incognito" or metric not in WALKED or limited:
         return None
-    if not suppressing and distinct < WALK_DISTINCT:
+    if not suppressing and distinct.share < WALK_DISTINCT:
         return None
     if aim is not None and aim != OF_METRIC[metric]:
         return None
-    if suppressing:
-        why = "under suppression"
-    else:
-        # floored: 99.7% distinct is not said to be all
-        why = (
-            f"with {math.floor(distinct * 100)}% of the records distinct on the "
-            f"quasi-identifiers{' and sensitive attributes' if sensitive else ''}"
-            f"{' at the levels the search starts from' if floored else ''},"
-        )
+    why = "under suppression" if suppressing else f"{distinct.said()},"
     return (
         "optimal",
         f"{reason.split(':')[0]}: {why} the optimal walk finds the preferred node "

@@ -315,17 +315,14 @@ def searched(
     if algorithm == "auto":
         algorithm, reason = auto.pick(prep.problem.heights, listed(criteria), max_sup > 0)
         variant = _variant(algorithm, None)
-        distinct = prep.problem.distinct / max(prep.rows, 1)
         first = auto.walk_first(
             algorithm,
             reason,
             max_sup > 0,
-            distinct,
+            auto.Distinct.of(prep),
             metric,
             limit is not None,
             aim,
-            sensitive=bool(prep.sensitive),
-            floored=prep.floors is not None and any(prep.floors[0]),
         )
         if first is not None and not trace:
             reason = f"{reason}; {first[2]}"
