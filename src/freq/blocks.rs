@@ -30,11 +30,12 @@ pub struct Blocks {
 
 /// Rows fed between two looks at the count (at the first run boundary past
 /// this many rows since the last look): a look is one atomic add. Before
-/// that, it looks whenever the rows since the last look are as many as
-/// those before it (after 1, 2, 4, ... rows, at run boundaries): a failing
-/// check most often meets its small group in the first few (the smallest)
-/// runs, and stops there instead of 512 rows on, without a look after
-/// every run where runs are tiny.
+/// that, each feed (the smallest runs, then each share of the rest) looks
+/// whenever the rows it fed since its last look are as many as those
+/// before (after 1, 2, 4, ... rows, at run boundaries): a failing check
+/// most often meets its small group in the first few (the smallest) runs,
+/// and stops there instead of 512 rows on, without a look after every run
+/// where runs are tiny.
 const LOOK_ROWS: usize = 512;
 
 /// Groups a table is started for: it grows past them as it fills. Most
@@ -409,10 +410,10 @@ impl<W: Word> Watch<'_, W> {
     }
 
     /// Feed `runs` into `agg`, looking at the count between runs (as the
-    /// rows fed double, then every `LOOK_ROWS` rows, and after the last):
-    /// false as soon as the tuples in
-    /// small groups of both tables pass `max_suppressed`, or the other
-    /// table stopped. `told` is what `agg` has added to `seen`.
+    /// rows this call fed double, then every `LOOK_ROWS` rows, and after
+    /// the last): false at the first look where the tuples in small groups
+    /// of both tables pass `max_suppressed`, or the other table stopped.
+    /// `told` is what `agg` has added to `seen`.
     fn feed<'r>(
         &self,
         agg: &mut Aggregator<W>,
