@@ -75,8 +75,8 @@ class Distinct:
 
     @classmethod
     def of(cls, prep: Prepared) -> Distinct:
-        floored = prep.floors is not None and any(prep.floors[0])
-        return cls(prep.problem.distinct / max(prep.rows, 1), bool(prep.sensitive), floored)
+        share = prep.problem.distinct / max(prep.rows, 1)
+        return cls(share, bool(prep.sensitive), prep.above_leaves)
 
     def said(self) -> str:
         """The share in words, floored: 99.7% distinct is not said to be all."""

@@ -206,8 +206,9 @@ def at_leaves(prep: Prepared) -> Prepared:
     of a node's classes exactly, but not a figure of the input's own
     distribution below them (KL divergence). One more query where the
     table lives."""
-    if prep.floors is None or not any(prep.floors[0]) or prep.source is None:
+    if not prep.above_leaves or prep.source is None:
         return prep
+    assert prep.floors is not None  # above_leaves
     if prep.engine == "counts":
         # a frequency set grouped so (a pickled result's): the leaves are gone
         raise ConfigError(

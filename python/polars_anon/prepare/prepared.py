@@ -82,6 +82,12 @@ class Prepared:
         return self.problem.rows
 
     @property
+    def above_leaves(self) -> bool:
+        """Whether F0 was grouped at floor levels above the leaves (DuckDB,
+        Spark: `prepare.floors`)."""
+        return self.floors is not None and any(self.floors[0])
+
+    @property
     def f0(self) -> pl.DataFrame:
         """F0 grouped by Polars from the raw values (as strings, with `count`),
         independently of the core's codes; from the rows the core grouped,
