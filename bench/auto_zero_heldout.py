@@ -364,7 +364,11 @@ def small_tables() -> Iterator[Table]:
         yield f"adult 9Q {rows}", adult.sample(rows, seed=2), hs, qis
 
 
-SETS = {"held-out": all_tables, "small": small_tables}
+# each set's tables and the JSON it writes by default
+SETS = {
+    "held-out": (all_tables, Path("bench/auto_zero_heldout.json")),
+    "small": (small_tables, Path("bench/auto_zero_small.json")),
+}
 
 
 # ---------------------------------------------------------------- measuring
@@ -409,11 +413,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--only", default=None, help="a part of the names of the tables to run")
     args = parser.parse_args()
-    out = args.out or Path(
-        "bench/auto_zero_heldout.json" if args.set == "held-out" else "bench/auto_zero_small.json"
-    )
+    tables, default_out = SETS[args.set]
+    out = args.out or default_out
     cells: list[dict[str, Any]] = []
-    for name, df, hs, qis in SETS[args.set]():
+    for name, df, hs, qis in tables():
         if args.only and args.only not in name:
             continue
         for k in (2, 5, 10):
