@@ -94,7 +94,8 @@ def test_shipped_hierarchies_match_the_bundled_ones() -> None:
 
 
 def test_rows_of_the_wrong_type_are_named_by_row_and_column() -> None:
-    """Numbers, None, a string for a row or for the rows: a TypeError that
+    """Numbers, None, a string for a row or for the rows: a ParameterError
+    (an AnonError, as every error of the library, and a TypeError) that
     names the row and column in the library's words (not pyo3's)."""
     cases = [
         ([["a", 1]], r"row 0, column 1: labels must be strings, got int 1"),
@@ -104,8 +105,9 @@ def test_rows_of_the_wrong_type_are_named_by_row_and_column() -> None:
         (7, r"rows must be a list of rows .* got int"),
     ]
     for rows, message in cases:
-        with pytest.raises(TypeError, match=message):
+        with pytest.raises(pa.ParameterError, match=message) as raised:
             pa.Hierarchy.from_rows(rows)  # type: ignore[arg-type]
+        assert isinstance(raised.value, pa.AnonError) and isinstance(raised.value, TypeError)
     assert pa.Hierarchy.from_rows((("a", "*"), ("b", "*"))).height == 1
 
 

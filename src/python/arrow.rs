@@ -12,12 +12,12 @@ use std::sync::Mutex;
 use polars_arrow::array::Array;
 use polars_arrow::datatypes::{ArrowDataType, Field};
 use polars_arrow::ffi::{export_iterator, ArrowArrayStream, ArrowArrayStreamReader};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyCapsule, PyCapsuleMethods};
 
-use super::error::to_py;
+use super::error::{parameter_error, to_py};
 use crate::error::AnonError;
 use crate::hierarchy::Column;
 
@@ -36,7 +36,7 @@ pub fn take(obj: &Bound<'_, PyAny>, width: usize) -> PyResult<Column> {
 /// `__arrow_c_stream__` returns.
 pub fn stream(obj: &Bound<'_, PyAny>) -> PyResult<Box<ArrowArrayStream>> {
     if !obj.hasattr("__arrow_c_stream__")? {
-        return Err(PyTypeError::new_err(format!(
+        return Err(parameter_error(format!(
             "expected bytes or an Arrow-exporting column (e.g. a polars Series), got {}",
             obj.get_type().name()?
         )));

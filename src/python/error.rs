@@ -46,6 +46,23 @@ create_exception!(
     "The requested release would break the privacy model."
 );
 
+/// A parameter of the wrong type: `polars_anon.exceptions.ParameterError`,
+/// a `ConfigError` that is also a `TypeError` (defined in Python, where a
+/// class may have both bases); a plain `TypeError` only if that module
+/// cannot be loaded.
+pub fn parameter_error(msg: String) -> PyErr {
+    Python::attach(|py| {
+        let class = py
+            .import("polars_anon.exceptions")
+            .and_then(|m| m.getattr("ParameterError"))
+            .and_then(|c| Ok(c.cast_into::<pyo3::types::PyType>()?));
+        match class {
+            Ok(c) => PyErr::from_type(c, msg),
+            Err(_) => PyTypeError::new_err(msg),
+        }
+    })
+}
+
 pub fn to_py(e: CoreError) -> PyErr {
     let msg = e.to_string();
     match e {
@@ -56,7 +73,7 @@ pub fn to_py(e: CoreError) -> PyErr {
         CoreError::Config(_) => ConfigError::new_err(msg),
         CoreError::NotAnonymous(_) => NotAnonymousError::new_err(msg),
         CoreError::TooLarge(_) => SearchTooLargeError::new_err(msg),
-        CoreError::Column(_) => PyTypeError::new_err(msg),
+        CoreError::Column(_) => parameter_error(msg),
         CoreError::Interrupted => PyKeyboardInterrupt::new_err(msg),
         // a search answers its time limit with a partial outcome; this is
         // reached only if a caller lets the error through

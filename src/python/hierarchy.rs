@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::error::{to_py, ConfigError};
+use super::error::{parameter_error, to_py, ConfigError};
 use crate::hierarchy::Hierarchy;
 
 #[pyclass(
@@ -224,7 +224,7 @@ fn text_rows(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<String>>> {
             .unwrap_or_else(|_| "?".into())
     };
     if rows.is_instance_of::<pyo3::types::PyString>() || rows.try_iter().is_err() {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        return Err(parameter_error(format!(
             "hierarchy rows must be a list of rows (each a list of strings, leaf first), got {}",
             kind(rows)
         )));
@@ -233,7 +233,7 @@ fn text_rows(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<String>>> {
     for (r, row) in rows.try_iter()?.enumerate() {
         let row = row?;
         if row.is_instance_of::<pyo3::types::PyString>() || row.try_iter().is_err() {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            return Err(parameter_error(format!(
                 "hierarchy row {r} must be a list of strings (leaf first), got {}: {}",
                 kind(&row),
                 row.repr()?
@@ -245,7 +245,7 @@ fn text_rows(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<String>>> {
             match cell.extract::<String>() {
                 Ok(s) => cells.push(s),
                 Err(_) => {
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    return Err(parameter_error(format!(
                         "hierarchy row {r}, column {c}: labels must be strings, got {} {} \
                          (write numbers as text, e.g. str(v), and a missing label as a value)",
                         kind(&cell),

@@ -11,6 +11,7 @@ import polars as pl
 
 from polars_anon import engines
 from polars_anon.criteria.base import Criteria, against_population, listed, sensitive_of
+from polars_anon.exceptions import ParameterError
 from polars_anon.inputs.frames import as_lazy
 from polars_anon.inputs.hierarchies import Hierarchies, check_names, resolve_hierarchies
 from polars_anon.inputs.nulls import Nulls
@@ -187,8 +188,9 @@ def generalize(
     roles = roles_of(identifiers, insensitive)
     if quasi_identifiers is None:
         if not isinstance(levels, Mapping):
-            raise TypeError(
-                "levels must be a mapping of column to level, or pass quasi_identifiers"
+            raise ParameterError(
+                "levels must be a mapping of column to level, or pass quasi_identifiers; "
+                f"got {type(levels).__name__} {levels!r:.60}"
             )
         where = engines.engine_of(data)
         schema = (
