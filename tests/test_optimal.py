@@ -312,6 +312,12 @@ def test_bad_parameters(adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]]) -> 
         pa.search(df, ["sex"], hs, 2, algorithm="heuristic", seed=-1)
     with pytest.raises(pa.ConfigError, match="no variant"):
         pa.search(df, ["sex"], hs, 2, variant="cube")
+    # a search of no variants says so (not "expected one of" and nothing)
+    for algorithm in ("optimal", "datafly"):
+        with pytest.raises(pa.ConfigError, match=rf"^algorithm '{algorithm}' takes no variant; "):
+            pa.search(df, ["sex"], hs, 2, algorithm=algorithm, variant="cube")
+    with pytest.raises(pa.ConfigError, match=r"no variant 'x'; expected one of 'cube', "):
+        pa.search(df, ["sex"], hs, 2, algorithm="incognito", variant="x")
 
 
 def test_the_heuristic_holds_an_answer_from_its_first_moment() -> None:

@@ -190,6 +190,36 @@ def test_a_target_that_cannot_be_written_is_refused_before_any_work(
         r.sink_parquet(tmp_path / "nowhere" / "release.parquet")
     with pytest.raises(pa.ConfigError, match="is a folder"):
         r.sink_csv(tmp_path)
+    # a file named for another format than the one written
+    for sink, name, other in (
+        (r.sink_csv, "release.parquet", "sink_parquet"),
+        (r.sink_parquet, "release.csv", "sink_csv"),
+        (r.sink_ipc, "release.csv", "sink_csv"),
+        (r.sink_csv, "release.arrow", "sink_ipc"),
+    ):
+        with pytest.raises(pa.ConfigError, match=rf"ends in '\.\w+', a \w+ suffix: use {other}"):
+            sink(tmp_path / name)
+        assert not (tmp_path / name).exists()
+    # a suffix no format has is the user's to choose
+    r.sink_csv(tmp_path / "release.txt")
+    assert pl.read_csv(tmp_path / "release.txt").height > 0
+
+
+def test_levels_and_a_criterion_together_are_refused(
+    searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult],
+    tmp_path: Path,
+) -> None:
+    """The criterion chooses the levels: given both, one would be ignored."""
+    df, _, r = searched
+    top = dict.fromkeys(QIS, 1)
+    for release in (
+        lambda: r.apply(df, levels=top, criterion="min_loss"),
+        lambda: r.sink_parquet(tmp_path / "x.parquet", levels=top, criterion="min_height"),
+        lambda: r.quality(levels=top, criterion="min_loss"),
+    ):
+        with pytest.raises(pa.ConfigError, match=r"levels= and criterion='min_\w+' both given"):
+            release()
+    assert not (tmp_path / "x.parquet").exists()
 
 
 def test_a_write_the_file_system_refuses_is_named_as_such_not_as_a_changed_source(

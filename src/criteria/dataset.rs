@@ -111,7 +111,16 @@ pub struct AverageRisk {
 }
 
 impl AverageRisk {
+    /// A bound of 0 is refused: only a release of no record meets it.
     pub fn new(max: f64) -> Result<Self> {
+        if max == 0.0 {
+            return Err(bad_parameter(
+                "AverageRisk",
+                "max_risk",
+                max,
+                "in (0, 1] (a risk of 0 is met only by releasing no record)",
+            ));
+        }
         Ok(AverageRisk {
             max: share("AverageRisk", "max_risk", max)?,
         })

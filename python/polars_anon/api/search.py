@@ -278,6 +278,8 @@ def _variant(algorithm: str, variant: str | None) -> str | None:
     variants = VARIANTS[algorithm]
     if variant is None:
         return variants[0] if variants else None
+    if not variants:
+        raise ConfigError(f"algorithm {algorithm!r} takes no variant; got {variant!r}")
     if variant not in variants:
         raise ConfigError(
             f"algorithm {algorithm!r} has no variant {variant!r}; expected {one_of(variants)}"

@@ -16,7 +16,7 @@ from polars.io.partition import FileProviderArgs
 
 from polars_anon._core import ConfigError
 from polars_anon.release.buffers import sink_ipc
-from polars_anon.release.write import beside, format_of, target, written_beside
+from polars_anon.release.write import SUFFIXES, beside, format_of, target, written_beside
 
 # the name of the i-th part of a folder
 PART = "part-{:05d}.parquet"
@@ -178,5 +178,14 @@ def sink_kind(path: str | os.PathLike[str], fmt: str, partition_rows: int | None
     Parquet into a folder (`destination`), else `fmt` at a file target."""
     if fmt == "parquet" and is_folder(path, partition_rows):
         return destination(path, partition_rows)
+    suffix = Path(path).suffix.lower()
+    # a suffix no format has is the user's to choose; one of another format
+    # would leave a file that its own name misreads
+    if SUFFIXES.get(suffix, fmt) != fmt:
+        raise ConfigError(
+            f"sink_{fmt} writes {fmt.upper() if fmt != 'parquet' else 'Parquet'}, but "
+            f"{os.fspath(path)!r} ends in {suffix!r}, a {SUFFIXES[suffix]} suffix: use "
+            f"sink_{SUFFIXES[suffix]}, or name the file for what it holds"
+        )
     target(path)
     return fmt

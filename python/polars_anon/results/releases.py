@@ -136,6 +136,11 @@ class Releases:
     ) -> tuple[Prepared, list[int]]:
         """The table to release (this one, or `data` prepared alike) and the
         levels (given, or the best by `criterion`)."""
+        if levels is not None and criterion is not None:
+            raise ConfigError(
+                f"levels= and criterion={criterion!r} both given: the criterion chooses the "
+                "levels; give one of them"
+            )
         chosen = levels if levels is not None else self.best(criterion)
         prep = self._prep
         # the searched LazyFrame itself is released as `apply()` releases it,
