@@ -119,8 +119,15 @@ def test_interval_bad_values() -> None:
         pa.hierarchy.interval(pl.Series("x", [1.0, float("inf")]), widths=[5])
     with pytest.raises(pa.ConfigError, match=r"need numbers.*'ten'"):
         pa.hierarchy.interval(pl.Series("x", ["1", "ten"]), widths=[5])
-    with pytest.raises(pa.ConfigError, match=r"'x'.*null"):
+    with pytest.raises(pa.ConfigError, match=r"'x'.*null") as nulls:
         pa.hierarchy.interval(pl.Series("x", [1, None]), widths=[5])
+    # the builder takes the values without nulls whichever way the search
+    # reads them (it said "or search with nulls='value'", which it refused too)
+    assert ".drop_nulls()" in str(nulls.value) and "nulls='value'" in str(nulls.value)
+    built = pa.hierarchy.interval(pl.Series("x", [1, None]).drop_nulls(), widths=[5])
+    df = pl.DataFrame({"x": [1, None, 1, None]})
+    r = pa.search(df, ["x"], {"x": built}, 2, nulls="value", progress=False)
+    assert r.best() == {"x": 0}
     with pytest.raises(pa.ConfigError, match="no values"):
         pa.hierarchy.interval(pl.Series("x", [], dtype=pl.Int64), widths=[5])
     # 1e60 + 1 is 1e60 at 60 digits: the bin [1e60-1e60) held nothing

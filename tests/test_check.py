@@ -3,6 +3,7 @@ pycanon, every kind of input, and clear errors."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import numpy as np
@@ -202,6 +203,16 @@ def test_errors_name_columns_and_values() -> None:
         pa.check(odd, ["n"], 2, {"n": pa.Hierarchy.from_rows([["12.50", "*"], ["x", "*"]])})
     assert "hierarchy in other case" not in str(missed.value)
     assert "same number" not in str(missed.value)
+    # a date column read through pandas arrives as date-times at midnight
+    days = pl.DataFrame({"d": [dt.date(2021, 6, 19), dt.date(2021, 6, 20)] * 2})
+    by_day = {"d": pa.Hierarchy.from_rows([["2021-06-19", "*"], ["2021-06-20", "*"]])}
+    with pytest.raises(pa.MissingValueError, match=r"date-times at midnight .*\.dt\.date\(\)"):
+        pa.check(days.to_pandas(), ["d"], 2, by_day)
+    assert pa.check(days, ["d"], 2, by_day).k_anonymous
+    noon = days.with_columns(pl.col("d").cast(pl.Datetime) + pl.duration(hours=12))
+    with pytest.raises(pa.MissingValueError) as missed:
+        pa.check(noon, ["d"], 2, by_day)
+    assert "midnight" not in str(missed.value)
     with pytest.raises(pa.ConfigError) as caught:
         pa.search(lf, ["Sex", "religion"], 2, hs, progress=False)
     assert str(caught.value).startswith("unknown column: religion; the data has columns: ")

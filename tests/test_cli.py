@@ -360,6 +360,10 @@ def test_nulls_as_a_value_on_the_command_line_and_in_jobs(
     assert again.sort(again.columns, nulls_last=True).equals(
         release.sort(release.columns, nulls_last=True)
     )
+    # the release's risk read without hierarchies: its nulls are values of it
+    capsys.readouterr()
+    assert main(["risk", str(out), "--qi", "age,sex"]) == 0
+    assert "records / classes        30 / " in capsys.readouterr().out
     for command in ("check", "search", "risk"):
         args = [command, str(path), "--qi", "age,sex", "--hierarchy", f"age={spec}"]
         args += ["--k", "3"] if command != "risk" else []
@@ -1008,3 +1012,19 @@ def test_a_job_run_again_over_its_changed_input_notes_it(
     people.write_csv(other)
     assert main([*again, str(other)]) == 0
     assert "note" not in capsys.readouterr().err
+
+
+def test_a_comma_inside_a_column_name_is_written_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--qi splits at commas; a name holding one is given with ``\\,``, and
+    the slip of leaving it bare is named with that way out."""
+    path = tmp_path / "commas.csv"
+    table = pl.DataFrame({"zip, code": ["537", "537", "541", "541"], "age": ["1", "1", "2", "2"]})
+    table.write_csv(path)
+    given = ["check", str(path), "--k", "2"]
+    assert main([*given, "--qi", "zip, code,age"]) == 2
+    said = capsys.readouterr().err
+    assert "unknown column" in said and "a comma inside a name is written \\," in said
+    assert main([*given, "--qi", "zip\\, code,age"]) == 0
+    assert "k-anonymous" in capsys.readouterr().out

@@ -515,3 +515,23 @@ def test_a_column_with_no_role_passed_through_is_said_in_a_warning_at_the_caller
         warnings.simplefilter("error", pa.UndeclaredColumnsWarning)
         with pytest.raises(pa.UndeclaredColumnsWarning):
             r.apply(df)
+
+
+def test_the_refusals_words_fit_what_was_given(
+    adult: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], result: pa.SearchResult
+) -> None:
+    """A mask that still identifies is refused with the way out for either
+    end it keeps (not `keep_last` to one who kept the first characters);
+    the warning for several undeclared columns says "as they are"."""
+    df, _ = adult
+    # the first 9 characters of "000001234-X" are the ssn
+    mrn = df.with_columns(mrn=pl.col("ssn") + "-X")
+    ids = {"mrn": pa.Mask(keep_first=9), "ssn": None, "name": None}
+    with pytest.raises(pa.ConfigError, match="would still identify records") as e:
+        result.apply(mrn, identifiers=ids).collect()
+    assert "a smaller keep_first or keep_last of pa.Mask" in str(e.value)
+    two = df.with_columns(visit=pl.col("ssn").str.slice(0, 7), ward=pl.col("ssn").str.slice(0, 6))
+    with pytest.warns(pa.UndeclaredColumnsWarning) as said:
+        result.apply(two, identifiers=["ssn", "name"]).collect()
+    text = str(said[0].message)
+    assert "to release them as they are" in text and "as them" not in text

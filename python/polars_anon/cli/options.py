@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,9 @@ def separator_arg(text: str) -> str:
 
 
 def names(text: str) -> list[str]:
-    return [q.strip() for q in text.split(",") if q.strip()]
+    """Column names separated by commas; ``\\,`` is a comma inside a name
+    (``--qi "zip\\, code,age"``: ``zip, code`` and ``age``)."""
+    return [q.strip().replace("\\,", ",") for q in re.split(r"(?<!\\),", text) if q.strip()]
 
 
 def levels_arg(text: str) -> dict[str, int]:
@@ -151,7 +154,8 @@ def data_options(
         "--qi",
         type=names,
         action="extend",
-        help="quasi-identifiers, separated by commas (repeatable: each adds to the others)",
+        help="quasi-identifiers, separated by commas (repeatable: each adds to the others; "
+        "a comma inside a name is written \\,)",
     )
     p.add_argument(
         "--hierarchies",

@@ -53,8 +53,10 @@ def values_of(values: Any, column: str | None = None) -> pl.Series:
     if s.null_count():
         raise ConfigError(
             # (a builder may be given the distinct values: nulls, not a count)
-            f"column '{name}' holds nulls; a hierarchy is built over "
-            "values: drop or fill the nulls first (or search with nulls='value')"
+            f"column '{name}' holds nulls; a hierarchy is built over values: build it "
+            "from the values without them (.drop_nulls()), then search either with the "
+            "nulls filled or with nulls='value' (a null is then the value 'NULL', "
+            "generalized straight to the top unless a hierarchy row places it)"
         )
     if s.is_empty():
         raise ConfigError(f"column '{name}': no values to build a hierarchy over")

@@ -36,6 +36,8 @@ def unknown_columns(unknown: Sequence[str], columns: Sequence[str]) -> str:
     near = [(u, c) for u in unknown if (c := nearest(u, columns)) is not None]
     if near:
         msg += "; did you mean " + ", ".join(f"{c!r} for {u!r}" for u, c in near) + "?"
+        if any("," in c for _, c in near):
+            msg += " (on the command line a comma inside a name is written \\,)"
     return msg
 
 

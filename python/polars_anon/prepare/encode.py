@@ -45,6 +45,7 @@ def with_hint(
         hint = (
             _normalization_hint(table, hs, qis)
             or _zone_hint(table, hs, qis)
+            or _midnight_hint(table, hs, qis)
             or _spelling_hint(table, hs, qis)
         )
         if hint or note:
@@ -104,6 +105,24 @@ def _zone_hint(table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis:
                 "UTC or their session's zone; build the hierarchy from this table, or convert "
                 "the column to the hierarchy's zone first"
             )
+    return ""
+
+
+def _midnight_hint(
+    table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis: list[str]
+) -> str:
+    """When a column's date-times are all at midnight and their days are the
+    hierarchy's leaves, say so: a date column read through pandas (which has
+    no date type) arrives as date-times."""
+    for q, h, missing in _missing(table, hs, qis):
+        days = missing.str.extract(r"^(\d{4}-\d{2}-\d{2}) 00:00:00(?:\.0+)?$")
+        if days.null_count() or not days.is_in(pl.Series(h.leaves).implode()).all():
+            continue
+        return (
+            f"column '{q}' holds date-times at midnight ({missing[0]!r}) whose days are its "
+            "hierarchy's leaves: a date column read through pandas (which has no date "
+            f"type) arrives so; make it dates first, e.g. pl.col('{q}').dt.date()"
+        )
     return ""
 
 

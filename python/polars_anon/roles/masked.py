@@ -96,6 +96,6 @@ def refuse_identifying_masks(data: Any, engine: str, roles: Roles, rows: int) ->
     raise ConfigError(
         f"{plural('masked identifier', list(found))} {listed} of this {rows:,}-row table "
         "would still identify records: more distinct masked values than half the rows that "
-        "hold one. Keep fewer characters (pa.Mask(keep_last=...), on the command line "
-        f"COL=mask:N), or drop or pseudonymize the {plural('column', list(found))}"
+        "hold one. Keep fewer characters (a smaller keep_first or keep_last of pa.Mask; on "
+        f"the command line COL=mask:N), or drop or pseudonymize the {plural('column', list(found))}"
     )

@@ -116,12 +116,12 @@ def warn_passed(counts: dict[str, Counted], rows: int) -> None:
     )
     names = list(counts)
     one = len(names) == 1
-    them, are = ("it", "is") if one else ("them", "are")
+    them, they, are = ("it", "it", "is") if one else ("them", "they", "are")
     said = UndeclaredColumnsWarning(
         f"{plural('column', names)} with no role released unchanged: {listed}. The rule for "
         "such columns refuses only one with more distinct values than half the rows that hold "
         "one: an identifier repeated on several rows (a record number on each visit) passes "
-        f"it. Declare {them}: insensitive={names!r} to release {them} as {them} {are} (which "
+        f"it. Declare {them}: insensitive={names!r} to release {them} as {they} {are} (which "
         f"silences this), or identifiers={names!r} to drop {them}",
         tuple(names),
     )
