@@ -242,6 +242,24 @@ def test_report_reads_in_a_terminal_and_a_notebook(
     assert "<table>" in r._repr_html_()
 
 
+def test_a_release_is_read_as_it_is_nulls_and_all() -> None:
+    """Without hierarchies the table's values are the classes: the report
+    names no levels, and a null (which a release made with nulls='value'
+    keeps in a column at its leaves) is a value of its own, unless
+    nulls='error' asks otherwise; with hierarchies nulls stay an error."""
+    table = pl.DataFrame({"q": ["a", None, "a", None, "b"], "r": ["x"] * 5})
+    r = pa.risk(table, ["q", "r"])
+    assert (r.records, r.classes, r.sample_uniques) == (5, 3, 0.2)
+    assert "levels                   none (the values as the table holds them)" in repr(r)
+    with pytest.raises(pa.MissingValueError, match="null"):
+        pa.risk(table, ["q", "r"], nulls="error")
+    hs = {"q": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])}
+    with pytest.raises(pa.MissingValueError, match="null"):
+        pa.risk(table, ["q"], hs)
+    generalized = pa.risk(table, ["q"], hs, levels={"q": 1}, nulls="value")
+    assert generalized.classes == 1 and "levels                   q=1" in repr(generalized)
+
+
 def test_a_population_is_mapped_through_its_own_values() -> None:
     """A population holds values its sample does not: with a large hierarchy
     (cup's ZIP codes, mapped through the leaves a table holds) they are
@@ -279,13 +297,15 @@ def test_a_population_table_on_duckdb_as_a_number_of_numpy_and_with_nulls() -> N
     assert on_duckdb.population_uniques == on_polars.population_uniques
     assert on_duckdb.highest_journalist_risk == on_polars.highest_journalist_risk == 0.5
     assert pa.risk(df, ["age", "sex"], population=np.uint64(50)).population_size == 50
-    # a population's nulls are refused as the table's are, unless they are a value
+    # a population's nulls are refused as the table's are, unless they are a
+    # value (without hierarchies, by default)
     holes = pop.with_columns(pl.when(pl.col("age") == 50).then(None).otherwise("sex").alias("sex"))
     with pytest.raises(pa.MissingValueError, match="population's column sex holds null"):
-        pa.risk(df, ["age", "sex"], population=holes)
-    assert pa.risk(df, ["age", "sex"], population=holes, nulls="value").population_uniques == (
-        pytest.approx(1 / 11)
-    )
+        pa.risk(df, ["age", "sex"], population=holes, nulls="error")
+    for nulls in ("value", None):
+        assert pa.risk(df, ["age", "sex"], population=holes, nulls=nulls).population_uniques == (
+            pytest.approx(1 / 11)
+        )
 
 
 def test_a_table_on_duckdb_against_a_population_counts_its_records(

@@ -64,7 +64,7 @@ class _Anon:
         levels: Levels | None = None,
         population: int | float | pl.DataFrame | pl.LazyFrame | None = None,
         threshold: float = 0.2,
-        nulls: Nulls = "error",
+        nulls: Nulls | None = None,
     ) -> RiskReport:
         """See `polars_anon.risk`."""
         # imported on first use, as `polars_anon.risk` is

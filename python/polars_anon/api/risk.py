@@ -29,7 +29,7 @@ def risk(
     levels: Levels | None = None,
     population: int | float | pl.DataFrame | pl.LazyFrame | None = None,
     threshold: float = 0.2,
-    nulls: Nulls = "error",
+    nulls: Nulls | None = None,
 ) -> RiskReport:
     """The re-identification risk of ``data`` with its quasi-identifiers
     generalized to ``levels`` (by ``hierarchies``; without them, as they are:
@@ -40,7 +40,10 @@ def risk(
     size over the sampling fraction, and population uniqueness by the
     model Dankar et al.'s rule picks), or a table of the population with the
     same quasi-identifiers (class sizes counted in it). ``threshold``: a record
-    is at risk when its risk exceeds it.
+    is at risk when its risk exceeds it. ``nulls``: a null quasi-identifier
+    is an error (``"error"``) or a value of its own (``"value"``); by default
+    a value without hierarchies (a release made with ``nulls="value"`` keeps
+    the nulls of a column left at its leaves) and an error with them.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"zip": ["537", "537", "537", "541", "541", "600"]})
@@ -48,6 +51,8 @@ def risk(
     >>> r.highest_prosecutor_risk, r.average_prosecutor_risk, r.sample_uniques
     (1.0, 0.5, 0.16666666666666666)
     """
+    if nulls is None:
+        nulls = "error" if hierarchies else "value"
     prep = prepare(data, quasi_identifiers, hierarchies, (), nulls)
     lv = prep.levels(levels)
     named = dict(zip(prep.quasi_identifiers, lv, strict=True))

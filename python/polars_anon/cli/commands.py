@@ -140,7 +140,8 @@ def risk_command(args: argparse.Namespace) -> int:
             args.levels,
             population_of(args, numbers),
             args.threshold,
-            nulls=nulls_of(args),
+            # as pa.risk: nulls are values of a release read without hierarchies
+            nulls=nulls_of(args) if args.nulls else None,
         )
     )
     return 0

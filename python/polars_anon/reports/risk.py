@@ -60,7 +60,14 @@ class RiskReport:
         pop = self.sampling_fraction < 1
         rows: list[tuple[str, Any]] = [
             ("records / classes", f"{self.records} / {self.classes}"),
-            ("levels", levels_text(self.levels)),
+            # level 0 everywhere: the values as the table holds them (a
+            # release's own labels, or a table before any generalization)
+            (
+                "levels",
+                levels_text(self.levels)
+                if any(self.levels.values())
+                else "none (the values as the table holds them)",
+            ),
             (
                 "highest prosecutor risk",
                 f"{share(self.highest_prosecutor_risk)} (1 / smallest class)",
