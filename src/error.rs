@@ -44,7 +44,8 @@ pub enum AnonError {
     /// A search that would hold more than its memory budget.
     #[error("{0}")]
     TooLarge(String),
-    /// A column of the wrong type or layout (Python: `TypeError`).
+    /// A column of the wrong type or layout (Python: `ParameterError`, a
+    /// `ConfigError` that is also a `TypeError`).
     #[error("reading an Arrow column: {0}")]
     Column(String),
     /// The progress callback asked to stop (Ctrl-C in Python).

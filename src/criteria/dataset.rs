@@ -113,7 +113,7 @@ pub struct AverageRisk {
 impl AverageRisk {
     /// A bound of 0 is refused: only a release of no record meets it.
     pub fn new(max: f64) -> Result<Self> {
-        if max == 0.0 {
+        if !(max > 0.0 && max <= 1.0) {
             return Err(bad_parameter(
                 "AverageRisk",
                 "max_risk",
@@ -121,9 +121,7 @@ impl AverageRisk {
                 "in (0, 1] (a risk of 0 is met only by releasing no record)",
             ));
         }
-        Ok(AverageRisk {
-            max: share("AverageRisk", "max_risk", max)?,
-        })
+        Ok(AverageRisk { max })
     }
 }
 
@@ -384,7 +382,11 @@ mod tests {
         assert_eq!(to_suppress(&avg(0.4), &sizes, 10), 0);
         assert_eq!(to_suppress(&avg(0.3), &sizes, 10), 2);
         assert_eq!(to_suppress(&avg(0.25), &sizes, 10), 3);
-        assert_eq!(to_suppress(&avg(0.0), &sizes, 10), 4);
+        // a bound of 0 is met only by suppressing every class: refused
+        for bad in [0.0, -0.0, 1.5, f64::NAN] {
+            let err = AverageRisk::new(bad).unwrap_err().to_string();
+            assert!(err.contains("max_risk must be in (0, 1]"), "{err}");
+        }
         // one unique record of ten: 0.1 holds, 0.05 suppresses it
         let uniq = |t| vec![arc(SampleUniqueness::new(t).unwrap())];
         assert_eq!(to_suppress(&uniq(0.1), &sizes, 10), 0);

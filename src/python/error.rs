@@ -4,7 +4,7 @@
 //! names is one a user can import, and pickles of them load.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyTypeError};
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
 
 use crate::error::AnonError as CoreError;
@@ -46,21 +46,14 @@ create_exception!(
     "The requested release would break the privacy model."
 );
 
-/// A parameter of the wrong type: `polars_anon.exceptions.ParameterError`,
-/// a `ConfigError` that is also a `TypeError` (defined in Python, where a
-/// class may have both bases); a plain `TypeError` only if that module
-/// cannot be loaded.
+// A `ConfigError` that is also a `TypeError`: defined in Python, where a
+// class may have both bases, and looked up only when the error is raised
+// (with the GIL held), so that a pool thread can make one without it.
+pyo3::import_exception!(polars_anon.exceptions, ParameterError);
+
+/// A parameter of the wrong type: `polars_anon.exceptions.ParameterError`.
 pub fn parameter_error(msg: String) -> PyErr {
-    Python::attach(|py| {
-        let class = py
-            .import("polars_anon.exceptions")
-            .and_then(|m| m.getattr("ParameterError"))
-            .and_then(|c| Ok(c.cast_into::<pyo3::types::PyType>()?));
-        match class {
-            Ok(c) => PyErr::from_type(c, msg),
-            Err(_) => PyTypeError::new_err(msg),
-        }
-    })
+    ParameterError::new_err(msg)
 }
 
 pub fn to_py(e: CoreError) -> PyErr {

@@ -214,7 +214,7 @@ fn sep_byte(sep: &str) -> PyResult<u8> {
 }
 
 /// A hierarchy's rows from Python: a sequence of rows, each a sequence of
-/// strings (leaf first). Anything else is a `TypeError` naming the row and
+/// strings (leaf first). Anything else is a `ParameterError` naming the row and
 /// the column, in the library's words rather than pyo3's.
 fn text_rows(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<String>>> {
     let kind = |v: &Bound<'_, PyAny>| -> String {
