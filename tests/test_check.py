@@ -208,6 +208,9 @@ def test_errors_name_columns_and_values() -> None:
     by_day = {"d": pa.Hierarchy.from_rows([["2021-06-19", "*"], ["2021-06-20", "*"]])}
     with pytest.raises(pa.MissingValueError, match=r"date-times at midnight .*\.dt\.date\(\)"):
         pa.check(days.to_pandas(), ["d"], 2, by_day)
+    zoned = days.with_columns(pl.col("d").cast(pl.Datetime("us", "UTC")))
+    with pytest.raises(pa.MissingValueError, match="date-times at midnight"):
+        pa.check(zoned, ["d"], 2, by_day)
     assert pa.check(days, ["d"], 2, by_day).k_anonymous
     noon = days.with_columns(pl.col("d").cast(pl.Datetime) + pl.duration(hours=12))
     with pytest.raises(pa.MissingValueError) as missed:

@@ -197,12 +197,33 @@ def test_a_target_that_cannot_be_written_is_refused_before_any_work(
         (r.sink_ipc, "release.csv", "sink_csv"),
         (r.sink_csv, "release.arrow", "sink_ipc"),
     ):
-        with pytest.raises(pa.ConfigError, match=rf"ends in '\.\w+', a \w+ suffix: use {other}"):
+        said = rf"ends in '\.\w+', which names [\w ]+: use {other}"
+        with pytest.raises(pa.ConfigError, match=said):
             sink(tmp_path / name)
         assert not (tmp_path / name).exists()
     # a suffix no format has is the user's to choose
     r.sink_csv(tmp_path / "release.txt")
     assert pl.read_csv(tmp_path / "release.txt").height > 0
+
+
+def test_a_path_or_levels_of_the_wrong_type_are_a_parameter_error(
+    searched: tuple[pl.DataFrame, dict[str, pa.Hierarchy], pa.SearchResult], tmp_path: Path
+) -> None:
+    """Named by the library (Python's own TypeError named neither the
+    argument nor the call), and an AnonError as every error of it."""
+    df, hs, r = searched
+    for call, name, kind in (
+        (lambda: r.sink_parquet(5), "path", "int"),
+        (lambda: r.sink_csv(None), "path", "NoneType"),
+        (lambda: r.sink_ipc(b"x.arrow"), "path", "bytes"),
+        (lambda: pa.generalize(df, hs, r.best(), k=5, quasi_identifiers=QIS, out=5), "out", "int"),
+        (lambda: pa.Job.from_toml(5), "path", "int"),
+    ):
+        with pytest.raises(pa.ParameterError, match=rf"^{name} must be a file path .* got {kind}"):
+            call()
+    with pytest.raises(pa.ParameterError, match=r"levels must be a mapping .* got int 5"):
+        pa.generalize(df, hs, 5)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_levels_and_a_criterion_together_are_refused(

@@ -250,14 +250,14 @@ def test_a_release_is_read_as_it_is_nulls_and_all() -> None:
     table = pl.DataFrame({"q": ["a", None, "a", None, "b"], "r": ["x"] * 5})
     r = pa.risk(table, ["q", "r"])
     assert (r.records, r.classes, r.sample_uniques) == (5, 3, 0.2)
-    assert "levels                   none (the values as the table holds them)" in repr(r)
+    assert "levels                   q=0  r=0  (values as they are)" in repr(r)
     with pytest.raises(pa.MissingValueError, match="null"):
         pa.risk(table, ["q", "r"], nulls="error")
     hs = {"q": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])}
     with pytest.raises(pa.MissingValueError, match="null"):
         pa.risk(table, ["q"], hs)
     generalized = pa.risk(table, ["q"], hs, levels={"q": 1}, nulls="value")
-    assert generalized.classes == 1 and "levels                   q=1" in repr(generalized)
+    assert generalized.classes == 1 and "levels                   q=1\n" in repr(generalized)
 
 
 def test_a_population_is_mapped_through_its_own_values() -> None:

@@ -5,7 +5,7 @@ table."""
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -52,7 +52,11 @@ def risk(
     (1.0, 0.5, 0.16666666666666666)
     """
     if nulls is None:
-        nulls = "error" if hierarchies else "value"
+        # (not bool(hierarchies): a frame's truth is an error of its own)
+        given = hierarchies is not None and not (
+            isinstance(hierarchies, Mapping) and not hierarchies
+        )
+        nulls = "error" if given else "value"
     prep = prepare(data, quasi_identifiers, hierarchies, (), nulls)
     lv = prep.levels(levels)
     named = dict(zip(prep.quasi_identifiers, lv, strict=True))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,9 +38,19 @@ def separator_arg(text: str) -> str:
 
 
 def names(text: str) -> list[str]:
-    """Column names separated by commas; ``\\,`` is a comma inside a name
-    (``--qi "zip\\, code,age"``: ``zip, code`` and ``age``)."""
-    return [q.strip().replace("\\,", ",") for q in re.split(r"(?<!\\),", text) if q.strip()]
+    """Column names separated by commas; a backslash takes the character
+    after it as it is (``--qi "zip\\, code,age"``: ``zip, code`` and
+    ``age``; ``\\\\`` a backslash)."""
+    out, name, chars = [], "", iter(text)
+    for c in chars:
+        if c == "\\":
+            name += next(chars, "\\")
+        elif c == ",":
+            out.append(name)
+            name = ""
+        else:
+            name += c
+    return [q.strip() for q in [*out, name] if q.strip()]
 
 
 def levels_arg(text: str) -> dict[str, int]:
@@ -145,8 +154,9 @@ def data_options(
         "--nulls",
         choices=["error", "value"],
         default=None,
-        help="nulls in the quasi-identifiers: refused (error, the default), or a value of "
-        "their own (value: put at the top of a hierarchy that has no row for them)",
+        help="nulls in the quasi-identifiers: refused (error, the default; risk without "
+        "hierarchies: value), or a value of their own (value: put at the top of a hierarchy "
+        "that has no row for them)",
     )
     if not hierarchies:
         return
@@ -155,7 +165,7 @@ def data_options(
         type=names,
         action="extend",
         help="quasi-identifiers, separated by commas (repeatable: each adds to the others; "
-        "a comma inside a name is written \\,)",
+        "a comma inside a name is written \\, in quotes)",
     )
     p.add_argument(
         "--hierarchies",

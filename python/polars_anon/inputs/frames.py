@@ -37,7 +37,7 @@ def unknown_columns(unknown: Sequence[str], columns: Sequence[str]) -> str:
     if near:
         msg += "; did you mean " + ", ".join(f"{c!r} for {u!r}" for u, c in near) + "?"
         if any("," in c for _, c in near):
-            msg += " (on the command line a comma inside a name is written \\,)"
+            msg += " (on the command line a comma inside a name is written \\, in quotes)"
     return msg
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import os
 import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
@@ -226,4 +227,17 @@ def size(name: str, value: Any) -> int:
     raise ConfigError(
         f"{name} must be a number of bytes (an integer, or with a unit: 512M, 4G), "
         f"got {value!r:.80}"
+    )
+
+
+def path_param(name: str, value: Any) -> str | os.PathLike[str]:
+    """`value` as a file path (text or ``os.PathLike``), else an error naming
+    `name`: Python's own (a bare TypeError) said neither which argument nor
+    whose call."""
+    if isinstance(value, str) or (
+        isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)
+    ):
+        return value
+    raise ParameterError(
+        f"{name} must be a file path (str or os.PathLike), got {type(value).__name__} {value!r:.60}"
     )

@@ -76,7 +76,7 @@ from polars_anon.api.search import DEFAULT_MEMORY_BUDGET, floors_for, searched
 from polars_anon.criteria.base import sensitive_of
 from polars_anon.hierarchy import from_dict
 from polars_anon.inputs.nulls import Nulls, nulls_arg
-from polars_anon.inputs.params import names, suppression
+from polars_anon.inputs.params import names, path_param, suppression
 from polars_anon.jobs import dp, mondrian, values
 from polars_anon.jobs.columns import roles_from_doc, roles_to_doc
 from polars_anon.jobs.criteria import criterion, criterion_spec
@@ -155,7 +155,7 @@ class Job:
     @classmethod
     def from_toml(cls, path: str | Path) -> Job:
         """The job in a TOML file; its relative paths are relative to the file."""
-        path = Path(path)
+        path = Path(path_param("path", path))
         return cls.from_dict(read(path), path.parent)
 
     @classmethod

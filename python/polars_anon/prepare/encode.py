@@ -108,6 +108,10 @@ def _zone_hint(table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis:
     return ""
 
 
+# a day's midnight as a date-time's text, with any fraction of zeros and offset
+MIDNIGHT = r"^(\d{4}-\d{2}-\d{2})[ T]00:00:00(?:\.0+)?(?:Z|[+-]\d{2}:?\d{2})?$"
+
+
 def _midnight_hint(
     table: Mapping[str, pl.Series], hs: Mapping[str, Hierarchy], qis: list[str]
 ) -> str:
@@ -115,13 +119,14 @@ def _midnight_hint(
     hierarchy's leaves, say so: a date column read through pandas (which has
     no date type) arrives as date-times."""
     for q, h, missing in _missing(table, hs, qis):
-        days = missing.str.extract(r"^(\d{4}-\d{2}-\d{2}) 00:00:00(?:\.0+)?$")
+        days = missing.str.extract(MIDNIGHT)
         if days.null_count() or not days.is_in(pl.Series(h.leaves).implode()).all():
             continue
         return (
             f"column '{q}' holds date-times at midnight ({missing[0]!r}) whose days are its "
-            "hierarchy's leaves: a date column read through pandas (which has no date "
-            f"type) arrives so; make it dates first, e.g. pl.col('{q}').dt.date()"
+            "hierarchy's leaves: make them dates first (Polars: pl.col(...).dt.date(); "
+            "pandas, which has no date type and reads a date column as date-times: "
+            "df[c].dt.date; text: its first 10 characters)"
         )
     return ""
 

@@ -15,6 +15,7 @@ import polars as pl
 from polars.io.partition import FileProviderArgs
 
 from polars_anon._core import ConfigError
+from polars_anon.inputs.params import path_param
 from polars_anon.release.buffers import sink_ipc
 from polars_anon.release.write import SUFFIXES, beside, format_of, target, written_beside
 
@@ -148,6 +149,7 @@ def write_parts(
 def destination(path: str | os.PathLike[str], partition_rows: int | None = None) -> str:
     """Where a release goes, checked before any work: ``"parts"`` for a
     folder (`is_folder`), else the format the file's suffix names."""
+    path = path_param("out", path)
     if is_folder(path, partition_rows):
         rows_per_part(partition_rows)
         folder_target(path)
@@ -176,16 +178,18 @@ def write_release(
 def sink_kind(path: str | os.PathLike[str], fmt: str, partition_rows: int | None = None) -> str:
     """Where a ``sink_<fmt>`` goes, checked before any work: ``"parts"`` for
     Parquet into a folder (`destination`), else `fmt` at a file target."""
+    path = path_param("path", path)
     if fmt == "parquet" and is_folder(path, partition_rows):
         return destination(path, partition_rows)
     suffix = Path(path).suffix.lower()
     # a suffix no format has is the user's to choose; one of another format
     # would leave a file that its own name misreads
     if SUFFIXES.get(suffix, fmt) != fmt:
+        named = {"parquet": "Parquet", "csv": "CSV", "ipc": "Arrow IPC"}
         raise ConfigError(
-            f"sink_{fmt} writes {fmt.upper() if fmt != 'parquet' else 'Parquet'}, but "
-            f"{os.fspath(path)!r} ends in {suffix!r}, a {SUFFIXES[suffix]} suffix: use "
-            f"sink_{SUFFIXES[suffix]}, or name the file for what it holds"
+            f"sink_{fmt} writes {named[fmt]}, but {os.fspath(path)!r} ends in {suffix!r}, "
+            f"which names {named[SUFFIXES[suffix]]}: use sink_{SUFFIXES[suffix]}, or name the "
+            "file for what it holds"
         )
     target(path)
     return fmt

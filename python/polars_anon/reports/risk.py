@@ -60,13 +60,12 @@ class RiskReport:
         pop = self.sampling_fraction < 1
         rows: list[tuple[str, Any]] = [
             ("records / classes", f"{self.records} / {self.classes}"),
-            # level 0 everywhere: the values as the table holds them (a
-            # release's own labels, or a table before any generalization)
+            # level 0 everywhere: each value as it is (a release's own
+            # labels, or a table before any generalization)
             (
                 "levels",
                 levels_text(self.levels)
-                if any(self.levels.values())
-                else "none (the values as the table holds them)",
+                + ("" if any(self.levels.values()) else "  (values as they are)"),
             ),
             (
                 "highest prosecutor risk",
