@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import math
+import pickle
 import re
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from polars_anon.dp.randomness import Draws, key_of, sample_expr
 from polars_anon.dp.scores import METRICS, Scorer
 from polars_anon.dp.search import walk
 from polars_anon.prepare.f0 import prepare
+from tests.conftest import to_duckdb
 
 DATA = Path(__file__).parent / "data" / "dp"
 QIS5 = ["sex", "age", "race", "marital-status", "education"]
@@ -267,6 +269,23 @@ def test_the_same_seed_the_same_release(adult: tuple[pl.DataFrame, dict]) -> Non
     # unseeded: a key from the operating system, still a valid release
     free = pa.differential_privacy(df, qis, hs, 1.0, 1e-5, steps=20)
     recount(free.apply().collect(), qis, free.k)
+
+
+def test_a_pickled_result_releases_the_same_sample(adult: tuple[pl.DataFrame, dict]) -> None:
+    """A pickle keeps the sample's seeded plan: loaded, it draws the same
+    records and releases the same rows; on DuckDB it is refused by name."""
+    df, hs = adult
+    qis = ADULT_QIS[:4]
+    r = pa.differential_privacy(df, qis, hs, 1.0, 1e-5, seed=9, steps=30)
+    again = pickle.loads(pickle.dumps(r))
+    assert (again.levels, again.sampled, again.suppressed) == (r.levels, r.sampled, r.suppressed)
+    assert again.path.equals(r.path)
+    assert again.apply().collect().equals(r.apply().collect())
+    recount(again.apply().collect(), qis, again.k)
+    rel = to_duckdb(df)
+    on_duck = pa.differential_privacy(rel, qis, hs, 1.0, 1e-5, seed=9, steps=30)
+    with pytest.raises(pa.ConfigError, match="a DPResult on duckdb does not pickle"):
+        pickle.dumps(on_duck)
 
 
 def test_a_fixed_scheme_spends_all_of_epsilon_on_the_release(

@@ -16,6 +16,7 @@ from polars_anon.release.build import generalize_prepared, guarded
 from polars_anon.release.guard import Guarded
 from polars_anon.release.parts import sink_kind, write_release
 from polars_anon.reports.render import aligned, levels_text, table_html
+from polars_anon.results.pickled import table_again, table_kept
 from polars_anon.roles.spec import Roles
 
 if TYPE_CHECKING:
@@ -66,6 +67,25 @@ class DPResult:
     # the table's rows, when they were counted (a DataFrame's, or for a score
     # that needs them)
     rows: int | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickle keeps the sample's plan (seeded: it draws the same
+        records again) rather than its prepared table."""
+        engine = self.prep.engine
+        if engine != "polars":
+            raise ConfigError(
+                f"a DPResult on {engine} does not pickle: its sample lives in the {engine} "
+                f"connection; write its release (result.apply()) with {engine}'s own writer"
+            )
+        state = {k: v for k, v in self.__dict__.items() if k != "prep"}
+        state["_table"] = table_kept(self.prep)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        object.__setattr__(self, "prep", table_again(state.pop("_table")))
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
 
     @property
     def quasi_identifiers(self) -> list[str]:

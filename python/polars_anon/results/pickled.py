@@ -22,18 +22,29 @@ def kept(result: Any, prep: Prepared, lists: Nodes) -> dict[str, Any]:
     slots = [n for cls in type(result).__mro__ for n in getattr(cls, "__slots__", ())]
     state = {k: getattr(result, k) for k in slots if k not in MADE_AGAIN}
     state.update(lists.state())
-    # off Polars the table is a connection's: keep its frequency set,
-    # from which a release needs the table again (apply(table))
+    state["_source"] = table_kept(prep)
+    return state
+
+
+def table_kept(prep: Prepared) -> tuple[Any, ...]:
+    """What prepares `prep`'s table again (`table_again`): its lazy plan on
+    Polars; off Polars the table is a connection's, so its frequency set,
+    from which a release needs the table again (apply(table))."""
     source = prep.lazy if prep.engine == "polars" else FrequencySet(prep.f0, prep.count)
     qis = prep.quasi_identifiers
     hs = dict(zip(qis, prep.hierarchies, strict=True))
-    state["_source"] = (source, qis, hs, prep.sensitive, prep.nulls, prep.floors)
-    return state
+    return (source, qis, hs, prep.sensitive, prep.nulls, prep.floors)
+
+
+def table_again(kept: tuple[Any, ...]) -> Prepared:
+    """The table `table_kept` kept, prepared again."""
+    lazy, qis, hierarchies, sensitive, nulls, floors = kept
+    return prepare(lazy, qis, hierarchies, sensitive, nulls, floored_at=floors)
 
 
 def restore(result: Any, state: dict[str, Any]) -> None:
     """`result` made again from a pickle's `state` (`kept`)."""
-    lazy, qis, hierarchies, sensitive, nulls, floors = state.pop("_source")
+    source = state.pop("_source")
     # pickles made before columns had roles, or before auto put a search off
     state.setdefault("roles", Roles())
     state.setdefault("_deferred", None)
@@ -45,5 +56,4 @@ def restore(result: Any, state: dict[str, Any]) -> None:
         object.__setattr__(result, k, v)
     object.__setattr__(result, "_anonymous", None)
     object.__setattr__(result, "_table", None)
-    prep = prepare(lazy, qis, hierarchies, sensitive, nulls, floored_at=floors)
-    object.__setattr__(result, "_prep", prep)
+    object.__setattr__(result, "_prep", table_again(source))
