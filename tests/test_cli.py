@@ -731,7 +731,7 @@ def test_a_release_written_as_arrow_ipc_is_read_back(
     assert main(["risk", str(out), "--qi", "sex,race"]) == 0
     printed = capsys.readouterr().out
     released = pl.read_ipc(out)
-    assert f"records / classes        {released.height}" in printed
+    assert f"records / classes        {released.height:,}" in printed
     assert main(["risk", str(out), "--qi", "sex,race", "--engine", "duckdb"]) == 2
     assert "an Arrow IPC file is read on the polars engine" in capsys.readouterr().err
 

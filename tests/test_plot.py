@@ -84,6 +84,8 @@ def test_a_large_lattice_is_summarised_by_height(
     for n in itertools.product(*(range(h + 1) for h in heights)):
         counts[sum(n)] = counts.get(sum(n), 0) + 1
     assert per_height == counts
+    # the single bottom and top nodes show above the log axis's floor
+    assert counts[0] == 1 and ax.get_yscale() == "log" and ax.get_ylim()[0] < 1
 
 
 def _rgb(name: str) -> tuple[float, ...]:

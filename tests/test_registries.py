@@ -74,4 +74,34 @@ def test_the_progress_bar_needs_no_widgets(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda n, *a: None if n == "ipywidgets" else found(n, *a)
     )
-    assert _tqdm() is tqdm.std.tqdm
+    assert _tqdm() == (tqdm.std.tqdm, True)
+
+
+def test_the_text_bar_stays_off_a_log_file_and_counts_from_the_search_s_start(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Written to a stream that is no terminal (stderr into a file), the text
+    bar was one long line of carriage returns; shown, its clock started when
+    it appeared, a second into the search."""
+    import functools
+    import io
+
+    import tqdm.std
+
+    from polars_anon.api import progress
+
+    monkeypatch.setattr(progress, "_tqdm", lambda: (tqdm.std.tqdm, True))
+    bar = progress.SearchProgress("polars-anon x")
+    bar(10, 0.5)
+    bar(500, 2.5)
+    bar.close()
+    assert capsys.readouterr().err == ""  # pytest's capture is no terminal
+    shown = io.StringIO()
+    monkeypatch.setattr(
+        progress, "_tqdm", lambda: (functools.partial(tqdm.std.tqdm, file=shown), False)
+    )
+    bar = progress.SearchProgress("polars-anon x")
+    bar(500, 2.5)
+    bar._bar.refresh()
+    assert "500 nodes [00:02" in shown.getvalue()
+    bar.close()

@@ -250,7 +250,7 @@ def test_a_release_is_read_as_it_is_nulls_and_all() -> None:
     table = pl.DataFrame({"q": ["a", None, "a", None, "b"], "r": ["x"] * 5})
     r = pa.risk(table, ["q", "r"])
     assert (r.records, r.classes, r.sample_uniques) == (5, 3, 0.2)
-    assert "levels                   q=0  r=0  (values as they are)" in repr(r)
+    assert "levels                   q=0  r=0  (as is)" in repr(r)
     with pytest.raises(pa.MissingValueError, match="null"):
         pa.risk(table, ["q", "r"], nulls="error")
     hs = {"q": pa.Hierarchy.from_rows([["a", "*"], ["b", "*"]])}

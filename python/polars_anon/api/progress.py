@@ -21,7 +21,16 @@ class SearchProgress:
         if elapsed < self._delay:
             return
         if self._bar is None:
-            self._bar = _tqdm()(desc=self._label, unit=" nodes", leave=False)
+            bar, text = _tqdm()
+            # a text bar only on a terminal (None: tqdm's own test of the
+            # stream): written to a log file it was one long line of
+            # carriage returns. Its clock from the search's start, not the
+            # bar's (which appears a second in)
+            self._bar = bar(
+                desc=self._label, unit=" nodes", leave=False, **({"disable": None} if text else {})
+            )
+            if not self._bar.disable:
+                self._bar.start_t -= elapsed
         if best is not None:
             self._bar.set_postfix_str(f"best {self._metric} {best:.4g}", refresh=False)
         self._bar.update(checked - self._bar.n)
@@ -32,14 +41,14 @@ class SearchProgress:
             self._bar = None
 
 
-def _tqdm() -> Any:
+def _tqdm() -> tuple[Any, bool]:
     """tqdm's notebook bar where ipywidgets is there to draw it, else its text
     bar (tqdm.auto would warn in a notebook without ipywidgets, which the
-    package does not require)."""
-    if importlib.util.find_spec("ipywidgets") is None:
-        from tqdm.std import tqdm
+    package does not require); and whether it is the text bar."""
+    from tqdm.std import tqdm
 
-        return tqdm
+    if importlib.util.find_spec("ipywidgets") is None:
+        return tqdm, True
     from tqdm.auto import tqdm as auto
 
-    return auto
+    return auto, auto is tqdm

@@ -140,6 +140,9 @@ def _lattice_summary(
     )
     if max(layer) > 100:
         ax.set_yscale("log")
+        # a bar of one node (the bottom, the top) is drawn from 1 to 1 on a
+        # log axis whose floor is 1: below it, it shows
+        ax.set_ylim(bottom=0.5)
     ax.set_xticks(xs)
     ax.set_xlabel("height (generalization steps)")
     ax.set_ylabel("nodes")

@@ -59,13 +59,12 @@ class RiskReport:
     def _rows(self) -> list[tuple[str, Any]]:
         pop = self.sampling_fraction < 1
         rows: list[tuple[str, Any]] = [
-            ("records / classes", f"{self.records} / {self.classes}"),
+            ("records / classes", f"{self.records:,} / {self.classes:,}"),
             # level 0 everywhere: each value as it is (a release's own
             # labels, or a table before any generalization)
             (
                 "levels",
-                levels_text(self.levels)
-                + ("" if any(self.levels.values()) else "  (values as they are)"),
+                levels_text(self.levels) + ("" if any(self.levels.values()) else "  (as is)"),
             ),
             (
                 "highest prosecutor risk",
@@ -83,12 +82,28 @@ class RiskReport:
             ("sample uniques", f"{share(self.sample_uniques)} of records alone in their class"),
             ("marketer risk", f"{share(self.marketer_risk)} of records re-identified on average"),
         ]
+        # a population of a number only: each class's population size is
+        # its sample size over the sampling fraction, which makes a sample
+        # unique 1/pi records strong (a class rare in the population too is
+        # riskier than that): the report says so beside the figures it makes
+        guessed = pop and self.population_model != "population table"
         if pop:
             rows += [
                 (
                     "population",
                     f"{self.population_size:,.0f} records "
                     f"(sampling fraction {share(self.sampling_fraction)})",
+                ),
+                *(
+                    [
+                        (
+                            "its class sizes",
+                            "estimated as sample size / sampling fraction (for journalist and "
+                            "marketer: low where a class is rare in the population too)",
+                        )
+                    ]
+                    if guessed
+                    else []
                 ),
                 ("highest journalist risk", share(self.highest_journalist_risk)),
                 (
