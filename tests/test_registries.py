@@ -96,6 +96,9 @@ def test_the_text_bar_stays_off_a_log_file_and_counts_from_the_search_s_start(
     bar(500, 2.5)
     bar.close()
     assert capsys.readouterr().err == ""  # pytest's capture is no terminal
+    # a Jupyter kernel's stream is no terminal either, but shows the bar
+    kernel = type("OutStream", (io.StringIO,), {"__module__": "ipykernel.iostream"})
+    assert progress._shown(kernel()) and not progress._shown(io.StringIO())
     shown = io.StringIO()
     monkeypatch.setattr(
         progress, "_tqdm", lambda: (functools.partial(tqdm.std.tqdm, file=shown), False)

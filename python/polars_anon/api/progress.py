@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from typing import Any
 
 
@@ -22,12 +23,15 @@ class SearchProgress:
             return
         if self._bar is None:
             bar, text = _tqdm()
-            # a text bar only on a terminal (None: tqdm's own test of the
-            # stream): written to a log file it was one long line of
-            # carriage returns. Its clock from the search's start, not the
-            # bar's (which appears a second in)
+            # a text bar only on a terminal or in a notebook's output:
+            # written to a log file it was one long line of carriage
+            # returns. Its clock from the search's start, not the bar's
+            # (which appears a second in)
             self._bar = bar(
-                desc=self._label, unit=" nodes", leave=False, **({"disable": None} if text else {})
+                desc=self._label,
+                unit=" nodes",
+                leave=False,
+                **({"disable": not _shown(sys.stderr)} if text else {}),
             )
             if not self._bar.disable:
                 self._bar.start_t -= elapsed
@@ -39,6 +43,14 @@ class SearchProgress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+def _shown(stream: Any) -> bool:
+    """Whether a text bar written to `stream` is seen as one: a terminal, or
+    a Jupyter kernel's output (which renders carriage returns but is no
+    terminal)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) or type(stream).__module__.startswith("ipykernel")
 
 
 def _tqdm() -> tuple[Any, bool]:
