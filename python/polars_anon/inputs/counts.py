@@ -68,7 +68,9 @@ class FrequencySet:
 
     def __repr__(self) -> str:
         cols = [c for c in self.frame.columns if c != self.count]
+        # on lines of at most 100 characters, as the reports' (a list of
+        # columns can be long)
         return (
-            f"FrequencySet({self.frame.height} distinct combinations of {cols} over "
-            f"{self.rows} records)"
+            f"FrequencySet({self.frame.height:,} distinct combinations of {self.rows:,} "
+            f"records\n  over {cols})"
         )

@@ -196,7 +196,7 @@ class DPResult:
                 (
                     "search",
                     f"{len(self.walk.chosen) - 1} of {self.steps} steps by {self.metric}, "
-                    f"{len(self.walk.scores)} nodes scored, answer: {self.final}",
+                    f"{len(self.walk.scores):,} nodes scored, answer: {self.final}",
                 )
             )
         table = f" of {self.rows:,}" if self.rows is not None else ""

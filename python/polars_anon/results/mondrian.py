@@ -382,10 +382,11 @@ class MondrianResult:
             ),
             ("model", f"k = {self.k}" + "".join(f"; {c.describe()}" for c in self.criteria)),
             ("mode", self.mode),
-            ("records", self.prep.rows),
+            ("records", f"{self.prep.rows:,}"),
             (
                 "partitions",
-                f"{self.partitions} (smallest {min(sizes)}, largest {max(sizes)} records)" + shared,
+                f"{self.partitions:,} (smallest {min(sizes):,}, largest {max(sizes):,} records)"
+                + shared,
             ),
             ("loss", f"{self.loss:.4f}"),
             (

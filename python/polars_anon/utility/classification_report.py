@@ -108,7 +108,7 @@ class ClassificationReport:
             ("features", f"{len(self.features)}: {', '.join(self.features)}"),
             (
                 "records",
-                f"{self.rows}: {self.rows - held} to train, {held} held out to test "
+                f"{self.rows:,}: {self.rows - held:,} to train, {held:,} held out to test "
                 f"(holdout={self.holdout}, seed={self.seed})",
             ),
             ("relative accuracy", _figure(self.relative_accuracy)),

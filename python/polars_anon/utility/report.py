@@ -146,7 +146,7 @@ class QualityReport:
             ("levels", levels_text(self.levels) or NO_LEVELS),
             (
                 "records / suppressed",
-                f"{self.records} / {self.suppressed} ({share(self.suppressed / self.records)})",
+                f"{self.records:,} / {self.suppressed:,} ({share(self.suppressed / self.records)})",
             ),
             *((DATASET_MEASURES[m], _figure(getattr(self, m))) for m in DATASET_MEASURES),
             ("per attribute", text),
