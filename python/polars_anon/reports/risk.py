@@ -82,29 +82,27 @@ class RiskReport:
             ("sample uniques", f"{share(self.sample_uniques)} of records alone in their class"),
             ("marketer risk", f"{share(self.marketer_risk)} of records re-identified on average"),
         ]
-        # a population of a number only: each class's population size is
-        # its sample size over the sampling fraction, which makes a sample
-        # unique 1/pi records strong (a class rare in the population too is
-        # riskier than that): the report says so beside the figures it makes
-        guessed = pop and self.population_model != "population table"
         if pop:
-            rows += [
+            rows.append(
                 (
                     "population",
                     f"{self.population_size:,.0f} records "
                     f"(sampling fraction {share(self.sampling_fraction)})",
-                ),
-                *(
-                    [
-                        (
-                            "its class sizes",
-                            "estimated as sample size / sampling fraction (for journalist and "
-                            "marketer: low where a class is rare in the population too)",
-                        )
-                    ]
-                    if guessed
-                    else []
-                ),
+                )
+            )
+            # a population of a number only: each class's population size is
+            # its sample size over the sampling fraction, which makes a sample
+            # unique 1/pi records strong (a class rare in the population too
+            # is riskier than that): the report says so beside the figures
+            if self.population_model != "population table":
+                rows.append(
+                    (
+                        "its class sizes",
+                        "estimated as sample size / sampling fraction (for journalist and "
+                        "marketer: low where a class is rare in the population too)",
+                    )
+                )
+            rows += [
                 ("highest journalist risk", share(self.highest_journalist_risk)),
                 (
                     f"journalist at risk > {self.threshold!r}",
